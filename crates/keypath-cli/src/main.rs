@@ -1,0 +1,4 @@
+//! The `keypath` command-line tool.
+fn main() {
+    println!("keypath");
+}

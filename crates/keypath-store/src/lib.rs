@@ -1,0 +1,1 @@
+//! Item collections with secondary indexes over sorted key-value stores.

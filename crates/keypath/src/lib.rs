@@ -1,0 +1,33 @@
+//! keypath: typed key paths and order-preserving encodings for sorted key-value stores.
+//!
+//! Sorted stores (DynamoDB, RocksDB, redb, fjall, FoundationDB, SlateDB) compare keys as raw
+//! bytes. keypath turns typed, hierarchical keys into bytes whose order *is* the logical
+//! order: integers numerically (negatives first), strings by UTF-8, parents before children.
+//!
+//! Contents:
+//! - [`I65`]: the sort-byte integer encoding every format shares.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod int;
+
+pub use int::{IntDecodeError, IntRangeError, I65};
+
+/// Named byte constants of the formats, each defined once.
+pub mod consts {
+    pub use crate::int::{
+        MAX_ENCODED_LEN as INT_MAX_ENCODED_LEN, SORT_BYTE_MAX as INT_SORT_BYTE_MAX,
+        SORT_BYTE_MIN as INT_SORT_BYTE_MIN, SORT_BYTE_ZERO as INT_SORT_BYTE_ZERO,
+    };
+}
+
+/// Property-test case count: `KEYPATH_PROPTEST_CASES` if set; otherwise `release` in
+/// optimized test builds (the README's test command) and a twentieth of it in debug builds.
+#[cfg(test)]
+pub(crate) fn test_cases(release: u32) -> u32 {
+    std::env::var("KEYPATH_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if cfg!(debug_assertions) { (release / 20).max(256) } else { release })
+}
