@@ -13,6 +13,7 @@
 mod int;
 
 pub mod id;
+pub mod spatial;
 pub mod time;
 
 pub use int::{IntDecodeError, IntRangeError, I65};
