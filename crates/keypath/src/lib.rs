@@ -14,6 +14,7 @@ mod int;
 
 pub mod id;
 pub mod spatial;
+pub mod strkey;
 pub mod time;
 
 pub use int::{IntDecodeError, IntRangeError, I65};
