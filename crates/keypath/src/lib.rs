@@ -12,6 +12,8 @@
 
 mod int;
 
+#[cfg(feature = "collate")]
+pub mod collate;
 pub mod id;
 pub mod spatial;
 pub mod strkey;

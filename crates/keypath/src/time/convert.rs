@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{Timestamp, NANOS_PER_SECOND};
+use super::Timestamp;
 
 /// A time is outside the range the other side can represent.
 ///
@@ -120,7 +120,7 @@ impl From<chrono::DateTime<chrono::Utc>> for Timestamp {
         // chrono keeps leap seconds as nanos >= 1e9; fold them into the same second.
         Timestamp {
             secs: t.timestamp(),
-            nanos: t.timestamp_subsec_nanos().min(NANOS_PER_SECOND - 1),
+            nanos: t.timestamp_subsec_nanos().min(super::NANOS_PER_SECOND - 1),
         }
     }
 }
