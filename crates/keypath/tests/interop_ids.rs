@@ -48,7 +48,7 @@ fn their_ids_parse_to_the_same_bytes_and_times() {
 
 #[test]
 fn our_ids_parse_the_same_in_their_libraries() {
-    let mut rng = Rng::new(0x5EED_1D5);
+    let mut rng = Rng::new(0x05EE_D1D5);
     let mut lines = String::new();
     let mut expected = Vec::new();
     let (mut k, mut u, mut v) = (
