@@ -19,7 +19,7 @@ mod path;
 pub use int::{IntDecodeError, IntRangeError, I65};
 pub use path::{
     Component, DecodeError, DecodeErrorKind, Id, IdType, KeyPath, KeyRange, ParseError,
-    ParseErrorKind, PathError,
+    ParseErrorKind, PathError, SegmentSpan,
 };
 
 /// Named byte constants of the formats, each defined once, one module per format.

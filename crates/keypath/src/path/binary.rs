@@ -312,6 +312,61 @@ impl KeyPath {
     }
 }
 
+/// Where one segment of an encoding lies, as [`KeyPath::segment_spans`] reports it.
+///
+/// ```
+/// let bytes = "/a-1".parse::<keypath::KeyPath>().unwrap().encode();
+/// let spans = keypath::KeyPath::segment_spans(&bytes).unwrap();
+/// assert_eq!(spans[1].range, 2..4);
+/// assert_eq!(spans[1].id_type, Some(keypath::IdType::Int));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SegmentSpan {
+    /// Byte range of the segment in the encoding.
+    pub range: std::ops::Range<usize>,
+    /// `None` for a namespace, else the ID's type.
+    pub id_type: Option<crate::IdType>,
+    /// Byte range of the segment's metadata varint.
+    pub metadata: std::ops::Range<usize>,
+}
+
+impl KeyPath {
+    /// The segments of a valid encoding: where each segment and its metadata varint lie.
+    /// Fails exactly when [`KeyPath::decode`] fails.
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// let bytes = "/post-1234".parse::<KeyPath>().unwrap().encode();
+    /// let spans = KeyPath::segment_spans(&bytes).unwrap();
+    /// assert_eq!(spans.len(), 2);
+    /// assert_eq!(&bytes[spans[1].range.clone()], [0x09, 0x04, 0xD2]);
+    /// assert_eq!(&bytes[spans[1].metadata.clone()], [0x19]);
+    /// ```
+    pub fn segment_spans(bytes: &[u8]) -> Result<Vec<SegmentSpan>, DecodeError> {
+        let path = KeyPath::decode(bytes)?;
+        let segments = locate_segments(bytes)?;
+        let mut meta_at = segments.last().map_or(1, |s| s.offset + s.len + 1);
+        let ids = path
+            .components
+            .iter()
+            .flat_map(|c| [None, c.id.as_ref().map(Id::id_type)]);
+        Ok(segments
+            .iter()
+            .zip(ids)
+            .map(|(seg, id_type)| {
+                let meta_len = varint_len(meta(seg.len, seg.type_code));
+                meta_at += meta_len;
+                SegmentSpan {
+                    range: seg.offset..seg.offset + seg.len,
+                    id_type,
+                    metadata: meta_at - meta_len..meta_at,
+                }
+            })
+            .collect())
+    }
+}
+
 /// Decodes one ID segment.
 pub(crate) fn decode_id(bytes: &[u8], seg: SegmentInfo) -> Result<Id, DecodeError> {
     let content = &bytes[seg.offset..seg.offset + seg.len];

@@ -19,7 +19,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-pub use binary::{DecodeError, DecodeErrorKind};
+pub use binary::{DecodeError, DecodeErrorKind, SegmentSpan};
 
 /// The key path format's named bytes, re-exported from [`crate::consts`].
 pub(crate) mod consts {
