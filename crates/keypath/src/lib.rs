@@ -6,11 +6,15 @@
 //!
 //! Contents:
 //! - [`I65`]: the sort-byte integer encoding every format shares.
+//! - [`codec`]: order-preserving serde codec for any value, with [`codec::Desc`] fields.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod int;
+
+#[cfg(feature = "serde")]
+pub mod codec;
 
 pub use int::{IntDecodeError, IntRangeError, I65};
 
@@ -29,5 +33,9 @@ pub(crate) fn test_cases(release: u32) -> u32 {
     std::env::var("KEYPATH_PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) { (release / 20).max(256) } else { release })
+        .unwrap_or(if cfg!(debug_assertions) {
+            (release / 20).max(256)
+        } else {
+            release
+        })
 }
