@@ -9,12 +9,16 @@
 //!   byte order is their logical order; [`KeyRange`] for prefix and range queries. The
 //!   format is specified in `docs/FORMAT.md`.
 //! - [`I65`]: the sort-byte integer encoding every format shares.
+//! - [`codec`]: order-preserving serde codec for any value, with [`codec::Desc`] fields.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod int;
 mod path;
+
+#[cfg(feature = "serde")]
+pub mod codec;
 
 pub use int::{IntDecodeError, IntRangeError, I65};
 pub use path::{
