@@ -12,7 +12,7 @@ use super::desc::{DESC_MASK, DESC_NAME};
 use super::error::{Error, Found};
 use super::escape::{self, Decoded};
 use super::{float, int128, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE};
-use crate::consts::INT_MAX_ENCODED_LEN;
+use crate::consts::int::MAX_ENCODED_LEN as INT_MAX_ENCODED_LEN;
 use crate::{IntDecodeError, I65};
 
 /// Deepest nesting of containers (options, newtypes, sequences, tuples, structs, maps,
