@@ -10,6 +10,7 @@
 mod binary;
 mod escape;
 mod id;
+mod namespace;
 mod order;
 mod range;
 #[cfg(feature = "serde")]
@@ -37,6 +38,7 @@ pub use text::{ParseError, ParseErrorKind};
 use std::convert::Infallible;
 
 use crate::int::IntRangeError;
+use namespace::Namespace;
 
 /// One `/namespace-id` step of a key path.
 ///
@@ -49,8 +51,8 @@ use crate::int::IntRangeError;
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Component {
-    // Invariant: a valid namespace (see `validate_namespace`).
-    namespace: Box<str>,
+    // Invariant: a valid namespace (see `is_valid_namespace`).
+    namespace: Namespace,
     id: Option<Id>,
 }
 
@@ -221,7 +223,7 @@ impl KeyPath {
             }
         }
         self.components.push(Component {
-            namespace: namespace.into(),
+            namespace: Namespace::new(namespace),
             id,
         });
         Ok(())
