@@ -75,7 +75,7 @@ impl KeyRange {
     /// assert!(!r.contains(&to_vec(&("abc", 1u64)).unwrap()));
     /// ```
     pub fn contains(&self, key: &[u8]) -> bool {
-        key >= self.start.as_slice() && self.end.as_deref().map_or(true, |end| key < end)
+        key >= self.start.as_slice() && self.end.as_deref().is_none_or(|end| key < end)
     }
 }
 
