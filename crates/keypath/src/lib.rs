@@ -51,3 +51,8 @@ pub(crate) fn test_cases(release: u32) -> u32 {
             release
         })
 }
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
