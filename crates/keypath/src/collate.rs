@@ -345,3 +345,18 @@ impl<'de> serde::Deserialize<'de> for SortKey {
         }
     }
 }
+
+impl From<SortKey> for crate::Id {
+    /// A key path ID holding the sort key bytes.
+    ///
+    /// ```
+    /// use keypath::{collate::{Collation, Strength}, KeyPath};
+    /// let c = Collation::new("de", Strength::Primary)?;
+    /// let path = |name: &str| KeyPath::new().push("name", c.sort_key(name)).unwrap().encode();
+    /// assert!(path("Äpfel") < path("Birne"));
+    /// # Ok::<(), keypath::collate::CollateError>(())
+    /// ```
+    fn from(key: SortKey) -> crate::Id {
+        crate::Id::Bytes(key.0)
+    }
+}

@@ -6,7 +6,7 @@
 /// let err = "0ujtsYcgvSTl8PAuAdqWYSMnLO".parse::<keypath::id::Ksuid>().unwrap_err();
 /// assert_eq!(err.to_string(), "expected KSUID text of 27 characters, found 26");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum IdParseError {
     /// The text has the wrong number of bytes.
@@ -38,6 +38,16 @@ pub enum IdParseError {
         kind: &'static str,
         /// The largest ID's text.
         max: &'static str,
+    },
+    /// A key path ID has the wrong type for this ID.
+    #[error("expected a {expected} key path ID for a {kind}, found a {found} ID")]
+    IdType {
+        /// Which ID type.
+        kind: &'static str,
+        /// The key path ID type that holds it.
+        expected: &'static str,
+        /// The key path ID type found.
+        found: String,
     },
     /// A binary ID has the wrong number of bytes.
     #[error("expected {expected} bytes of {kind}, found {found}")]

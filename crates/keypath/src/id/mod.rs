@@ -27,6 +27,7 @@
 mod base62;
 mod crockford;
 mod error;
+mod key_path;
 mod ksuid;
 mod random;
 #[cfg(feature = "serde")]

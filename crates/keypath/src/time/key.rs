@@ -9,7 +9,7 @@ use super::{TimeParseError, Timestamp, NANOS_PER_SECOND};
 use crate::{IntDecodeError, I65};
 
 /// Longest timestamp key: a 9-byte I65 and a 4-byte nanosecond fraction.
-pub const TIME_KEY_MAX_LEN: usize = crate::consts::INT_MAX_ENCODED_LEN + 4;
+pub const TIME_KEY_MAX_LEN: usize = crate::consts::int::MAX_ENCODED_LEN + 4;
 
 /// How finely a timestamp key records time.
 ///
@@ -302,5 +302,58 @@ impl crate::id::serde_impl::TextOrBytes for LatestFirst {
 impl<'de> serde::Deserialize<'de> for LatestFirst {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<LatestFirst, D::Error> {
         crate::id::serde_impl::deserialize(deserializer)
+    }
+}
+
+impl From<Timestamp> for crate::Id {
+    /// A key path ID holding the ascending nanosecond key (as bytes), so paths sort by time.
+    ///
+    /// ```
+    /// use keypath::{time::Timestamp, Id, KeyPath};
+    /// let path = |t| KeyPath::new().push("event", Timestamp::from_unix_millis(t)).unwrap().encode();
+    /// assert!(path(-1) < path(0) && path(0) < path(1_700_000_000_000));
+    /// ```
+    fn from(t: Timestamp) -> crate::Id {
+        crate::Id::Bytes(t.key(Precision::Nanos, Direction::Ascending))
+    }
+}
+
+impl From<LatestFirst> for crate::Id {
+    /// A key path ID holding the latest-first nanosecond key, so paths sort newest first.
+    ///
+    /// ```
+    /// use keypath::{time::{LatestFirst, Timestamp}, KeyPath};
+    /// let path = |t| KeyPath::new().push("event", LatestFirst(Timestamp::from_unix_millis(t))).unwrap().encode();
+    /// assert!(path(1_700_000_000_000) < path(0) && path(0) < path(-1));
+    /// ```
+    fn from(t: LatestFirst) -> crate::Id {
+        crate::Id::Bytes(t.key())
+    }
+}
+
+impl TryFrom<&crate::Id> for Timestamp {
+    type Error = TimeKeyError;
+
+    /// Reads a timestamp back from an ID made by `Id::from(Timestamp)`.
+    ///
+    /// ```
+    /// use keypath::{time::Timestamp, Id};
+    /// let t = Timestamp::from_unix_millis(-5);
+    /// assert_eq!(Timestamp::try_from(&Id::from(t)), Ok(t));
+    /// assert!(Timestamp::try_from(&Id::from("x")).is_err());
+    /// ```
+    fn try_from(id: &crate::Id) -> Result<Timestamp, TimeKeyError> {
+        let bytes: &[u8] = match id {
+            crate::Id::Bytes(bytes) => bytes,
+            _ => &[],
+        };
+        let (t, used) = Timestamp::decode_key(bytes, Precision::Nanos, Direction::Ascending)?;
+        if used != bytes.len() {
+            return Err(TimeKeyError::Truncated {
+                needed: used,
+                found: bytes.len(),
+            });
+        }
+        Ok(t)
     }
 }
