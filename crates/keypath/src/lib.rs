@@ -10,6 +10,13 @@
 //!   format is specified in `docs/FORMAT.md`.
 //! - [`I65`]: the sort-byte integer encoding every format shares.
 //! - [`codec`]: order-preserving serde codec for any value, with [`codec::Desc`] fields.
+//! - [`id`]: sortable unique IDs (KSUID, ULID, UUIDv7) with monotonic generators.
+//! - [`time`]: timestamps as key fields, oldest or latest first, at a declared precision.
+//! - [`spatial`]: Z-order and Hilbert keys; bounding boxes as a few key ranges.
+//! - [`strkey`]: string-safe sortable forms for stores whose keys must stay strings.
+//! - `collate` (feature `collate`): locale-aware collation sort keys (ICU4X).
+//!
+//! The data-modeling guide, `docs/MODELING.md`, says when to use which.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -63,3 +70,8 @@ pub(crate) fn test_cases(release: u32) -> u32 {
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The data-modeling guide's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/MODELING.md")]
+pub struct ModelingGuideDoctests;

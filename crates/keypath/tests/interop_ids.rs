@@ -4,7 +4,7 @@
 mod support;
 
 use keypath::id::{uuid7_timestamp_ms, Ksuid, KsuidGenerator, Ulid, UlidGenerator, Uuid7Generator};
-use support::python::{hex, run_script, Rng};
+use support::python::{assert_same_lines, hex, run_script, Rng};
 
 #[test]
 fn their_ids_parse_to_the_same_bytes_and_times() {
@@ -113,11 +113,7 @@ fn our_ids_parse_the_same_in_their_libraries() {
         }
     }
     let out = run_script("ids.py", &["parse"], &lines);
-    let got: Vec<&str> = out.lines().collect();
-    assert_eq!(got.len(), expected.len());
-    for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
-        assert_eq!(g, e, "line {i}: {}", lines.lines().nth(i).unwrap_or(""));
-    }
+    assert_same_lines(&out, &expected, &lines);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 mod support;
 
 use keypath::spatial::{hilbert2, hilbert2_decode, morton2, morton2_decode, morton3};
-use support::python::{run_script, Rng};
+use support::python::{assert_same_lines, run_script, Rng};
 
 fn edge_or_random(rng: &mut Rng, bits: u32) -> u32 {
     let max = if bits == 32 {
@@ -34,11 +34,7 @@ fn hilbert_matches_hilbertcurve() {
         expected.push(format!("{px} {py}"));
     }
     let out = run_script("curves.py", &[], &input);
-    let got: Vec<&str> = out.lines().collect();
-    assert_eq!(got.len(), expected.len());
-    for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
-        assert_eq!(g, e, "{}", input.lines().nth(i).unwrap_or(""));
-    }
+    assert_same_lines(&out, &expected, &input);
 }
 
 #[test]
@@ -64,9 +60,5 @@ fn morton_matches_pymorton() {
         expected.push(morton3(a, b, c).to_string());
     }
     let out = run_script("curves.py", &[], &input);
-    let got: Vec<&str> = out.lines().collect();
-    assert_eq!(got.len(), expected.len());
-    for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
-        assert_eq!(g, e, "{}", input.lines().nth(i).unwrap_or(""));
-    }
+    assert_same_lines(&out, &expected, &input);
 }
