@@ -129,6 +129,7 @@ mod error;
 mod escape;
 mod float;
 mod int128;
+mod int64;
 mod prefix;
 mod ser;
 
