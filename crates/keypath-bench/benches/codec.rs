@@ -95,9 +95,11 @@ fn memcomparable_into<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
     v.serialize(&mut ser).unwrap();
 }
 
+/// An encoder appending one value to a reused buffer.
+type Encoder<T> = fn(&T, &mut Vec<u8>);
+
 /// The four encoders, each appending to a reused buffer.
-fn encoders<T: Serialize + storekey::Encode + FdbPack>() -> [(&'static str, fn(&T, &mut Vec<u8>)); 4]
-{
+fn encoders<T: Serialize + storekey::Encode + FdbPack>() -> [(&'static str, Encoder<T>); 4] {
     [
         ("keypath", |v, b| keypath::codec::encode_into(v, b).unwrap()),
         ("storekey", |v, b| storekey::encode(&mut *b, v).unwrap()),
