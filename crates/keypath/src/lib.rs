@@ -20,6 +20,13 @@ mod path;
 #[cfg(feature = "serde")]
 pub mod codec;
 
+#[cfg(feature = "collate")]
+pub mod collate;
+pub mod id;
+pub mod spatial;
+pub mod strkey;
+pub mod time;
+
 pub use int::{IntDecodeError, IntRangeError, I65};
 pub use path::{
     Component, DecodeError, DecodeErrorKind, Id, IdType, KeyPath, KeyRange, ParseError,
