@@ -11,9 +11,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use super::desc::{DESC_MASK, DESC_NAME};
 use super::error::{Error, Found};
 use super::escape::{self, Decoded};
-use super::{float, int128, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE};
-use crate::consts::int::MAX_ENCODED_LEN as INT_MAX_ENCODED_LEN;
-use crate::{IntDecodeError, I65};
+use super::{float, int128, int64, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE};
 
 /// Deepest nesting of containers (options, newtypes, sequences, tuples, structs, maps,
 /// enums) the decoder follows.
@@ -41,6 +39,7 @@ impl<'de> Deserializer<'de> {
         self.pos
     }
 
+    #[inline]
     fn rest(&self) -> &'de [u8] {
         &self.input[self.pos..]
     }
@@ -53,6 +52,7 @@ impl<'de> Deserializer<'de> {
         Error::unexpected(expected, found, at)
     }
 
+    #[inline]
     fn byte(&mut self, expected: &'static str) -> Result<u8, Error> {
         match self.input.get(self.pos) {
             Some(b) => {
@@ -76,40 +76,37 @@ impl<'de> Deserializer<'de> {
         Ok(out)
     }
 
-    fn int(&mut self) -> Result<I65, Error> {
-        const EXPECTED: &str = "a sort-byte integer";
-        let rest = self.rest();
-        let result = if self.mask == 0 {
-            I65::decode(rest)
-        } else {
-            let mut buf = [0u8; INT_MAX_ENCODED_LEN];
-            let n = rest.len().min(INT_MAX_ENCODED_LEN);
-            for (o, b) in buf.iter_mut().zip(&rest[..n]) {
-                *o = b ^ self.mask;
-            }
-            I65::decode(&buf[..n])
-        };
-        match result {
+    #[inline]
+    fn int(&mut self) -> Result<i128, Error> {
+        match int64::decode(self.rest(), self.mask) {
             Ok((v, used)) => {
                 self.pos += used;
                 Ok(v)
             }
-            Err(IntDecodeError::NotMinimal) => Err(Error::unexpected(
-                "a minimal integer magnitude",
-                Found::Text("a leading zero byte".into()),
-                self.pos + 1,
-            )),
-            Err(IntDecodeError::Truncated { .. }) => {
-                Err(Error::unexpected(EXPECTED, Found::End, self.input.len()))
-            }
-            Err(_) => Err(self.err(EXPECTED, self.pos)),
+            Err(bad) => Err(self.int_error(bad)),
         }
     }
 
+    #[cold]
+    fn int_error(&self, bad: int64::Bad) -> Error {
+        match bad {
+            int64::Bad::NotMinimal => Error::unexpected(
+                "a minimal integer magnitude",
+                Found::Text("a leading zero byte".into()),
+                self.pos + 1,
+            ),
+            int64::Bad::Truncated => {
+                Error::unexpected("a sort-byte integer", Found::End, self.input.len())
+            }
+            int64::Bad::SortByte => self.err("a sort-byte integer", self.pos),
+        }
+    }
+
+    #[inline]
     fn int_as<T: TryFrom<i128>>(&mut self, expected: &'static str) -> Result<T, Error> {
         let start = self.pos;
         let v = self.int()?;
-        T::try_from(v.to_i128())
+        T::try_from(v)
             .map_err(|_| Error::unexpected(expected, Found::Text(format!("integer {v}")), start))
     }
 
@@ -128,6 +125,7 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    #[inline]
     fn escaped(&mut self) -> Result<Decoded<'de>, Error> {
         let start = self.pos;
         match escape::decode(self.rest(), self.mask) {
@@ -162,6 +160,7 @@ impl<'de> Deserializer<'de> {
         result
     }
 
+    #[inline]
     fn seq_marker(&mut self) -> Result<bool, Error> {
         match self.byte("an element marker 0x01 or the end marker 0x00")? {
             SEQ_ELEMENT => Ok(true),

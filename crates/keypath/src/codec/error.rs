@@ -13,9 +13,14 @@ use std::fmt;
 /// assert_eq!(err.to_string(), "expected a bool (0x00 or 0x01), found byte 0x07 at byte offset 0");
 /// assert_eq!(err.offset(), Some(0));
 /// ```
+// Boxed so that `Result<T, Error>` stays small on the hot (successful) path.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Error(Box<Inner>);
+
 #[derive(Debug, thiserror::Error)]
 #[error("{kind}{}", At(*offset))]
-pub struct Error {
+struct Inner {
     kind: ErrorKind,
     offset: Option<usize>,
 }
@@ -70,26 +75,26 @@ impl fmt::Display for Found {
 }
 
 impl Error {
-    /// Something other than `expected` was found at byte `offset`.
-    pub(crate) fn unexpected(expected: &'static str, found: Found, offset: usize) -> Error {
-        Error {
-            kind: ErrorKind::Unexpected { expected, found },
-            offset: Some(offset),
-        }
+    fn new(kind: ErrorKind, offset: Option<usize>) -> Error {
+        Error(Box::new(Inner { kind, offset }))
     }
 
+    /// Something other than `expected` was found at byte `offset`.
+    #[cold]
+    pub(crate) fn unexpected(expected: &'static str, found: Found, offset: usize) -> Error {
+        Error::new(ErrorKind::Unexpected { expected, found }, Some(offset))
+    }
+
+    #[cold]
     pub(crate) fn io(err: std::io::Error) -> Error {
-        Error {
-            kind: ErrorKind::Io(err),
-            offset: None,
-        }
+        Error::new(ErrorKind::Io(err), None)
     }
 
     /// Records where the decoder was when an error without a position (a custom error
     /// raised by a `Deserialize` impl) happened.
     pub(crate) fn or_at(mut self, offset: usize) -> Error {
-        if self.offset.is_none() && !matches!(self.kind, ErrorKind::Io(_)) {
-            self.offset = Some(offset);
+        if self.0.offset.is_none() && !matches!(self.0.kind, ErrorKind::Io(_)) {
+            self.0.offset = Some(offset);
         }
         self
     }
@@ -103,24 +108,18 @@ impl Error {
     /// assert_eq!(err.to_string(), "expected a sort-byte integer, found the end of input at byte offset 3");
     /// ```
     pub fn offset(&self) -> Option<usize> {
-        self.offset
+        self.0.offset
     }
 }
 
 impl serde::ser::Error for Error {
     fn custom<T: fmt::Display>(msg: T) -> Error {
-        Error {
-            kind: ErrorKind::Custom(msg.to_string()),
-            offset: None,
-        }
+        Error::new(ErrorKind::Custom(msg.to_string()), None)
     }
 }
 
 impl serde::de::Error for Error {
     fn custom<T: fmt::Display>(msg: T) -> Error {
-        Error {
-            kind: ErrorKind::Custom(msg.to_string()),
-            offset: None,
-        }
+        Error::new(ErrorKind::Custom(msg.to_string()), None)
     }
 }

@@ -11,6 +11,7 @@ const F64_SIGN: u64 = 1 << 63;
 const F32_SIGN: u32 = 1 << 31;
 
 /// The order-preserving key bits of an `f64`.
+#[inline]
 pub(crate) fn f64_to_key(v: f64) -> u64 {
     let bits = v.to_bits();
     if bits & F64_SIGN != 0 {
@@ -21,6 +22,7 @@ pub(crate) fn f64_to_key(v: f64) -> u64 {
 }
 
 /// Inverse of [`f64_to_key`].
+#[inline]
 pub(crate) fn f64_from_key(key: u64) -> f64 {
     f64::from_bits(if key & F64_SIGN != 0 {
         key & !F64_SIGN
@@ -30,6 +32,7 @@ pub(crate) fn f64_from_key(key: u64) -> f64 {
 }
 
 /// The order-preserving key bits of an `f32`.
+#[inline]
 pub(crate) fn f32_to_key(v: f32) -> u32 {
     let bits = v.to_bits();
     if bits & F32_SIGN != 0 {
@@ -40,6 +43,7 @@ pub(crate) fn f32_to_key(v: f32) -> u32 {
 }
 
 /// Inverse of [`f32_to_key`].
+#[inline]
 pub(crate) fn f32_from_key(key: u32) -> f32 {
     f32::from_bits(if key & F32_SIGN != 0 {
         key & !F32_SIGN

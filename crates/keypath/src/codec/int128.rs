@@ -15,6 +15,7 @@ pub const WIDE_SORT_BYTE_MAX: u8 = 0x1F;
 pub const WIDE_MAX_ENCODED_LEN: usize = 17;
 
 /// Appends the widened sort-byte encoding of `±magnitude` (`negative` is ignored for 0).
+#[inline]
 pub(crate) fn encode_into(out: &mut Vec<u8>, negative: bool, magnitude: u128) {
     let k = (16 - magnitude.leading_zeros() as usize / 8).max(1);
     let be = magnitude.to_be_bytes();
@@ -36,6 +37,7 @@ pub(crate) enum Bad {
 }
 
 /// Decodes `(negative, magnitude, bytes used)` from `input` XORed with `mask`.
+#[inline]
 pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(bool, u128, usize), Bad> {
     let sort = input.first().ok_or(Bad::At(0))? ^ mask;
     if sort > WIDE_SORT_BYTE_MAX {

@@ -56,6 +56,10 @@
 //! "a\0b"    61 01 01 62 00
 //! b"\x01"   01 02 00
 //! ```
+//! Serde's `Vec<u8>`/`&[u8]` impls write a *sequence* of `u8` (see below: 2 bytes per
+//! byte, still ordered); annotate such fields with `serde_bytes` to get this byte-string
+//! form. `&str` and `&[u8]` fields borrow when nothing was escaped and the field is not
+//! descending (a descending field's bytes are inverted, so decode it as `String`/`Vec<u8>`).
 //!
 //! ## Other types
 //! ```text
@@ -129,6 +133,7 @@ mod error;
 mod escape;
 mod float;
 mod int128;
+mod int64;
 mod prefix;
 mod ser;
 

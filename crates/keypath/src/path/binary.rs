@@ -118,7 +118,7 @@ impl DecodeError {
     /// Byte offset in the input where the problem is.
     ///
     /// ```
-    /// let err = keypath::KeyPath::decode(&[0x61, 0x01, 0x2D, 0x00, 0x08, 0x10]).unwrap_err();
+    /// let err = keypath::KeyPath::decode(&[0x61, 0x01, 0x2D, 0x00, 0x08, 0x09]).unwrap_err();
     /// assert_eq!(err.offset(), 2);
     /// ```
     pub fn offset(&self) -> usize {

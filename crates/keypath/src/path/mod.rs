@@ -343,7 +343,7 @@ impl KeyPath {
     ///
     /// ```
     /// use keypath::KeyPath;
-    /// let joined = KeyPath::from_group(&[0x61, 0x01, 0x08, 0x01, 0x00, 0x08, 0x09], &[0x00]).unwrap();
+    /// let joined = KeyPath::from_group(&[0x61, 0x01, 0x08, 0x01, 0x00, 0x08, 0x11], &[0x00]).unwrap();
     /// assert_eq!(joined.to_string(), "/a-1");
     /// ```
     pub fn from_group(group: &[u8], sort: &[u8]) -> Result<KeyPath, DecodeError> {

@@ -180,8 +180,17 @@ pub fn hex(bytes: &[u8]) -> String {
 /// the first difference.
 pub fn assert_same_lines(output: &str, expected: &[String], input: &str) {
     let got: Vec<&str> = output.lines().collect();
-    assert_eq!(got.len(), expected.len(), "line count of the oracle's answer");
+    assert_eq!(
+        got.len(),
+        expected.len(),
+        "line count of the oracle's answer"
+    );
     for (i, (g, e)) in got.iter().zip(expected).enumerate() {
-        assert_eq!(g, e, "line {i}, input {:?}", input.lines().nth(i).unwrap_or(""));
+        assert_eq!(
+            g,
+            e,
+            "line {i}, input {:?}",
+            input.lines().nth(i).unwrap_or("")
+        );
     }
 }

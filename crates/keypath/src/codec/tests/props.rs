@@ -7,7 +7,8 @@ use proptest::prelude::*;
 use super::model::{
     decode, encode, model_cmp, schema, schema_and_two_values, value, Schema, Value,
 };
-use crate::codec::{encode_into, from_slice, prefix_range, to_vec, Desc};
+use crate::codec::{encode_into, from_slice, int64, prefix_range, to_vec, Desc};
+use crate::I65;
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -108,6 +109,29 @@ proptest! {
         let (ea, eb) = (to_vec(&a).unwrap(), to_vec(&b).unwrap());
         prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
         prop_assert_eq!(from_slice::<Key>(&ea).unwrap(), a);
+    }
+
+    /// The codec's inlined sort-byte integer code agrees with `I65`, the specification.
+    #[test]
+    fn int64_agrees_with_i65(
+        negative in any::<bool>(),
+        magnitude in prop_oneof![any::<u64>(), 0u64..300],
+        first in 0u8..=0x11,
+        rest in prop::collection::vec(prop_oneof![Just(0u8), Just(0xFF), any::<u8>()], 0..10),
+        descending in any::<bool>(),
+    ) {
+        let v = I65::from_sign_magnitude(negative, magnitude);
+        for capacity in [0, 64] {
+            let mut out = Vec::with_capacity(capacity);
+            out.push(0xAB);
+            int64::encode_into(&mut out, negative, magnitude);
+            prop_assert_eq!(&out[1..], &v.to_bytes()[..]);
+        }
+        let plain: Vec<u8> = std::iter::once(first).chain(rest).collect();
+        let mask = if descending { 0xFF } else { 0x00 };
+        let masked: Vec<u8> = plain.iter().map(|b| b ^ mask).collect();
+        let expected = I65::decode(&plain).ok().map(|(v, used)| (v.to_i128(), used));
+        prop_assert_eq!(int64::decode(&masked, mask).ok(), expected);
     }
 
     /// `encode_into` appends after existing bytes and keeps them.

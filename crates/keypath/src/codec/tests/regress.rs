@@ -228,6 +228,29 @@ fn encode_into_does_not_reallocate_with_spare_capacity() {
 }
 
 #[test]
+fn encode_into_fits_exact_capacity() {
+    let key = (
+        "user",
+        [7u8; 16],
+        "post",
+        1234u64,
+        "comment",
+        1_678_901_234u64,
+        Desc("r"),
+        42u64,
+    );
+    let expected = enc(&key);
+    for head in 0..4 {
+        let mut buf = Vec::with_capacity(head + expected.len());
+        buf.resize(head, 0xEE);
+        let (ptr, cap) = (buf.as_ptr(), buf.capacity());
+        crate::codec::encode_into(&key, &mut buf).unwrap();
+        assert_eq!((buf.as_ptr(), buf.capacity()), (ptr, cap));
+        assert_eq!(&buf[head..], &expected[..]);
+    }
+}
+
+#[test]
 fn trailing_bytes_and_partial_decoding() {
     let key = enc(&(7u64, "x"));
     assert_eq!(from_slice_partial::<u64>(&key).unwrap(), (7, 2));
