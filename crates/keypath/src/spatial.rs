@@ -37,6 +37,10 @@ use std::ops::RangeInclusive;
 mod tests;
 
 /// Bits per grid coordinate.
+///
+/// ```
+/// assert_eq!(keypath::spatial::morton2(u32::MAX, 0).count_ones(), keypath::spatial::COORD_BITS);
+/// ```
 pub const COORD_BITS: u32 = 32;
 
 /// Spreads the 32 bits of `v` to every second bit of a u64 (bit i -> bit 2i).

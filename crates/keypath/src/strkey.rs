@@ -42,17 +42,46 @@ use crate::time::{Precision, Timestamp};
 mod tests;
 
 /// First byte of every negative variable-length number; sorts before all digits.
+///
+/// ```
+/// assert!(keypath::strkey::int_key(-5).starts_with(keypath::strkey::NEGATIVE_MARK));
+/// ```
 pub const NEGATIVE_MARK: char = '-';
 /// Last byte of a negative [`decimal_key`]; sorts after `.` and every digit.
+///
+/// ```
+/// assert!(keypath::strkey::decimal_key("-5")?.ends_with(keypath::strkey::NEGATIVE_END));
+/// # Ok::<(), keypath::strkey::StrKeyError>(())
+/// ```
 pub const NEGATIVE_END: char = '~';
 /// Separator of integer and fraction digits in [`decimal_key`].
+///
+/// ```
+/// assert_eq!(keypath::strkey::decimal_key("2.5")?, format!("012{}5", keypath::strkey::DECIMAL_POINT));
+/// # Ok::<(), keypath::strkey::StrKeyError>(())
+/// ```
 pub const DECIMAL_POINT: char = '.';
 /// Number of decimal digits of the (short) length prefix of the variable-length forms.
+///
+/// ```
+/// assert_eq!(keypath::strkey::int_key(123).len(), keypath::strkey::LEN_DIGITS + 3);
+/// ```
 pub const LEN_DIGITS: usize = 2;
 /// Two-digit length prefix announcing that three more length digits follow, for 99 or
 /// more digits (floats reach 309).
+///
+/// ```
+/// let key = keypath::strkey::decimal_key(&"1".repeat(120))?;
+/// assert!(key.starts_with(&format!("{}120", keypath::strkey::LONG_LEN_MARK)));
+/// # Ok::<(), keypath::strkey::StrKeyError>(())
+/// ```
 pub const LONG_LEN_MARK: &str = "99";
 /// Most integer digits the variable-length forms can hold.
+///
+/// ```
+/// let too_long = "1".repeat(keypath::strkey::MAX_INT_DIGITS + 1);
+/// assert!(keypath::strkey::decimal_key(&too_long).is_err());
+/// ```
 pub const MAX_INT_DIGITS: usize = 999;
 
 /// Why a value has no string key of the requested form, or a string is not one.

@@ -19,12 +19,29 @@ use super::base62::{self, Base62Error};
 use super::{GenerateError, IdParseError, OsRandom, RandomSource};
 
 /// Unix time (seconds) of KSUID timestamp 0.
+///
+/// ```
+/// assert_eq!(keypath::id::Ksuid::from_parts(0, [0; 16]).unix_seconds(), keypath::id::KSUID_EPOCH);
+/// ```
 pub const KSUID_EPOCH: i64 = 1_400_000_000;
 /// Length of the binary form.
+///
+/// ```
+/// assert_eq!(keypath::id::Ksuid::MIN.as_bytes().len(), keypath::id::KSUID_BYTES);
+/// ```
 pub const KSUID_BYTES: usize = 20;
 /// Length of the text form.
+///
+/// ```
+/// assert_eq!(keypath::id::Ksuid::MIN.to_string().len(), keypath::id::KSUID_TEXT_LEN);
+/// ```
 pub const KSUID_TEXT_LEN: usize = 27;
 /// Text of the largest KSUID (all bytes `FF`); parsing rejects anything above it.
+///
+/// ```
+/// assert!("aWgEPTl1tmebfsQzFP4bxwgy80W".parse::<keypath::id::Ksuid>().is_err());
+/// assert!(keypath::id::KSUID_MAX_TEXT.parse::<keypath::id::Ksuid>().is_ok());
+/// ```
 pub const KSUID_MAX_TEXT: &str = "aWgEPTl1tmebfsQzFP4bxwgy80V";
 
 const KIND: &str = "KSUID";

@@ -19,12 +19,29 @@ use super::crockford::{self, Base32Error, DIGITS};
 use super::{GenerateError, IdParseError, OsRandom, RandomSource};
 
 /// Length of the binary form.
+///
+/// ```
+/// assert_eq!(keypath::id::Ulid::MIN.to_bytes().len(), keypath::id::ULID_BYTES);
+/// ```
 pub const ULID_BYTES: usize = 16;
 /// Length of the text form.
+///
+/// ```
+/// assert_eq!(keypath::id::Ulid::MIN.to_string().len(), keypath::id::ULID_TEXT_LEN);
+/// ```
 pub const ULID_TEXT_LEN: usize = DIGITS;
 /// Text of the largest ULID; parsing rejects anything above it.
+///
+/// ```
+/// assert!("80000000000000000000000000".parse::<keypath::id::Ulid>().is_err());
+/// assert!(keypath::id::ULID_MAX_TEXT.parse::<keypath::id::Ulid>().is_ok());
+/// ```
 pub const ULID_MAX_TEXT: &str = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ";
 /// Largest ULID timestamp, `2^48 - 1` milliseconds.
+///
+/// ```
+/// assert!(keypath::id::Ulid::from_parts(keypath::id::ULID_MAX_MILLIS + 1, 0).is_err());
+/// ```
 pub const ULID_MAX_MILLIS: u64 = (1 << 48) - 1;
 /// Mask of the 80 random bits.
 const RANDOM_MASK: u128 = (1 << 80) - 1;

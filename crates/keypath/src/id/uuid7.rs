@@ -16,6 +16,10 @@ use uuid::Uuid;
 use super::{GenerateError, OsRandom, RandomSource};
 
 /// Largest UUIDv7 timestamp, `2^48 - 1` milliseconds.
+///
+/// ```
+/// assert!(keypath::id::Uuid7Generator::new().generate(keypath::id::UUID7_MAX_MILLIS + 1, &mut |b: &mut [u8]| b.fill(0)).is_err());
+/// ```
 pub const UUID7_MAX_MILLIS: u64 = (1 << 48) - 1;
 /// Width of the counter (rand_a and rand_b together).
 const COUNTER_BITS: u32 = 74;

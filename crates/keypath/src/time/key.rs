@@ -9,6 +9,11 @@ use super::{TimeParseError, Timestamp, NANOS_PER_SECOND};
 use crate::{IntDecodeError, I65};
 
 /// Longest timestamp key: a 9-byte I65 and a 4-byte nanosecond fraction.
+///
+/// ```
+/// use keypath::time::{Direction, Precision, Timestamp, TIME_KEY_MAX_LEN};
+/// assert_eq!(Timestamp::MIN.key(Precision::Nanos, Direction::Ascending).len(), TIME_KEY_MAX_LEN);
+/// ```
 pub const TIME_KEY_MAX_LEN: usize = crate::consts::int::MAX_ENCODED_LEN + 4;
 
 /// How finely a timestamp key records time.

@@ -48,6 +48,10 @@ pub use key::{Direction, LatestFirst, Precision, TimeKeyError, TIME_KEY_MAX_LEN}
 pub use text::TimeParseError;
 
 /// Nanoseconds in a second; the fraction of a [`Timestamp`] is below this.
+///
+/// ```
+/// assert!(keypath::time::Timestamp::new(0, keypath::time::NANOS_PER_SECOND).is_err());
+/// ```
 pub const NANOS_PER_SECOND: u32 = 1_000_000_000;
 
 /// A UTC instant: seconds since 1970-01-01T00:00:00Z and a nanosecond fraction.
