@@ -161,6 +161,10 @@ fn key_vectors_and_rejections() {
         assert!(parse_decimal_key(bad).is_err(), "{bad:?}");
     }
     assert_eq!(decimal_key("+007.250").unwrap(), "017.25");
+    // A fixed precision means exactly that many fraction digits: none at Seconds.
+    assert!(parse_iso8601_key("2024-05-01T12:00:00.Z", Precision::Seconds).is_err());
+    assert!(parse_iso8601_key("2024-05-01T12:00:00.0Z", Precision::Seconds).is_err());
+    assert!(parse_iso8601_key("2024-05-01T12:00:00.00Z", Precision::Millis).is_err());
     let err = decimal_key("12.3x").unwrap_err();
     assert_eq!(
         err.to_string(),

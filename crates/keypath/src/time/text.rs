@@ -161,6 +161,7 @@ pub(crate) fn parse_utc(
     let has_dot = text.as_bytes().get(c.position) == Some(&b'.');
     match fraction_digits {
         Some(0) | None if !has_dot => {}
+        Some(0) => return Err(c.error("'Z' (no fraction at this precision)", 1)),
         Some(n) if !has_dot => return Err(c.error(format!("'.' and {n} fraction digits"), 1)),
         _ => {
             c.position += 1;
