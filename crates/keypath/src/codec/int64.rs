@@ -44,9 +44,10 @@ pub(crate) enum Bad {
     NotMinimal,
 }
 
-/// Decodes one integer from `input` XORed with `mask`: its value and length.
+/// Decodes one integer from `input` XORed with `mask`: whether it is negative, its
+/// magnitude, and its length.
 #[inline]
-pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(i128, usize), Bad> {
+pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(bool, u64, usize), Bad> {
     let sort = input.first().ok_or(Bad::Truncated)? ^ mask;
     if sort > INT_SORT_BYTE_MAX {
         return Err(Bad::SortByte);
@@ -57,21 +58,27 @@ pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(i128, usize), Bad> {
     } else {
         usize::from(sort - INT_SORT_BYTE_ZERO)
     };
-    let Some(body) = input.get(1..=k) else {
+    if input.len() <= k {
         return Err(Bad::Truncated);
+    }
+    // Load 8 bytes after the sort byte (a fixed-size copy) when the input has them, then
+    // keep the top `k`; near the end of the input, copy just the `k` bytes.
+    let raw = match input.get(1..9) {
+        Some(word) => {
+            let mut buf = [0u8; 8];
+            buf.copy_from_slice(word);
+            u64::from_be_bytes(buf) >> (8 * (8 - k))
+        }
+        None => input[1..=k]
+            .iter()
+            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b)),
     };
     let flip = if negative_or_zero { !mask } else { mask };
-    let mut word = [0u8; 8];
-    word[8 - k..].copy_from_slice(body);
     // XOR every magnitude byte with `flip`; the bytes above the magnitude stay zero.
-    let magnitude = u64::from_be_bytes(word) ^ (u64::from_ne_bytes([flip; 8]) >> (8 * (8 - k)));
-    if body[0] ^ flip == 0 && !(sort == INT_SORT_BYTE_ZERO && magnitude == 0) {
+    let magnitude = raw ^ (u64::from_ne_bytes([flip; 8]) >> (8 * (8 - k)));
+    let leading_zero = magnitude >> (8 * (k - 1)) == 0;
+    if leading_zero && !(sort == INT_SORT_BYTE_ZERO && magnitude == 0) {
         return Err(Bad::NotMinimal);
     }
-    let value = if negative_or_zero {
-        -i128::from(magnitude)
-    } else {
-        i128::from(magnitude)
-    };
-    Ok((value, k + 1))
+    Ok((negative_or_zero && magnitude != 0, magnitude, k + 1))
 }
