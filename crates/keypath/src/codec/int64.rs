@@ -5,7 +5,7 @@
 //! they work on a plain (sign, magnitude) pair, are inlined and use fixed-size copies,
 //! which matters when a key holds several integers.
 
-use crate::consts::{INT_MAX_ENCODED_LEN, INT_SORT_BYTE_MAX, INT_SORT_BYTE_ZERO};
+use crate::consts::{INT_SORT_BYTE_MAX, INT_SORT_BYTE_ZERO};
 
 /// Appends the sort-byte encoding of `-magnitude` (if `negative`) or `magnitude`.
 #[inline]
@@ -19,18 +19,17 @@ pub(crate) fn encode_into(out: &mut Vec<u8>, negative: bool, magnitude: u64) {
     } else {
         (INT_SORT_BYTE_ZERO + k as u8, magnitude)
     };
-    let mut buf = [0u8; INT_MAX_ENCODED_LEN];
-    buf[0] = sort;
-    // Left-align the magnitude bytes after the sort byte.
-    buf[1..].copy_from_slice(&(stored << (8 * (8 - k))).to_be_bytes());
-    // A fixed-size copy then truncate is cheaper than a variable-length copy, but it needs
-    // the spare capacity for all 9 bytes: `out` must not reallocate because of it.
-    if out.capacity() - out.len() >= INT_MAX_ENCODED_LEN {
-        let start = out.len();
-        out.extend_from_slice(&buf);
+    // The magnitude bytes left-aligned in one word, so they can be appended as a fixed
+    // 8-byte copy straight from a register, then the excess is cut off. That needs spare
+    // capacity for all 9 bytes: `out` must never reallocate because of the excess.
+    let body = (stored << (8 * (8 - k))).to_be_bytes();
+    let start = out.len();
+    out.push(sort);
+    if out.capacity() - out.len() >= body.len() {
+        out.extend_from_slice(&body);
         out.truncate(start + 1 + k);
     } else {
-        out.extend_from_slice(&buf[..1 + k]);
+        out.extend_from_slice(&body[..k]);
     }
 }
 
