@@ -29,5 +29,9 @@ pub(crate) fn test_cases(release: u32) -> u32 {
     std::env::var("KEYPATH_PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) { (release / 20).max(256) } else { release })
+        .unwrap_or(if cfg!(debug_assertions) {
+            (release / 20).max(256)
+        } else {
+            release
+        })
 }
