@@ -5,21 +5,33 @@
 //! order: integers numerically (negatives first), strings by UTF-8, parents before children.
 //!
 //! Contents:
+//! - [`KeyPath`]: typed key paths (`/user-1/post-42`) with a text form and a binary form whose
+//!   byte order is their logical order; [`KeyRange`] for prefix and range queries. The
+//!   format is specified in `docs/FORMAT.md`.
 //! - [`I65`]: the sort-byte integer encoding every format shares.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod int;
+mod path;
 
 pub use int::{IntDecodeError, IntRangeError, I65};
+pub use path::{
+    Component, DecodeError, DecodeErrorKind, Id, IdType, KeyPath, KeyRange, ParseError,
+    ParseErrorKind, PathError,
+};
 
-/// Named byte constants of the formats, each defined once.
+/// Named byte constants of the formats, each defined once, one module per format.
 pub mod consts {
-    pub use crate::int::{
-        MAX_ENCODED_LEN as INT_MAX_ENCODED_LEN, SORT_BYTE_MAX as INT_SORT_BYTE_MAX,
-        SORT_BYTE_MIN as INT_SORT_BYTE_MIN, SORT_BYTE_ZERO as INT_SORT_BYTE_ZERO,
-    };
+    /// The sort-byte integer encoding ([`crate::I65`]).
+    pub mod int {
+        pub use crate::int::{MAX_ENCODED_LEN, SORT_BYTE_MAX, SORT_BYTE_MIN, SORT_BYTE_ZERO};
+    }
+    /// The key path binary and text forms ([`crate::KeyPath`]).
+    pub mod path {
+        pub use crate::path::consts::*;
+    }
 }
 
 /// Property-test case count: `KEYPATH_PROPTEST_CASES` if set; otherwise `release` in

@@ -1,0 +1,79 @@
+//! `Ord` for key paths and IDs: the logical order, equal to the byte order of the encoding.
+
+use std::cmp::Ordering;
+
+use super::id::Id;
+use super::KeyPath;
+
+/// Rank of ID types whose encodings occupy disjoint first-byte ranges:
+/// integers `00..=0F`, strings `10..=F4`, byte strings `FF`.
+fn rank(id: &Id) -> Option<u8> {
+    match id {
+        Id::Int(_) => Some(0),
+        Id::Str(_) => Some(1),
+        Id::Bytes(_) => Some(2),
+        Id::Uuid(_) => None,
+    }
+}
+
+/// Compares two IDs by the rules of their types, or `None` when one is a UUID and the other
+/// is not: UUIDs keep their raw bytes, so such pairs are ordered by their encodings.
+fn cmp_ids(a: &Id, b: &Id) -> Option<Ordering> {
+    Some(match (a, b) {
+        (Id::Int(x), Id::Int(y)) => x.cmp(y),
+        (Id::Str(x), Id::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Id::Bytes(x), Id::Bytes(y)) => x.cmp(y),
+        (Id::Uuid(x), Id::Uuid(y)) => x.cmp(y),
+        _ => rank(a)?.cmp(&rank(b)?),
+    })
+}
+
+impl Ord for KeyPath {
+    fn cmp(&self, other: &Self) -> Ordering {
+        for (a, b) in self.components.iter().zip(&other.components) {
+            let by_namespace = a.namespace.as_bytes().cmp(b.namespace.as_bytes());
+            if by_namespace != Ordering::Equal {
+                return by_namespace;
+            }
+            let by_id = match (&a.id, &b.id) {
+                (None, None) => Ordering::Equal,
+                (None, Some(_)) => Ordering::Less,
+                (Some(_), None) => Ordering::Greater,
+                (Some(x), Some(y)) => match cmp_ids(x, y) {
+                    Some(order) => order,
+                    None => return self.encode().cmp(&other.encode()),
+                },
+            };
+            if by_id != Ordering::Equal {
+                return by_id;
+            }
+        }
+        self.components.len().cmp(&other.components.len())
+    }
+}
+
+impl PartialOrd for KeyPath {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Id {
+    /// Same-type IDs in their natural order; integers before strings before byte strings;
+    /// a UUID against another type by their encoded bytes (see `docs/FORMAT.md`).
+    fn cmp(&self, other: &Self) -> Ordering {
+        cmp_ids(self, other).unwrap_or_else(|| {
+            let mut a = Vec::new();
+            let mut b = Vec::new();
+            super::binary::encode_id(self, &mut a);
+            super::binary::encode_id(other, &mut b);
+            a.cmp(&b)
+        })
+    }
+}
+
+impl PartialOrd for Id {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}

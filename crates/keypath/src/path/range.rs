@@ -1,0 +1,307 @@
+//! Byte ranges of key path encodings for prefix and range queries.
+//!
+//! Every range is half-open, `start <= key < end`, over full encodings (or over sort keys,
+//! when built from the sort-key part of a path; see [`KeyPath::split_group`]). Because the
+//! byte order is the logical order and string/byte IDs are escaped, a prefix range holds
+//! exactly the paths that logically match: `/post-ab` does not match `/post-abc`, and a string
+//! ID with a NUL byte does not leak into another ID's children.
+//!
+//! The one exception is a position where UUID IDs and IDs of other types both occur: a UUID
+//! is stored as its raw 16 bytes, so a UUID whose bytes begin with another ID's encoding
+//! followed by `00` or `01` falls inside that ID's byte range. [`KeyRange::matches`] filters
+//! such keys out of prefix ranges exactly; `keypath-store` applies it to every listed key.
+//! For [`KeyRange::between`] at such a position no order of IDs agrees with the bytes, so a
+//! UUID is compared with a non-UUID bound by the byte order of their keys.
+
+use std::ops::{Bound, RangeBounds};
+
+use super::binary::{encode_id, SEPARATOR, TERMINATOR};
+use super::id::Id;
+use super::KeyPath;
+
+/// First byte after every encoding that starts with a given segment section: a segment
+/// section is followed by [`TERMINATOR`] (`00`) or [`SEPARATOR`] (`01`), so `02` ends it.
+const AFTER_SEPARATOR: u8 = SEPARATOR + 1;
+
+/// Whether comparing `id` with a bound pits a UUID against another ID type.
+fn mixes_uuid(id: &Id, lower: &Bound<Id>, upper: &Bound<Id>) -> bool {
+    let is_uuid = |i: &Id| matches!(i, Id::Uuid(_));
+    [lower, upper].iter().any(|b| match b {
+        Bound::Included(x) | Bound::Excluded(x) => is_uuid(x) != is_uuid(id),
+        Bound::Unbounded => false,
+    })
+}
+
+/// What a range selects, for [`KeyRange::matches`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Select {
+    Subtree(KeyPath),
+    Descendants(KeyPath),
+    Children {
+        parent: KeyPath,
+        namespace: String,
+        lower: Bound<Id>,
+        upper: Bound<Id>,
+    },
+    Paths(Bound<KeyPath>, Bound<KeyPath>),
+}
+
+/// A half-open byte range `start <= key < end` of encoded key paths (`end` of `None` is
+/// unbounded), and the logical selection it stands for.
+///
+/// ```
+/// use keypath::{KeyPath, KeyRange};
+/// let range = KeyRange::subtree(&"/user-1/post-ab".parse().unwrap());
+/// let inside: KeyPath = "/user-1/post-ab/comment-7".parse().unwrap();
+/// let sibling: KeyPath = "/user-1/post-abc".parse().unwrap();
+/// assert!(range.contains_key(&inside.encode()));
+/// assert!(!range.contains_key(&sibling.encode()));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyRange {
+    start: Vec<u8>,
+    end: Option<Vec<u8>>,
+    select: Select,
+}
+
+fn segments(path: &KeyPath) -> Vec<u8> {
+    let mut out = Vec::with_capacity(path.encoded_len());
+    path.encode_segments(&mut out);
+    out
+}
+
+fn with(mut bytes: Vec<u8>, tail: &[u8]) -> Vec<u8> {
+    bytes.extend_from_slice(tail);
+    bytes
+}
+
+impl KeyRange {
+    /// The path and everything under it. For a path ending in a namespace-only component
+    /// (`/user-1/post`) that is every ID of that namespace under the parent, with their
+    /// descendants. For the empty path, everything.
+    ///
+    /// ```
+    /// use keypath::{KeyPath, KeyRange};
+    /// let posts = KeyRange::subtree(&"/user-1/post".parse().unwrap());
+    /// assert!(posts.contains_key(&"/user-1/post-9".parse::<KeyPath>().unwrap().encode()));
+    /// assert!(!posts.contains_key(&"/user-1/posts-9".parse::<KeyPath>().unwrap().encode()));
+    /// ```
+    pub fn subtree(path: &KeyPath) -> KeyRange {
+        let (start, end) = if path.is_empty() {
+            (vec![TERMINATOR], None)
+        } else {
+            let s = segments(path);
+            (
+                with(s.clone(), &[TERMINATOR]),
+                Some(with(s, &[AFTER_SEPARATOR])),
+            )
+        };
+        KeyRange {
+            start,
+            end,
+            select: Select::Subtree(path.clone()),
+        }
+    }
+
+    /// Everything under the path, without the path itself.
+    ///
+    /// ```
+    /// use keypath::{KeyPath, KeyRange};
+    /// let post: KeyPath = "/user-1/post-2".parse().unwrap();
+    /// let range = KeyRange::descendants(&post);
+    /// assert!(!range.contains_key(&post.encode()));
+    /// assert!(range.contains_key(&"/user-1/post-2/comment-3".parse::<KeyPath>().unwrap().encode()));
+    /// ```
+    pub fn descendants(path: &KeyPath) -> KeyRange {
+        let (start, end) = if path.is_empty() {
+            (vec![SEPARATOR], None)
+        } else {
+            let s = segments(path);
+            (
+                with(s.clone(), &[SEPARATOR]),
+                Some(with(s, &[AFTER_SEPARATOR])),
+            )
+        };
+        KeyRange {
+            start,
+            end,
+            select: Select::Descendants(path.clone()),
+        }
+    }
+
+    /// Every ID of `namespace` directly under `parent`, with their descendants: the same as
+    /// [`KeyRange::subtree`] of `parent/namespace` without the namespace-only item itself.
+    ///
+    /// ```
+    /// use keypath::{KeyPath, KeyRange};
+    /// let parent: KeyPath = "/user-1".parse().unwrap();
+    /// let range = KeyRange::children(&parent, "post");
+    /// assert!(range.contains_key(&"/user-1/post-x".parse::<KeyPath>().unwrap().encode()));
+    /// assert!(!range.contains_key(&"/user-1/photo-x".parse::<KeyPath>().unwrap().encode()));
+    /// ```
+    pub fn children(parent: &KeyPath, namespace: &str) -> KeyRange {
+        KeyRange::between(parent, namespace, Bound::Unbounded, Bound::Unbounded)
+    }
+
+    /// IDs of `namespace` directly under `parent` whose ID is within the bounds, each with
+    /// its descendants. An `Included` upper bound includes that ID's descendants; an
+    /// `Excluded` lower bound excludes them.
+    ///
+    /// ```
+    /// use std::ops::{Bound, RangeBounds};
+    /// use keypath::{Id, KeyPath, KeyRange};
+    /// let parent: KeyPath = "/user-1".parse().unwrap();
+    /// let range = KeyRange::between(&parent, "post", Bound::Included(Id::from(10u64)), Bound::Excluded(Id::from(100u64)));
+    /// let key = |t: &str| t.parse::<KeyPath>().unwrap().encode();
+    /// assert!(range.contains_key(&key("/user-1/post-42")));
+    /// assert!(range.contains_key(&key("/user-1/post-10/comment-1")));
+    /// assert!(!range.contains_key(&key("/user-1/post-100")));
+    /// assert!(!range.contains_key(&key("/user-1/post-9")));
+    /// ```
+    pub fn between(
+        parent: &KeyPath,
+        namespace: &str,
+        lower: Bound<Id>,
+        upper: Bound<Id>,
+    ) -> KeyRange {
+        let mut base = segments(parent);
+        if !parent.is_empty() {
+            base.push(SEPARATOR);
+        }
+        base.extend_from_slice(namespace.as_bytes());
+        let id_key = |id: &Id, tail: u8| {
+            let mut key = with(base.clone(), &[SEPARATOR]);
+            encode_id(id, &mut key);
+            key.push(tail);
+            key
+        };
+        let start = match &lower {
+            Bound::Included(id) => id_key(id, TERMINATOR),
+            Bound::Excluded(id) => id_key(id, AFTER_SEPARATOR),
+            Bound::Unbounded => with(base.clone(), &[SEPARATOR]),
+        };
+        let end = match &upper {
+            Bound::Included(id) => id_key(id, AFTER_SEPARATOR),
+            Bound::Excluded(id) => id_key(id, TERMINATOR),
+            Bound::Unbounded => with(base.clone(), &[AFTER_SEPARATOR]),
+        };
+        KeyRange {
+            start,
+            end: Some(end),
+            select: Select::Children {
+                parent: parent.clone(),
+                namespace: namespace.to_owned(),
+                lower,
+                upper,
+            },
+        }
+    }
+
+    /// Paths between two paths in key order (`Excluded(p)` as a lower bound still includes
+    /// p's descendants, which sort after p).
+    ///
+    /// ```
+    /// use std::ops::{Bound, RangeBounds};
+    /// use keypath::{KeyPath, KeyRange};
+    /// let p = |t: &str| t.parse::<KeyPath>().unwrap();
+    /// let range = KeyRange::between_paths(Bound::Excluded(p("/a-1")), Bound::Included(p("/a-5")));
+    /// assert!(!range.contains_key(&p("/a-1").encode()));
+    /// assert!(range.contains_key(&p("/a-1/b-1").encode()));
+    /// assert!(range.contains_key(&p("/a-5").encode()));
+    /// assert!(!range.contains_key(&p("/a-5/b-1").encode()));
+    /// ```
+    pub fn between_paths(lower: Bound<KeyPath>, upper: Bound<KeyPath>) -> KeyRange {
+        let start = match &lower {
+            Bound::Included(p) => p.encode(),
+            Bound::Excluded(p) => with(p.encode(), &[0]),
+            Bound::Unbounded => Vec::new(),
+        };
+        let end = match &upper {
+            Bound::Included(p) => Some(with(p.encode(), &[0])),
+            Bound::Excluded(p) => Some(p.encode()),
+            Bound::Unbounded => None,
+        };
+        KeyRange {
+            start,
+            end,
+            select: Select::Paths(lower, upper),
+        }
+    }
+
+    /// Inclusive start of the range.
+    ///
+    /// ```
+    /// let range = keypath::KeyRange::subtree(&keypath::KeyPath::new());
+    /// assert_eq!(range.start(), [0x00]);
+    /// ```
+    pub fn start(&self) -> &[u8] {
+        &self.start
+    }
+
+    /// Exclusive end of the range, or `None` when unbounded.
+    ///
+    /// ```
+    /// let range = keypath::KeyRange::subtree(&"/a-1".parse().unwrap());
+    /// assert_eq!(range.end(), Some(&[0x61, 0x01, 0x08, 0x01, 0x02][..]));
+    /// ```
+    pub fn end(&self) -> Option<&[u8]> {
+        self.end.as_deref()
+    }
+
+    /// Whether no key can be in the range (its start is not below its end).
+    ///
+    /// ```
+    /// use std::ops::{Bound, RangeBounds};
+    /// use keypath::{Id, KeyRange};
+    /// let r = KeyRange::between(&keypath::KeyPath::new(), "a", Bound::Included(Id::from(5u64)), Bound::Excluded(Id::from(5u64)));
+    /// assert!(r.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        matches!(&self.end, Some(end) if *end <= self.start)
+    }
+
+    /// Whether an encoded key is in the byte range.
+    ///
+    /// ```
+    /// let range = keypath::KeyRange::subtree(&"/a-1".parse().unwrap());
+    /// assert!(range.contains_key(&"/a-1".parse::<keypath::KeyPath>().unwrap().encode()));
+    /// ```
+    pub fn contains_key(&self, key: &[u8]) -> bool {
+        key >= self.start.as_slice() && self.end.as_ref().is_none_or(|end| key < end.as_slice())
+    }
+
+    /// Whether a path logically matches the selection. For keys inside the byte range this
+    /// differs from [`KeyRange::contains_key`] only for UUIDs mixed with other ID types at
+    /// one position (see the module docs).
+    ///
+    /// ```
+    /// let range = keypath::KeyRange::subtree(&"/a-1".parse().unwrap());
+    /// assert!(range.matches(&"/a-1/b-2".parse().unwrap()));
+    /// assert!(!range.matches(&"/a-2".parse().unwrap()));
+    /// ```
+    pub fn matches(&self, path: &KeyPath) -> bool {
+        match &self.select {
+            Select::Subtree(prefix) => path.starts_with(prefix),
+            Select::Descendants(prefix) => path != prefix && path.starts_with(prefix),
+            Select::Children {
+                parent,
+                namespace,
+                lower,
+                upper,
+            } => {
+                let Some(c) = path.components().get(parent.len()) else {
+                    return false;
+                };
+                let Some(id) = c.id() else { return false };
+                let in_bounds = if mixes_uuid(id, lower, upper) {
+                    // No ID order agrees with the bytes here: the byte range decides.
+                    self.contains_key(&path.encode())
+                } else {
+                    (lower.as_ref(), upper.as_ref()).contains(id)
+                };
+                path.starts_with(parent) && c.namespace() == namespace && in_bounds
+            }
+            Select::Paths(lower, upper) => (lower.as_ref(), upper.as_ref()).contains(path),
+        }
+    }
+}

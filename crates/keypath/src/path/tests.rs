@@ -1,0 +1,659 @@
+use std::ops::Bound;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::I65;
+
+const EXAMPLE: &str =
+    "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42";
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn p(text: &str) -> KeyPath {
+    text.parse()
+        .unwrap_or_else(|e| panic!("{text:?} should parse: {e}"))
+}
+
+#[test]
+fn published_example_is_byte_exact() {
+    let bytes = p(EXAMPLE).encode();
+    let segments = "75736572 01 4c9d36e56b194e6a828c226ed667458a 01 706f7374 01 0904d2 01 \
+                    636f6d6d656e74 01 0b6411fff2 01 7265616374 01 082a 00"
+        .replace(' ', "");
+    assert_eq!(hex(&bytes[..segments.len() / 2]), segments);
+    assert_eq!(bytes.len(), 63);
+    // Metadata, one varint (len << 3 | type) per segment: "user" 4/ns = 20, the UUID 16/uuid
+    // = 132 = 84 01 (two bytes), "post" 20, 1234 3/int = 19, "comment" 38, 1678901234 5/int
+    // = 29, "react" 28, 42 2/int = 11.
+    assert_eq!(hex(&bytes[54..]), "208401201938292811");
+}
+
+#[test]
+fn text_forms() {
+    let cases = [
+        ("/a-1", Id::from(1u64)),
+        ("/a-0", Id::from(0u64)),
+        ("/a--17", Id::from(-17i64)),
+        ("/a-18446744073709551615", Id::from(u64::MAX)),
+        ("/a--18446744073709551615", Id::Int(I65::MIN)),
+        ("/a-abc", Id::from("abc")),
+        ("/a-", Id::from("")),
+        ("/a--0", Id::from("-0")),
+        ("/a-007", Id::from("007")),
+        ("/a-%31234", Id::from("1234")),
+        ("/a-%7Ex", Id::from("~x")),
+        ("/a-x-y", Id::from("x-y")),
+        ("/a-%/%%%00%7F", Id::from("/%\0\x7f")),
+        ("/a-%2f", Id::from("/")),
+        ("/a-é😀", Id::from("é😀")),
+        ("/a-~", Id::Bytes(vec![])),
+        ("/a-~AAE", Id::Bytes(vec![0, 1])),
+        ("/a-~_w", Id::Bytes(vec![0xFF])),
+        ("/a-~AQID", Id::Bytes(vec![1, 2, 3])),
+        (
+            "/a-4C9D36E5-6B19-4E6A-828C-226ED667458A",
+            Id::Uuid([
+                0x4c, 0x9d, 0x36, 0xe5, 0x6b, 0x19, 0x4e, 0x6a, 0x82, 0x8c, 0x22, 0x6e, 0xd6, 0x67,
+                0x45, 0x8a,
+            ]),
+        ),
+    ];
+    for (text, id) in cases {
+        let path = p(text);
+        assert_eq!(path.components()[0].id(), Some(&id), "{text}");
+        let printed = path.to_string();
+        assert_eq!(p(&printed), path, "{text} printed as {printed}");
+    }
+    assert_eq!(p("/a-%31234").to_string(), "/a-%31234");
+    assert_eq!(p("/a-%2f").to_string(), "/a-%/");
+    assert_eq!(p("/a-x%0A").to_string(), "/a-x%0A");
+    assert_eq!(
+        p("/a-4C9D36E5-6B19-4E6A-828C-226ED667458A").to_string(),
+        "/a-4c9d36e5-6b19-4e6a-828c-226ed667458a"
+    );
+    assert_eq!(
+        Id::from("4c9d36e5-6b19-4e6a-828c-226ed667458a").to_string(),
+        "%34c9d36e5-6b19-4e6a-828c-226ed667458a"
+    );
+    assert_eq!(p("/").to_string(), "/");
+    assert_eq!(p("/user-1/post").to_string(), "/user-1/post");
+}
+
+#[test]
+fn text_errors_say_where() {
+    let cases = [
+        ("", 0, "expected '/'"),
+        ("user-1", 0, "expected '/'"),
+        ("//a-1", 1, "namespace"),
+        ("/a-1/", 5, "namespace"),
+        ("/a1-1", 1, "namespace"),
+        ("/a/b-1", 1, "only the last component"),
+        ("/a-18446744073709551616", 3, "out of range"),
+        ("/a--18446744073709551616", 3, "out of range"),
+        ("/a-1/b-~AB=", 8, "base64url"),
+        ("/a-~A", 4, "base64url"),
+        ("/a-~AB", 4, "base64url"), // non-zero trailing bits
+        ("/a-x%", 4, "'%/'"),
+        ("/a-x%8F", 4, "'%/'"),
+        ("/a-x%G1", 4, "'%/'"),
+    ];
+    for (text, pos, needle) in cases {
+        let err = text.parse::<KeyPath>().expect_err(text);
+        assert_eq!(err.position(), pos, "{text}: {err}");
+        assert!(err.to_string().contains(needle), "{text}: {err}");
+    }
+}
+
+#[test]
+fn order_rules() {
+    let sorted = [
+        "/",
+        "/a",
+        "/a--18446744073709551615",
+        "/a--256",
+        "/a--1",
+        "/a-0",
+        "/a-0/b-1",
+        "/a-9",
+        "/a-42",
+        "/a-100",
+        "/a-18446744073709551615",
+        "/a-",
+        "/a-%00",
+        "/a-%00/b-1",
+        "/a-%00%00",
+        "/a-%01",
+        "/a-%10",
+        "/a-%11",
+        "/a-ab",
+        "/a-ab/b-1",
+        "/a-abc",
+        "/a-é",
+        "/a-~",
+        "/a-~AA",
+        "/a-~AAA",
+        "/a-~AQ",
+        "/a-~_w",
+        "/a_-1",
+        "/ab-1",
+        "/b",
+        "/b-1",
+    ];
+    let paths: Vec<KeyPath> = sorted.iter().map(|t| p(t)).collect();
+    for w in paths.windows(2) {
+        assert!(w[0] < w[1], "{} < {}", w[0], w[1]);
+        assert!(
+            w[0].encode() < w[1].encode(),
+            "bytes of {} < {}",
+            w[0],
+            w[1]
+        );
+    }
+}
+
+#[test]
+fn split_and_join_groups() {
+    let path = p(EXAMPLE);
+    let (group, sort) = path.split_group().unwrap();
+    assert_eq!(
+        KeyPath::decode(&group).unwrap(),
+        p("/user-4c9d36e5-6b19-4e6a-828c-226ed667458a")
+    );
+    assert_eq!(
+        KeyPath::decode(&sort).unwrap(),
+        p("/post-1234/comment-1678901234/react-42")
+    );
+    assert_eq!(KeyPath::from_group(&group, &sort).unwrap(), path);
+    let (root_group, root_sort) = p("/user-1").split_group().unwrap();
+    assert_eq!(root_sort, [0x00]);
+    assert!(root_sort < p("/a").encode());
+    assert_eq!(
+        KeyPath::from_group(&root_group, &root_sort).unwrap(),
+        p("/user-1")
+    );
+    assert!(p("/user").split_group().is_err());
+    assert!(KeyPath::new().split_group().is_err());
+    assert!(KeyPath::from_group(&p("/a-1/b-2").encode(), &[0]).is_err());
+    assert!(KeyPath::from_group(&p("/a").encode(), &[0]).is_err());
+}
+
+#[test]
+fn builder_accepts_id_types_and_rejects_bad_input() {
+    let path = KeyPath::new()
+        .push("a", 1u8)
+        .unwrap()
+        .push("b", -1i32)
+        .unwrap()
+        .push("c", 5i128)
+        .unwrap()
+        .push("d", "s")
+        .unwrap()
+        .push("e", String::from("t"))
+        .unwrap()
+        .push("f", vec![1u8, 2])
+        .unwrap()
+        .push("g", uuid::Uuid::nil())
+        .unwrap()
+        .push("h", I65::MAX)
+        .unwrap()
+        .push_namespace("i")
+        .unwrap();
+    assert_eq!(path.to_string(), "/a-1/b--1/c-5/d-s/e-t/f-~AQI/g-00000000-0000-0000-0000-000000000000/h-18446744073709551615/i");
+    assert!(matches!(
+        KeyPath::new().push("a", 1i128 << 64),
+        Err(PathError::IntRange(_))
+    ));
+    assert!(matches!(
+        KeyPath::new().push("", 1u8),
+        Err(PathError::InvalidNamespace { .. })
+    ));
+    assert!(matches!(
+        KeyPath::new().push("a-b", 1u8),
+        Err(PathError::InvalidNamespace { .. })
+    ));
+    let err = KeyPath::new()
+        .push_namespace("a")
+        .unwrap()
+        .push("b", 1u8)
+        .unwrap_err();
+    assert!(matches!(err, PathError::IdRequired { .. }), "{err}");
+}
+
+#[test]
+fn decode_rejects_malformed_input() {
+    let good = p("/a-1").encode();
+    assert_eq!(good, [0x61, 0x01, 0x08, 0x01, 0x00, 0x08, 0x11]);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (vec![], "no bytes"),
+        (
+            vec![0x61, 0x01, 0x08, 0x01, 0x00, 0x08, 0x89],
+            "continuation",
+        ),
+        (vec![0x61, 0x02, 0x08, 0x01, 0x00, 0x08, 0x11], "separator"),
+        (
+            vec![0x61, 0x01, 0x08, 0x00, 0x00, 0x08, 0x11],
+            "not minimal",
+        ),
+        (vec![0x31, 0x01, 0x08, 0x01, 0x00, 0x08, 0x11], "namespace"),
+        (vec![0x61, 0x01, 0x08, 0x01, 0x00, 0x08, 0x17], "type code"),
+        (vec![0x61, 0x01, 0x61, 0x01, 0x00, 0x08, 0x12], "escaped"), // "a\x01" with a raw 0x01
+        (vec![0x61, 0x01, 0x10, 0x20, 0x00, 0x08, 0x12], "escaped"),
+        (vec![0x61, 0x01, 0xC3, 0x00, 0x08, 0x0A], "UTF-8"),
+        (vec![0x61, 0x01, 0x41, 0x00, 0x08, 0x0B], "marker"),
+        (vec![0x61, 0x01, 0x41, 0x00, 0x08, 0x0C], "16-byte"),
+        (vec![0x61, 0x00, 0x88, 0x00], "overlong"),
+        (
+            vec![0x61, 0x01, 0x08, 0x01, 0x00, 0x08, 0x11, 0x00],
+            "lengths",
+        ),
+    ];
+    for (bytes, needle) in cases {
+        let err = KeyPath::decode(&bytes).expect_err(&hex(&bytes));
+        assert!(err.to_string().contains(needle), "{}: {err}", hex(&bytes));
+    }
+}
+
+// ---- property tests ----
+
+fn any_int() -> impl Strategy<Value = I65> {
+    prop_oneof![
+        any::<i64>().prop_map(I65::from),
+        (any::<bool>(), any::<u64>()).prop_map(|(n, m)| I65::from_sign_magnitude(n, m)),
+        (any::<bool>(), 0u32..64).prop_map(|(n, s)| I65::from_sign_magnitude(n, (1u64 << s) - 1)),
+        Just(I65::MIN),
+        Just(I65::MAX),
+        (-3i64..3).prop_map(I65::from),
+    ]
+}
+
+fn tricky_string() -> impl Strategy<Value = String> {
+    let chars = prop_oneof![
+        Just('\0'),
+        Just('\u{1}'),
+        Just('\u{2}'),
+        Just('\u{10}'),
+        Just('\u{11}'),
+        Just('\u{7f}'),
+        Just('a'),
+        Just('b'),
+        Just('/'),
+        Just('%'),
+        Just('-'),
+        Just('~'),
+        Just('1'),
+        Just('0'),
+        Just('é'),
+        Just('\u{FFFF}'),
+        Just('😀'),
+        any::<char>(),
+    ];
+    proptest::collection::vec(chars, 0..5).prop_map(|v| v.into_iter().collect())
+}
+
+fn tricky_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let byte = prop_oneof![
+        Just(0u8),
+        Just(1),
+        Just(2),
+        Just(0x10),
+        Just(0x11),
+        Just(0xFF),
+        Just(b'a'),
+        any::<u8>()
+    ];
+    proptest::collection::vec(byte, 0..5)
+}
+
+fn any_uuid() -> impl Strategy<Value = [u8; 16]> {
+    prop_oneof![
+        Just([0u8; 16]),
+        Just([0xFF; 16]),
+        Just([0x08; 16]),
+        any::<[u8; 16]>(),
+    ]
+}
+
+fn any_id(with_uuids: bool) -> BoxedStrategy<Id> {
+    let base = prop_oneof![
+        any_int().prop_map(Id::Int),
+        tricky_string().prop_map(Id::Str),
+        tricky_bytes().prop_map(Id::Bytes),
+    ];
+    if with_uuids {
+        prop_oneof![4 => base, 1 => any_uuid().prop_map(Id::Uuid)].boxed()
+    } else {
+        base.boxed()
+    }
+}
+
+fn any_path_with(with_uuids: bool, max_len: usize) -> BoxedStrategy<KeyPath> {
+    let namespace = prop_oneof![
+        Just("a"),
+        Just("b"),
+        Just("ab"),
+        Just("_"),
+        Just("post"),
+        Just("Post")
+    ];
+    let component = (namespace.clone(), any_id(with_uuids));
+    (
+        proptest::collection::vec(component, 0..max_len),
+        prop_oneof![Just(None), namespace.prop_map(Some)],
+    )
+        .prop_map(|(components, trailing)| {
+            let mut path = KeyPath::new();
+            for (ns, id) in components {
+                path = path.push(ns, id).unwrap();
+            }
+            match trailing {
+                Some(ns) => path.push_namespace(ns).unwrap(),
+                None => path,
+            }
+        })
+        .boxed()
+}
+
+fn any_path() -> impl Strategy<Value = KeyPath> {
+    any_path_with(true, 4)
+}
+
+/// Two paths that likely share a prefix, so comparisons reach deep components.
+fn related_paths() -> impl Strategy<Value = (KeyPath, KeyPath)> {
+    (any_path(), any_path(), any_path()).prop_map(|(prefix, a, b)| {
+        let extend = |mut base: KeyPath, tail: &KeyPath| {
+            if base.components().last().is_some_and(|c| c.id().is_none()) {
+                return base;
+            }
+            for c in tail.components() {
+                base.components.push(c.clone());
+                if c.id().is_none() {
+                    break;
+                }
+            }
+            base
+        };
+        (extend(prefix.clone(), &a), extend(prefix, &b))
+    })
+}
+
+/// Whether some position holds a UUID in one path and another ID type in the other, under
+/// equal namespaces and equal earlier components (where the raw-UUID exception applies).
+fn uuid_mixed(a: &KeyPath, b: &KeyPath) -> bool {
+    for (x, y) in a.components().iter().zip(b.components()) {
+        if x.namespace() != y.namespace() {
+            return false;
+        }
+        match (x.id(), y.id()) {
+            (Some(i), Some(j)) if i == j => continue,
+            (Some(i), Some(j)) => {
+                return (i.id_type() == IdType::Uuid) != (j.id_type() == IdType::Uuid);
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The logical order written out from the rules, for paths without the UUID exception.
+fn reference_cmp(a: &KeyPath, b: &KeyPath) -> std::cmp::Ordering {
+    use std::cmp::Ordering::*;
+    for (x, y) in a.components().iter().zip(b.components()) {
+        let ns = x.namespace().as_bytes().cmp(y.namespace().as_bytes());
+        if ns != Equal {
+            return ns;
+        }
+        let by_id = match (x.id(), y.id()) {
+            (None, None) => Equal,
+            (None, Some(_)) => Less,
+            (Some(_), None) => Greater,
+            (Some(i), Some(j)) => match (i, j) {
+                (Id::Int(m), Id::Int(n)) => m.to_i128().cmp(&n.to_i128()),
+                (Id::Str(m), Id::Str(n)) => m.as_bytes().cmp(n.as_bytes()),
+                (Id::Bytes(m), Id::Bytes(n)) => m.cmp(n),
+                (Id::Uuid(m), Id::Uuid(n)) => m.cmp(n),
+                (Id::Int(_), _) => Less,
+                (_, Id::Int(_)) => Greater,
+                (Id::Str(_), _) => Less,
+                (_, Id::Str(_)) => Greater,
+                _ => unreachable!("uuid mixes are excluded"),
+            },
+        };
+        if by_id != Equal {
+            return by_id;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+fn any_bound<T: std::fmt::Debug + Clone + 'static>(
+    s: impl Strategy<Value = T> + Clone + 'static,
+) -> impl Strategy<Value = Bound<T>> {
+    prop_oneof![
+        Just(Bound::Unbounded),
+        s.clone().prop_map(Bound::Included),
+        s.prop_map(Bound::Excluded),
+    ]
+}
+
+/// A query and its reference filter, written independently of `KeyRange::matches`.
+#[derive(Debug, Clone)]
+enum Query {
+    Subtree(KeyPath),
+    Descendants(KeyPath),
+    Between(KeyPath, &'static str, Bound<Id>, Bound<Id>),
+    Paths(Bound<KeyPath>, Bound<KeyPath>),
+}
+
+fn component_prefix(path: &KeyPath, prefix: &KeyPath) -> bool {
+    path.len() >= prefix.len()
+        && prefix
+            .components()
+            .iter()
+            .zip(path.components())
+            .all(|(q, c)| q.namespace() == c.namespace() && (q.id().is_none() || q.id() == c.id()))
+}
+
+impl Query {
+    fn range(&self) -> KeyRange {
+        match self {
+            Query::Subtree(q) => KeyRange::subtree(q),
+            Query::Descendants(q) => KeyRange::descendants(q),
+            Query::Between(parent, ns, lo, hi) => {
+                KeyRange::between(parent, ns, lo.clone(), hi.clone())
+            }
+            Query::Paths(lo, hi) => KeyRange::between_paths(lo.clone(), hi.clone()),
+        }
+    }
+
+    fn reference(&self, path: &KeyPath) -> bool {
+        match self {
+            Query::Subtree(q) => component_prefix(path, q),
+            Query::Descendants(q) => component_prefix(path, q) && path != q,
+            Query::Between(parent, ns, lo, hi) => {
+                let Some(c) = path.components().get(parent.len()) else {
+                    return false;
+                };
+                let Some(id) = c.id() else { return false };
+                let is_uuid = |i: &Id| matches!(i, Id::Uuid(_));
+                let mixed = [lo, hi].iter().any(|b| match b {
+                    Bound::Included(x) | Bound::Excluded(x) => is_uuid(x) != is_uuid(id),
+                    Bound::Unbounded => false,
+                });
+                if mixed {
+                    // Documented: UUID against a non-UUID bound follows the byte range.
+                    let structural = component_prefix(path, parent) && c.namespace() == *ns;
+                    return structural && self.range().contains_key(&path.encode());
+                }
+                let above = match lo {
+                    Bound::Unbounded => true,
+                    Bound::Included(l) => id >= l,
+                    Bound::Excluded(l) => id > l,
+                };
+                let below = match hi {
+                    Bound::Unbounded => true,
+                    Bound::Included(h) => id <= h,
+                    Bound::Excluded(h) => id < h,
+                };
+                component_prefix(path, parent) && c.namespace() == *ns && above && below
+            }
+            Query::Paths(lo, hi) => {
+                let key = path.encode();
+                let above = match lo {
+                    Bound::Unbounded => true,
+                    Bound::Included(l) => key >= l.encode(),
+                    Bound::Excluded(l) => key > l.encode(),
+                };
+                let below = match hi {
+                    Bound::Unbounded => true,
+                    Bound::Included(h) => key <= h.encode(),
+                    Bound::Excluded(h) => key < h.encode(),
+                };
+                above && below
+            }
+        }
+    }
+}
+
+fn id_path() -> impl Strategy<Value = KeyPath> {
+    any_path_with(false, 3).prop_filter("parent paths need IDs", |p| {
+        p.components().last().is_none_or(|c| c.id().is_some())
+    })
+}
+
+fn any_query(with_uuids: bool) -> impl Strategy<Value = Query> {
+    let path = any_path_with(with_uuids, 3);
+    prop_oneof![
+        path.clone().prop_map(Query::Subtree),
+        path.clone().prop_map(Query::Descendants),
+        (
+            id_path(),
+            prop_oneof![Just("a"), Just("b")],
+            any_bound(any_id(with_uuids)),
+            any_bound(any_id(with_uuids))
+        )
+            .prop_map(|(p, ns, lo, hi)| Query::Between(p, ns, lo, hi)),
+        (any_bound(path.clone()), any_bound(path)).prop_map(|(lo, hi)| Query::Paths(lo, hi)),
+    ]
+}
+
+/// Paths built from a few shared prefixes, so queries select real subsets.
+fn path_set(with_uuids: bool) -> impl Strategy<Value = Vec<KeyPath>> {
+    proptest::collection::vec(any_path_with(with_uuids, 3), 1..6).prop_flat_map(move |seeds| {
+        let n = seeds.len();
+        proptest::collection::vec((0..n, any_path_with(with_uuids, 3)), 0..24).prop_map(
+            move |picks| {
+                let mut out = seeds.clone();
+                for (i, tail) in picks {
+                    let mut path = seeds[i].clone();
+                    if path.components().last().is_none_or(|c| c.id().is_some()) {
+                        for c in tail.components() {
+                            path.components.push(c.clone());
+                            if c.id().is_none() {
+                                break;
+                            }
+                        }
+                    }
+                    out.push(path);
+                }
+                out
+            },
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::test_cases(100_000)))]
+
+    #[test]
+    fn order_is_byte_order((a, b) in related_paths()) {
+        prop_assert_eq!(a.cmp(&b), a.encode().cmp(&b.encode()), "{} vs {}", a, b);
+        if !uuid_mixed(&a, &b) {
+            prop_assert_eq!(a.cmp(&b), reference_cmp(&a, &b), "{} vs {}", a, b);
+        }
+        prop_assert_eq!(a == b, a.encode() == b.encode());
+    }
+
+    #[test]
+    fn binary_round_trip(a in any_path()) {
+        let bytes = a.encode();
+        prop_assert_eq!(bytes.len(), a.encoded_len());
+        prop_assert_eq!(KeyPath::decode(&bytes), Ok(a.clone()));
+        let mut buf = vec![0xAA];
+        a.encode_into(&mut buf);
+        prop_assert_eq!(&buf[1..], &bytes[..]);
+    }
+
+    #[test]
+    fn text_round_trip(a in any_path()) {
+        let text = a.to_string();
+        prop_assert_eq!(text.parse::<KeyPath>(), Ok(a), "{}", text);
+    }
+
+    #[test]
+    fn group_split_round_trip(a in any_path()) {
+        if let Ok((group, sort)) = a.split_group() {
+            prop_assert!(!group.is_empty() && !sort.is_empty());
+            prop_assert_eq!(KeyPath::from_group(&group, &sort), Ok(a));
+        }
+    }
+
+    #[test]
+    fn decode_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+        if let Ok(path) = KeyPath::decode(&bytes) {
+            prop_assert_eq!(path.encode(), bytes);
+        }
+    }
+
+    #[test]
+    fn decode_mutated_encodings(a in any_path(), at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+        let mut bytes = a.encode();
+        let i = at.index(bytes.len());
+        bytes[i] = byte;
+        if let Ok(path) = KeyPath::decode(&bytes) {
+            prop_assert_eq!(path.encode(), bytes);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::test_cases(20_000)))]
+
+    /// Without UUIDs mixed in, byte ranges alone are exact.
+    #[test]
+    fn ranges_are_exact(paths in path_set(false), query in any_query(false)) {
+        check_range(&paths, &query, false)?;
+    }
+
+    /// With UUIDs, byte range plus `matches` is exact.
+    #[test]
+    fn ranges_with_uuids_are_exact_after_matches(paths in path_set(true), query in any_query(true)) {
+        check_range(&paths, &query, true)?;
+    }
+}
+
+fn check_range(paths: &[KeyPath], query: &Query, filter: bool) -> Result<(), TestCaseError> {
+    let range = query.range();
+    let mut keys: Vec<Vec<u8>> = paths.iter().map(KeyPath::encode).collect();
+    keys.sort();
+    keys.dedup();
+    let got: Vec<KeyPath> = keys
+        .iter()
+        .filter(|k| range.contains_key(k))
+        .map(|k| KeyPath::decode(k).unwrap())
+        .filter(|p| !filter || range.matches(p))
+        .collect();
+    let mut want: Vec<KeyPath> = keys
+        .iter()
+        .map(|k| KeyPath::decode(k).unwrap())
+        .filter(|p| query.reference(p))
+        .collect();
+    want.sort();
+    prop_assert_eq!(&got, &want, "query {:?}, range {:?}", query, range);
+    for p in &want {
+        prop_assert!(range.matches(p), "matches() rejects {} for {:?}", p, query);
+    }
+    Ok(())
+}
