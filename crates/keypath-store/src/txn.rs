@@ -188,6 +188,9 @@ impl<B: Backend> Transaction<'_, B> {
             .collect();
         let paths: Vec<KeyPath> = writes.iter().map(|w| w.path.clone()).collect();
         let versions = self.store.commit(writes, checks).await?;
-        Ok(paths.into_iter().zip(versions).collect())
+        Ok(paths
+            .into_iter()
+            .zip(versions.into_iter().map(|o| o.version))
+            .collect())
     }
 }

@@ -74,6 +74,15 @@ pub(crate) struct ReadCheck {
     pub version: Option<u64>,
 }
 
+/// The effect of one item write of a commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    /// An item was there before.
+    pub existed: bool,
+    /// The new item's version (`None` for a delete).
+    pub version: Option<u64>,
+}
+
 /// What each write of a backend batch stands for, to explain a failed condition.
 enum Origin {
     Counter,
@@ -244,8 +253,8 @@ impl<B: Backend> Store<B> {
             new: Some(new),
             expect,
         };
-        let versions = self.commit(vec![write], Vec::new()).await?;
-        Ok(versions[0].unwrap_or(0))
+        let outcomes = self.commit(vec![write], Vec::new()).await?;
+        Ok(outcomes[0].version.unwrap_or(0))
     }
 
     /// Deletes the item at `path` and its index entries; returns whether it existed.
@@ -263,7 +272,7 @@ impl<B: Backend> Store<B> {
             new: None,
             expect: Expect::Any,
         };
-        Ok(self.commit(vec![write], Vec::new()).await?[0].is_some())
+        Ok(self.commit(vec![write], Vec::new()).await?[0].existed)
     }
 
     /// Deletes the item at `path` only if it is at `version`.
@@ -351,8 +360,8 @@ impl<B: Backend> Store<B> {
                 expect,
             };
             match self.commit(vec![write], Vec::new()).await {
-                Ok(versions) => {
-                    return Ok(match (next, versions[0]) {
+                Ok(outcomes) => {
+                    return Ok(match (next, outcomes[0].version) {
                         (Some(item), Some(version)) => Some(Versioned {
                             key: path.clone(),
                             version,
@@ -459,12 +468,12 @@ impl<B: Backend> Store<B> {
     }
 
     /// Writes items atomically with the group counters and index entries. Returns, per
-    /// write, the item's new version (`None` for a delete or a no-op delete).
+    /// write, whether an item existed and the new version.
     pub(crate) async fn commit(
         &self,
         writes: Vec<ItemWrite>,
         checks: Vec<ReadCheck>,
-    ) -> Result<Vec<Option<u64>>, StoreError> {
+    ) -> Result<Vec<Outcome>, StoreError> {
         let envelopes = writes
             .iter()
             .map(|w| self.encode_envelope(w))
@@ -512,7 +521,10 @@ impl<B: Backend> Store<B> {
                     }
                 }
                 if old.is_none() && env.is_none() {
-                    versions.push(None); // deleting nothing writes nothing
+                    versions.push(Outcome {
+                        existed: false,
+                        version: None,
+                    }); // deleting nothing writes nothing
                     continue;
                 }
                 let version = new_counter[w.key.group.as_slice()];
@@ -561,7 +573,10 @@ impl<B: Backend> Store<B> {
                     },
                 });
                 origin.push(Origin::Item);
-                versions.push(env.as_ref().map(|_| version));
+                versions.push(Outcome {
+                    existed: old.is_some(),
+                    version: env.as_ref().map(|_| version),
+                });
             }
             for (g, c) in groups.iter().zip(counters) {
                 if touched.contains(g) {
