@@ -63,7 +63,51 @@ impl Envelope {
         out.extend_from_slice(&self.payload);
     }
 
+    /// Decodes everything, index key paths included (for writes, which replace them).
     pub fn decode(bytes: &[u8]) -> Result<Envelope, EnvelopeError> {
+        let h = Header::parse(bytes)?;
+        let indexes = h
+            .indexes
+            .iter()
+            .map(|&(name, at, enc)| {
+                KeyPath::decode(enc)
+                    .map(|path| (name.to_owned(), path))
+                    .map_err(|e| EnvelopeError {
+                        offset: at,
+                        expected: "an index key path",
+                        found: e.to_string(),
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Envelope {
+            item_type: h.item_type.to_owned(),
+            indexes,
+            payload: bytes[h.payload_start..].to_vec(),
+        })
+    }
+
+    /// The item type and the payload, reusing the value's buffer for the payload; index key
+    /// paths are checked for framing only (reads do not need them).
+    pub fn into_item_parts(mut value: Vec<u8>) -> Result<(String, Vec<u8>), EnvelopeError> {
+        let (item_type, start) = {
+            let h = Header::parse(&value)?;
+            (h.item_type.to_owned(), h.payload_start)
+        };
+        value.drain(..start);
+        Ok((item_type, value))
+    }
+}
+
+/// The framing of an envelope, borrowed: nothing decoded beyond UTF-8 checks.
+pub(crate) struct Header<'a> {
+    pub item_type: &'a str,
+    /// `(index name, offset of the key path, key path encoding)`.
+    pub indexes: Vec<(&'a str, usize, &'a [u8])>,
+    pub payload_start: usize,
+}
+
+impl<'a> Header<'a> {
+    pub fn parse(bytes: &'a [u8]) -> Result<Header<'a>, EnvelopeError> {
         let mut r = Reader { bytes, pos: 0 };
         let format = r.take(1, "envelope format 01")?[0];
         if format != ENVELOPE_FORMAT {
@@ -79,15 +123,12 @@ impl Envelope {
             let lb = r.take(2, "index key length")?;
             let len = u16::from_be_bytes([lb[0], lb[1]]) as usize;
             let at = r.pos;
-            let enc = r.take(len, "index key path")?;
-            let path = KeyPath::decode(enc)
-                .map_err(|e| r.error_at(at, "an index key path", e.to_string()))?;
-            indexes.push((name, path));
+            indexes.push((name, at, r.take(len, "index key path")?));
         }
-        Ok(Envelope {
+        Ok(Header {
             item_type,
             indexes,
-            payload: bytes[r.pos..].to_vec(),
+            payload_start: r.pos,
         })
     }
 }
@@ -108,10 +149,10 @@ impl<'a> Reader<'a> {
         Ok(&rest[..n])
     }
 
-    fn utf8(&mut self, n: usize, expected: &'static str) -> Result<String, EnvelopeError> {
+    fn utf8(&mut self, n: usize, expected: &'static str) -> Result<&'a str, EnvelopeError> {
         let at = self.pos;
         let raw = self.take(n, expected)?;
-        String::from_utf8(raw.to_vec()).map_err(|e| self.error_at(at, expected, e.to_string()))
+        std::str::from_utf8(raw).map_err(|e| self.error_at(at, expected, e.to_string()))
     }
 
     fn error_at(&self, offset: usize, expected: &'static str, found: String) -> EnvelopeError {

@@ -193,6 +193,19 @@ impl RawItem {
             item: self.decode()?,
         })
     }
+
+    /// Like [`RawItem::decode_item`], consuming the raw item (no copy of the key).
+    pub(crate) fn into_item<T: Item>(self) -> Result<Versioned<T>, StoreError> {
+        if self.item_type != T::TYPE {
+            return self.decode_item();
+        }
+        let item = self.decode()?;
+        Ok(Versioned {
+            key: self.key,
+            version: self.version,
+            item,
+        })
+    }
 }
 
 /// Encodes a value as MessagePack with field names (self-describing).

@@ -153,7 +153,7 @@ impl<B: Backend> Store<B> {
     pub async fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, StoreError> {
         self.get_raw(path)
             .await?
-            .map(|raw| raw.decode_item())
+            .map(RawItem::into_item)
             .transpose()
     }
 
@@ -188,7 +188,7 @@ impl<B: Backend> Store<B> {
     ) -> Result<Vec<Option<Versioned<T>>>, StoreError> {
         let raws = self.batch_get_raw(paths).await?;
         raws.into_iter()
-            .map(|r| r.map(|raw| raw.decode_item()).transpose())
+            .map(|r| r.map(RawItem::into_item).transpose())
             .collect()
     }
 
@@ -217,12 +217,12 @@ impl<B: Backend> Store<B> {
             .zip(records)
             .map(|(path, rec)| {
                 rec.map(|r| {
-                    let env = Envelope::decode(&r.value)?;
+                    let (item_type, payload) = Envelope::into_item_parts(r.value)?;
                     Ok(RawItem {
                         key: path.clone(),
-                        item_type: env.item_type,
+                        item_type,
                         version: r.version,
-                        payload: env.payload,
+                        payload,
                     })
                 })
                 .transpose()

@@ -76,7 +76,7 @@ impl<B: Backend> Transaction<'_, B> {
     ) -> Result<Option<Versioned<T>>, StoreError> {
         self.get_raw(path)
             .await?
-            .map(|raw| raw.decode_item())
+            .map(RawItem::into_item)
             .transpose()
     }
 

@@ -8,7 +8,7 @@ use keypath::KeyPath;
 use super::Store;
 use crate::backend::{Backend, Direction, Entry, Key, Scan};
 use crate::cursor::Cursor;
-use crate::envelope::Envelope;
+use crate::envelope::{Envelope, Header};
 use crate::item::{Item, RawItem, Versioned};
 use crate::layout::{entry_path, index_group, is_valid_index_name, split_entry_path};
 use crate::query::{Page, Plan, Query};
@@ -37,8 +37,8 @@ impl<B: Backend> Store<B> {
         let page = self.list_raw(query).await?;
         let items = page
             .items
-            .iter()
-            .map(RawItem::decode_item)
+            .into_iter()
+            .map(RawItem::into_item)
             .collect::<Result<_, _>>()?;
         Ok(Page {
             items,
@@ -67,8 +67,8 @@ impl<B: Backend> Store<B> {
         let plan = query.plan(false);
         let fingerprint = query.fingerprint(None, &plan);
         let group = query.group.encode();
-        self.paged(query, &plan, fingerprint, group.clone(), |entries| {
-            let group = &group;
+        self.paged(query, &plan, fingerprint, group, |entries| {
+            let group = &query.group;
             let plan = &plan;
             async move {
                 entries
@@ -78,14 +78,15 @@ impl<B: Backend> Store<B> {
                         if !plan.matches(&rest) {
                             return Ok((e.sort, None));
                         }
-                        let key = KeyPath::from_group(group, &e.sort)
-                            .map_err(|err| corrupt("key", err))?;
-                        let env = Envelope::decode(&e.record.value)?;
+                        // Join with the decoded group rather than decoding it again.
+                        let key =
+                            entry_path(group, &rest).ok_or_else(|| corrupt("key", "bad path"))?;
+                        let (item_type, payload) = Envelope::into_item_parts(e.record.value)?;
                         let item = RawItem {
                             key,
-                            item_type: env.item_type,
+                            item_type,
                             version: e.record.version,
-                            payload: env.payload,
+                            payload,
                         };
                         Ok((e.sort, Some(item)))
                     })
@@ -114,8 +115,8 @@ impl<B: Backend> Store<B> {
         let page = self.query_index_raw(index, query).await?;
         let items = page
             .items
-            .iter()
-            .map(RawItem::decode_item)
+            .into_iter()
+            .map(RawItem::into_item)
             .collect::<Result<_, _>>()?;
         Ok(Page {
             items,
@@ -200,15 +201,19 @@ impl<B: Backend> Store<B> {
             entries.into_iter().map(|e| (e.sort, None)).collect();
         for ((i, base, full), rec) in wanted.into_iter().zip(records) {
             let Some(rec) = rec else { continue };
-            let env = Envelope::decode(&rec.value)?;
-            if env.indexes.iter().any(|(n, p)| n == index && *p == full) {
-                let item = RawItem {
+            let full = full.encode();
+            let current = Header::parse(&rec.value)?
+                .indexes
+                .iter()
+                .any(|&(n, _, p)| n == index && p == full);
+            if current {
+                let (item_type, payload) = Envelope::into_item_parts(rec.value)?;
+                out[i].1 = Some(RawItem {
                     key: base,
-                    item_type: env.item_type,
+                    item_type,
                     version: rec.version,
-                    payload: env.payload,
-                };
-                out[i].1 = Some(item);
+                    payload,
+                });
             }
         }
         Ok(out)
