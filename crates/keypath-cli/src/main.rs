@@ -1,4 +1,84 @@
-//! The `keypath` command-line tool.
-fn main() {
-    println!("keypath");
+//! The `keypath` command-line tool: encode, decode, inspect and sort key paths.
+
+mod input;
+mod paths;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Make keys in sorted key-value stores sort the way people mean them to.
+#[derive(Parser, Debug)]
+#[command(name = "keypath", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the lowercase hex of each path's binary form (stdin lines without arguments).
+    Encode {
+        /// Key paths in text form, e.g. /user-1/post-2.
+        paths: Vec<String>,
+    },
+    /// Print the canonical text of each binary form given in hex (stdin lines without arguments).
+    Decode {
+        /// Encodings in hex (or base64 with --base64).
+        keys: Vec<String>,
+        /// Read the encodings as base64 (standard alphabet, as in DynamoDB JSON exports).
+        #[arg(long)]
+        base64: bool,
+    },
+    /// Read text paths from stdin and print them in canonical text, sorted by their encodings.
+    Sort,
+    /// Show each segment of a path (text or hex): its bytes, type, value and metadata.
+    Inspect {
+        /// A key path in text form, or its binary form in hex.
+        key: String,
+    },
+    /// Show why string keys mis-sort and how key paths sort the same data.
+    Demo,
+}
+
+/// A failure with the exit status it maps to: 2 for bad input, 1 for I/O.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    BadInput(String),
+    Io(io::Error),
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Failure {
+        Failure::Io(e)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let result = match cli.command {
+        Command::Encode { paths } => paths::encode(&paths, &mut out),
+        Command::Decode { keys, base64 } => paths::decode(&keys, base64, &mut out),
+        Command::Sort => paths::sort(&mut out),
+        Command::Inspect { key } => paths::inspect(&key, &mut out),
+        Command::Demo => paths::demo(&mut out),
+    }
+    .and_then(|()| out.flush().map_err(Failure::Io));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Io(e)) => {
+            let _ = out.flush();
+            eprintln!("keypath: {e}");
+            ExitCode::from(1)
+        }
+        Err(Failure::BadInput(message)) => {
+            let _ = out.flush();
+            eprintln!("keypath: {message}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -224,13 +224,17 @@ impl I65 {
     /// ```
     pub fn encode_into(self, out: &mut Vec<u8>) {
         let k = self.magnitude_len();
-        let be = self.magnitude.to_be_bytes();
-        out.push(self.sort_byte());
-        if self.negative || self.magnitude == 0 {
-            out.extend(be[8 - k..].iter().map(|b| !b));
+        let negative_or_zero = self.negative || self.magnitude == 0;
+        // Sort byte and big-endian magnitude in one 9-byte buffer, written with one copy.
+        let magnitude = if negative_or_zero {
+            !self.magnitude
         } else {
-            out.extend_from_slice(&be[8 - k..]);
-        }
+            self.magnitude
+        };
+        let mut buf = [0u8; MAX_ENCODED_LEN];
+        buf[1..].copy_from_slice(&magnitude.to_be_bytes());
+        buf[8 - k] = self.sort_byte();
+        out.extend_from_slice(&buf[8 - k..]);
     }
 
     /// The encoding as a new vector.

@@ -9,6 +9,7 @@
 //!   byte order is their logical order; [`KeyRange`] for prefix and range queries. The
 //!   format is specified in `docs/FORMAT.md`.
 //! - [`I65`]: the sort-byte integer encoding every format shares.
+//! - [`codec`]: order-preserving serde codec for any value, with [`codec::Desc`] fields.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -16,10 +17,20 @@
 mod int;
 mod path;
 
+#[cfg(feature = "serde")]
+pub mod codec;
+
+#[cfg(feature = "collate")]
+pub mod collate;
+pub mod id;
+pub mod spatial;
+pub mod strkey;
+pub mod time;
+
 pub use int::{IntDecodeError, IntRangeError, I65};
 pub use path::{
     Component, DecodeError, DecodeErrorKind, Id, IdType, KeyPath, KeyRange, ParseError,
-    ParseErrorKind, PathError,
+    ParseErrorKind, PathError, SegmentSpan,
 };
 
 /// Named byte constants of the formats, each defined once, one module per format.
@@ -47,3 +58,8 @@ pub(crate) fn test_cases(release: u32) -> u32 {
             release
         })
 }
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -17,7 +17,7 @@ use std::fmt;
 
 use super::escape::{self, UnescapeError, BYTES_MARKER, EMPTY_STRING};
 use super::id::Id;
-use super::{is_valid_namespace, Component, KeyPath};
+use super::{Component, KeyPath, Namespace};
 use crate::int::{IntDecodeError, I65};
 
 /// Separates segments (a namespace from its ID, and one component from the next).
@@ -38,6 +38,8 @@ pub const TYPE_UUID: u8 = 4;
 pub const TYPE_BITS: u32 = 3;
 const TYPE_MASK: u64 = (1 << TYPE_BITS) - 1;
 const VARINT_MAX_LEN: usize = 10;
+/// Segments whose metadata the encoder keeps on the stack.
+const INLINE_SEGMENTS: usize = 32;
 
 /// Where and why bytes are not a valid key path encoding.
 ///
@@ -116,7 +118,7 @@ impl DecodeError {
     /// Byte offset in the input where the problem is.
     ///
     /// ```
-    /// let err = keypath::KeyPath::decode(&[0x61, 0x01, 0x2D, 0x00, 0x08, 0x10]).unwrap_err();
+    /// let err = keypath::KeyPath::decode(&[0x61, 0x01, 0x2D, 0x00, 0x08, 0x09]).unwrap_err();
     /// assert_eq!(err.offset(), 2);
     /// ```
     pub fn offset(&self) -> usize {
@@ -219,13 +221,40 @@ impl KeyPath {
     /// assert_eq!(buf, path.encode());
     /// ```
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        out.reserve(self.encoded_len());
-        self.encode_segments(out);
-        out.push(TERMINATOR);
-        for c in &self.components {
-            encode_varint(meta(c.namespace.len(), TYPE_NAMESPACE), out);
+        // One pass over the segments records their metadata; paths longer than the stack
+        // buffer (rare) recompute it in a second pass.
+        let mut metas = [0u64; INLINE_SEGMENTS];
+        let mut count = 0;
+        for (i, c) in self.components.iter().enumerate() {
+            if i > 0 {
+                out.push(SEPARATOR);
+            }
+            out.extend_from_slice(c.namespace.as_bytes());
+            if let Some(m) = metas.get_mut(count) {
+                *m = meta(c.namespace.len(), TYPE_NAMESPACE);
+            }
+            count += 1;
             if let Some(id) = &c.id {
-                encode_varint(meta(id_len(id), id_type_code(id)), out);
+                out.push(SEPARATOR);
+                let start = out.len();
+                encode_id(id, out);
+                if let Some(m) = metas.get_mut(count) {
+                    *m = meta(out.len() - start, id_type_code(id));
+                }
+                count += 1;
+            }
+        }
+        out.push(TERMINATOR);
+        if count <= INLINE_SEGMENTS {
+            for &m in &metas[..count] {
+                encode_varint(m, out);
+            }
+        } else {
+            for c in &self.components {
+                encode_varint(meta(c.namespace.len(), TYPE_NAMESPACE), out);
+                if let Some(id) = &c.id {
+                    encode_varint(meta(id_len(id), id_type_code(id)), out);
+                }
             }
         }
     }
@@ -246,7 +275,7 @@ impl KeyPath {
             len += ns + varint_len(meta(ns, TYPE_NAMESPACE)) + usize::from(i > 0);
             if let Some(id) = &c.id {
                 let n = id_len(id);
-                len += 1 + n + varint_len(meta(n, TYPE_INT));
+                len += 1 + n + varint_len(meta(n, id_type_code(id)));
             }
         }
         len
@@ -276,10 +305,10 @@ impl KeyPath {
     /// assert!(KeyPath::decode(b"not a key").is_err());
     /// ```
     pub fn decode(bytes: &[u8]) -> Result<KeyPath, DecodeError> {
-        let segments = locate_segments(bytes)?;
-        let mut components: Vec<Component> = Vec::with_capacity(segments.len().div_ceil(2));
-        for pair in segments.chunks(2) {
-            let ns = pair[0];
+        let layout = find_metadata(bytes)?;
+        let mut components: Vec<Component> = Vec::with_capacity(layout.count.div_ceil(2));
+        let mut segments = Segments::new(bytes, layout);
+        while let Some(ns) = segments.next_segment()? {
             let namespace = &bytes[ns.offset..ns.offset + ns.len];
             if ns.type_code != TYPE_NAMESPACE {
                 return Err(DecodeError::new(
@@ -290,25 +319,79 @@ impl KeyPath {
                     },
                 ));
             }
-            let namespace = std::str::from_utf8(namespace)
-                .ok()
-                .filter(|n| is_valid_namespace(n))
-                .ok_or_else(|| {
-                    DecodeError::new(
-                        ns.offset,
-                        DecodeErrorKind::Namespace(String::from_utf8_lossy(namespace).into()),
-                    )
-                })?;
-            let id = match pair.get(1) {
-                Some(&seg) => Some(decode_id(bytes, seg)?),
+            let namespace = Namespace::from_bytes(namespace).ok_or_else(|| {
+                DecodeError::new(
+                    ns.offset,
+                    DecodeErrorKind::Namespace(String::from_utf8_lossy(namespace).into()),
+                )
+            })?;
+            let id = match segments.next_segment()? {
+                Some(seg) => Some(decode_id(bytes, seg)?),
                 None => None,
             };
-            components.push(Component {
-                namespace: namespace.into(),
-                id,
-            });
+            components.push(Component { namespace, id });
         }
         Ok(KeyPath { components })
+    }
+}
+
+/// Where one segment of an encoding lies, as [`KeyPath::segment_spans`] reports it.
+///
+/// ```
+/// let bytes = "/a-1".parse::<keypath::KeyPath>().unwrap().encode();
+/// let spans = keypath::KeyPath::segment_spans(&bytes).unwrap();
+/// assert_eq!(spans[1].range, 2..4);
+/// assert_eq!(spans[1].id_type, Some(keypath::IdType::Int));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SegmentSpan {
+    /// Byte range of the segment in the encoding.
+    pub range: std::ops::Range<usize>,
+    /// `None` for a namespace, else the ID's type.
+    pub id_type: Option<crate::IdType>,
+    /// Byte range of the segment's metadata varint.
+    pub metadata: std::ops::Range<usize>,
+}
+
+impl KeyPath {
+    /// The segments of a valid encoding: where each segment and its metadata varint lie.
+    /// Fails exactly when [`KeyPath::decode`] fails.
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// let bytes = "/post-1234".parse::<KeyPath>().unwrap().encode();
+    /// let spans = KeyPath::segment_spans(&bytes).unwrap();
+    /// assert_eq!(spans.len(), 2);
+    /// assert_eq!(&bytes[spans[1].range.clone()], [0x09, 0x04, 0xD2]);
+    /// assert_eq!(&bytes[spans[1].metadata.clone()], [0x19]);
+    /// ```
+    pub fn segment_spans(bytes: &[u8]) -> Result<Vec<SegmentSpan>, DecodeError> {
+        let path = KeyPath::decode(bytes)?;
+        let layout = find_metadata(bytes)?;
+        let mut walk = Segments::new(bytes, layout);
+        let mut segments = Vec::with_capacity(layout.count);
+        while let Some(seg) = walk.next_segment()? {
+            segments.push(seg);
+        }
+        let mut meta_at = layout.metadata_start;
+        let ids = path
+            .components
+            .iter()
+            .flat_map(|c| [None, c.id.as_ref().map(Id::id_type)]);
+        Ok(segments
+            .iter()
+            .zip(ids)
+            .map(|(seg, id_type)| {
+                let meta_len = varint_len(meta(seg.len, seg.type_code));
+                meta_at += meta_len;
+                SegmentSpan {
+                    range: seg.offset..seg.offset + seg.len,
+                    id_type,
+                    metadata: meta_at - meta_len..meta_at,
+                }
+            })
+            .collect())
     }
 }
 
@@ -367,9 +450,13 @@ pub(crate) fn decode_id(bytes: &[u8], seg: SegmentInfo) -> Result<Id, DecodeErro
     }
 }
 
-/// Reads one varint that ends at `end` (exclusive), going backwards. Returns the value and
-/// where the varint starts.
+/// Reads one varint that ends at `end` (exclusive), going backwards; returns where it starts
+/// and its length field.
 fn varint_ending_at(bytes: &[u8], end: usize) -> Result<(u64, usize), DecodeError> {
+    // Fast path: a one-byte varint (every segment shorter than 16 bytes).
+    if end >= 2 && bytes[end - 1] & 0x80 == 0 && bytes[end - 2] & 0x80 == 0 {
+        return Ok((u64::from(bytes[end - 1]), end - 1));
+    }
     let bad = |what| DecodeError::new(end.saturating_sub(1), DecodeErrorKind::Metadata(what));
     if end == 0 || bytes[end - 1] & 0x80 != 0 {
         return Err(bad("a varint whose last byte has the continuation bit"));
@@ -381,46 +468,73 @@ fn varint_ending_at(bytes: &[u8], end: usize) -> Result<(u64, usize), DecodeErro
             return Err(bad("a varint longer than 10 bytes"));
         }
     }
-    if end - start > 1 && bytes[end - 1] == 0 {
-        return Err(bad("an overlong varint"));
-    }
-    let mut value: u64 = 0;
-    for (i, &b) in bytes[start..end].iter().enumerate() {
-        let chunk = u64::from(b & 0x7F);
-        let shift = 7 * i as u32;
-        if shift >= 64 || (shift > 0 && chunk >> (64 - shift) != 0) {
-            return Err(bad("a varint above 2^64"));
-        }
-        value |= chunk << shift;
-    }
+    let (value, used) = varint_at(bytes, start)?;
+    debug_assert_eq!(used, end - start);
     Ok((value, start))
 }
 
-/// Finds the segments of an encoding from its metadata and checks the separators.
-/// The returned list alternates namespace and ID segments as the metadata says; types are
-/// checked by the caller.
-pub(crate) fn locate_segments(bytes: &[u8]) -> Result<Vec<SegmentInfo>, DecodeError> {
+/// Reads one varint forwards from `start`; returns it and its length. Rejects overlong
+/// forms and values above 2^64, so each value has one encoding.
+fn varint_at(bytes: &[u8], start: usize) -> Result<(u64, usize), DecodeError> {
+    if let Some(&b) = bytes.get(start) {
+        if b & 0x80 == 0 {
+            return Ok((u64::from(b), 1)); // fast path: a one-byte varint
+        }
+    }
+    let bad = |what| DecodeError::new(start, DecodeErrorKind::Metadata(what));
+    let mut value: u64 = 0;
+    for (i, &b) in bytes[start..].iter().enumerate().take(VARINT_MAX_LEN) {
+        let chunk = u64::from(b & 0x7F);
+        let shift = 7 * i as u32;
+        // `shift` is at most 63 (ten bytes at most); reject bits shifted past bit 63.
+        if shift > 0 && chunk >> (64 - shift) != 0 {
+            return Err(bad("a varint above 2^64"));
+        }
+        value |= chunk << shift;
+        if b & 0x80 == 0 {
+            if i > 0 && b == 0 {
+                return Err(bad("an overlong varint"));
+            }
+            return Ok((value, i + 1));
+        }
+    }
+    Err(bad("an unterminated varint"))
+}
+
+/// Where the metadata of an encoding starts, and how many segments it describes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layout {
+    pub(crate) count: usize,
+    pub(crate) metadata_start: usize,
+}
+
+/// Finds the metadata by reading varints backwards from the end until the segment lengths,
+/// separators, terminator and metadata account for every byte (see the module docs).
+pub(crate) fn find_metadata(bytes: &[u8]) -> Result<Layout, DecodeError> {
     if bytes.is_empty() {
         return Err(DecodeError::new(0, DecodeErrorKind::Empty));
     }
     if bytes == [TERMINATOR] {
-        return Ok(Vec::new()); // the empty path
+        return Ok(Layout {
+            count: 0,
+            metadata_start: 1,
+        }); // the empty path
     }
     let total = bytes.len() as u128;
-    // (length, type) of each segment, last segment first.
-    let mut metas: Vec<(usize, u8)> = Vec::new();
     let mut seg_bytes: u128 = 0;
+    let mut count: u128 = 0;
     let mut end = bytes.len();
     loop {
         let (value, start) = varint_ending_at(bytes, end)?;
-        metas.push(((value >> TYPE_BITS) as usize, (value & TYPE_MASK) as u8));
         seg_bytes += u128::from(value >> TYPE_BITS);
-        let count = metas.len() as u128;
-        let meta_bytes = (bytes.len() - start) as u128;
+        count += 1;
         // segments + (count - 1) separators + terminator + metadata
-        let needed = seg_bytes + count + meta_bytes;
+        let needed = seg_bytes + count + (bytes.len() - start) as u128;
         if needed == total {
-            break;
+            return Ok(Layout {
+                count: count as usize,
+                metadata_start: start,
+            });
         }
         if needed > total || start == 0 {
             return Err(DecodeError::new(
@@ -430,33 +544,58 @@ pub(crate) fn locate_segments(bytes: &[u8]) -> Result<Vec<SegmentInfo>, DecodeEr
         }
         end = start;
     }
-    metas.reverse();
-    let mut segments = Vec::with_capacity(metas.len());
-    let mut offset = 0;
-    for (i, &(len, type_code)) in metas.iter().enumerate() {
-        segments.push(SegmentInfo {
-            offset,
-            len,
-            type_code,
-        });
-        offset += len;
-        let expected = if i + 1 == metas.len() {
+}
+
+/// Walks the segments of an encoding in order, reading their metadata forwards and checking
+/// the separator or terminator after each.
+pub(crate) struct Segments<'a> {
+    bytes: &'a [u8],
+    layout: Layout,
+    index: usize,
+    offset: usize,
+    meta_at: usize,
+}
+
+impl<'a> Segments<'a> {
+    pub(crate) fn new(bytes: &'a [u8], layout: Layout) -> Segments<'a> {
+        Segments {
+            bytes,
+            layout,
+            index: 0,
+            offset: 0,
+            meta_at: layout.metadata_start,
+        }
+    }
+
+    pub(crate) fn next_segment(&mut self) -> Result<Option<SegmentInfo>, DecodeError> {
+        if self.index == self.layout.count {
+            return Ok(None);
+        }
+        let (value, used) = varint_at(self.bytes, self.meta_at)?;
+        self.meta_at += used;
+        // find_metadata checked that the lengths add up, so the segment is in bounds.
+        let seg = SegmentInfo {
+            offset: self.offset,
+            len: (value >> TYPE_BITS) as usize,
+            type_code: (value & TYPE_MASK) as u8,
+        };
+        self.index += 1;
+        self.offset += seg.len;
+        let expected = if self.index == self.layout.count {
             TERMINATOR
         } else {
             SEPARATOR
         };
-        if bytes[offset] != expected {
+        let found = self.bytes[self.offset];
+        if found != expected {
             return Err(DecodeError::new(
-                offset,
-                DecodeErrorKind::Separator {
-                    expected,
-                    found: bytes[offset],
-                },
+                self.offset,
+                DecodeErrorKind::Separator { expected, found },
             ));
         }
-        offset += 1;
+        self.offset += 1;
+        Ok(Some(seg))
     }
-    Ok(segments)
 }
 
 impl fmt::Debug for KeyPath {

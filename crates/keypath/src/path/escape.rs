@@ -27,6 +27,10 @@ pub const BYTES_MARKER: u8 = 0xFF;
 
 /// Appends the escaped form of `raw`.
 pub(crate) fn escape_into(raw: &[u8], out: &mut Vec<u8>) {
+    if raw.iter().all(|&b| b > ESCAPE_MAX_RAW) {
+        out.extend_from_slice(raw); // the common case: nothing to escape
+        return;
+    }
     let mut rest = raw;
     while let Some(pos) = rest.iter().position(|&b| b <= ESCAPE_MAX_RAW) {
         out.extend_from_slice(&rest[..pos]);
@@ -53,6 +57,9 @@ pub(crate) enum UnescapeError {
 
 /// Undoes [`escape_into`], rejecting anything the escaper would not produce.
 pub(crate) fn unescape(escaped: &[u8]) -> Result<Vec<u8>, UnescapeError> {
+    if escaped.iter().all(|&b| b > ESCAPE) {
+        return Ok(escaped.to_vec()); // the common case: nothing escaped
+    }
     let mut out = Vec::with_capacity(escaped.len());
     let mut i = 0;
     while i < escaped.len() {

@@ -10,6 +10,7 @@
 mod binary;
 mod escape;
 mod id;
+mod namespace;
 mod order;
 mod range;
 #[cfg(feature = "serde")]
@@ -19,7 +20,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-pub use binary::{DecodeError, DecodeErrorKind};
+pub use binary::{DecodeError, DecodeErrorKind, SegmentSpan};
 
 /// The key path format's named bytes, re-exported from [`crate::consts`].
 pub(crate) mod consts {
@@ -37,6 +38,7 @@ pub use text::{ParseError, ParseErrorKind};
 use std::convert::Infallible;
 
 use crate::int::IntRangeError;
+use namespace::Namespace;
 
 /// One `/namespace-id` step of a key path.
 ///
@@ -49,8 +51,8 @@ use crate::int::IntRangeError;
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Component {
-    // Invariant: a valid namespace (see `validate_namespace`).
-    namespace: Box<str>,
+    // Invariant: a valid namespace (see `is_valid_namespace`).
+    namespace: Namespace,
     id: Option<Id>,
 }
 
@@ -221,7 +223,7 @@ impl KeyPath {
             }
         }
         self.components.push(Component {
-            namespace: namespace.into(),
+            namespace: Namespace::new(namespace),
             id,
         });
         Ok(())
@@ -341,7 +343,7 @@ impl KeyPath {
     ///
     /// ```
     /// use keypath::KeyPath;
-    /// let joined = KeyPath::from_group(&[0x61, 0x01, 0x08, 0x01, 0x00, 0x08, 0x09], &[0x00]).unwrap();
+    /// let joined = KeyPath::from_group(&[0x61, 0x01, 0x08, 0x01, 0x00, 0x08, 0x11], &[0x00]).unwrap();
     /// assert_eq!(joined.to_string(), "/a-1");
     /// ```
     pub fn from_group(group: &[u8], sort: &[u8]) -> Result<KeyPath, DecodeError> {

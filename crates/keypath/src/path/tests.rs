@@ -657,3 +657,25 @@ fn check_range(paths: &[KeyPath], query: &Query, filter: bool) -> Result<(), Tes
     }
     Ok(())
 }
+
+#[test]
+fn serde_text_in_json_and_bytes_in_binary_formats() {
+    let path = p(EXAMPLE);
+    let json = serde_json::to_string(&path).unwrap();
+    assert_eq!(json, format!("\"{EXAMPLE}\""));
+    assert_eq!(serde_json::from_str::<KeyPath>(&json).unwrap(), path);
+    assert!(serde_json::from_str::<KeyPath>("\"/a/b-1\"")
+        .unwrap_err()
+        .to_string()
+        .contains("only the last"));
+
+    // In the order-preserving codec (not human-readable) a key path is its binary form, so
+    // key paths as codec fields keep their order.
+    let a = crate::codec::to_vec(&(7u8, p("/a-9"))).unwrap();
+    let b = crate::codec::to_vec(&(7u8, p("/a-10"))).unwrap();
+    assert!(a < b);
+    assert_eq!(
+        crate::codec::from_slice::<(u8, KeyPath)>(&b).unwrap(),
+        (7, p("/a-10"))
+    );
+}

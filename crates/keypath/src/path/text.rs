@@ -283,7 +283,7 @@ impl FromStr for KeyPath {
                 None => None,
             };
             components.push(Component {
-                namespace: namespace.into(),
+                namespace: super::Namespace::new(namespace),
                 id,
             });
         }

@@ -1,0 +1,278 @@
+//! Codec benchmark: keypath::codec against storekey, foundationdb-tuple and memcomparable,
+//! in the same run. Prints encoded sizes first, then criterion timings.
+//!
+//! Run: `cargo bench -p keypath-bench --bench codec`
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, BenchmarkId, Criterion};
+use serde::{Deserialize, Serialize};
+
+/// The key: (String "user", [u8;16], String "post", u64 1234, String "comment",
+/// u64 1678901234, String "react", u64 42).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    storekey::Encode,
+    storekey::Decode,
+    storekey::BorrowDecode,
+)]
+struct Key {
+    user: String,
+    id: [u8; 16],
+    post: String,
+    post_id: u64,
+    comment: String,
+    comment_id: u64,
+    react: String,
+    react_id: u64,
+}
+
+/// The same key borrowing its strings, for zero-copy decoding.
+#[derive(Debug, PartialEq, Deserialize)]
+struct KeyRef<'a> {
+    user: &'a str,
+    id: [u8; 16],
+    post: &'a str,
+    post_id: u64,
+    comment: &'a str,
+    comment_id: u64,
+    react: &'a str,
+    react_id: u64,
+}
+
+/// foundationdb-tuple has no struct support: the key as a tuple (bytes field owned).
+type FdbTuple = (String, Vec<u8>, String, u64, String, u64, String, u64);
+
+fn key() -> Key {
+    Key {
+        user: "user".into(),
+        // A UUID (v4) with no zero bytes, as typical IDs are.
+        id: 0x67e5_5044_10b1_426f_9247_bb68_0e5f_e0c8u128.to_be_bytes(),
+        post: "post".into(),
+        post_id: 1234,
+        comment: "comment".into(),
+        comment_id: 1_678_901_234,
+        react: "react".into(),
+        react_id: 42,
+    }
+}
+
+fn fdb_pack_into(k: &Key, buf: &mut Vec<u8>) {
+    let t = (
+        k.user.as_str(),
+        &k.id[..],
+        k.post.as_str(),
+        k.post_id,
+        k.comment.as_str(),
+        k.comment_id,
+        k.react.as_str(),
+        k.react_id,
+    );
+    foundationdb_tuple::pack_into(&t, buf);
+}
+
+fn fdb_unpack(bytes: &[u8]) -> Key {
+    let t: FdbTuple = foundationdb_tuple::unpack(bytes).unwrap();
+    Key {
+        user: t.0,
+        id: t.1.try_into().unwrap(),
+        post: t.2,
+        post_id: t.3,
+        comment: t.4,
+        comment_id: t.5,
+        react: t.6,
+        react_id: t.7,
+    }
+}
+
+fn memcomparable_into<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
+    let mut ser = memcomparable::Serializer::new(buf);
+    v.serialize(&mut ser).unwrap();
+}
+
+/// An encoder appending one value to a reused buffer.
+type Encoder<T> = fn(&T, &mut Vec<u8>);
+
+/// The four encoders, each appending to a reused buffer.
+fn encoders<T: Serialize + storekey::Encode + FdbPack>() -> [(&'static str, Encoder<T>); 4] {
+    [
+        ("keypath", |v, b| keypath::codec::encode_into(v, b).unwrap()),
+        ("storekey", |v, b| storekey::encode(&mut *b, v).unwrap()),
+        ("foundationdb-tuple", |v, b| v.fdb_pack(b)),
+        ("memcomparable", |v, b| memcomparable_into(v, b)),
+    ]
+}
+
+/// Values foundationdb-tuple can pack (it has no serde support).
+trait FdbPack {
+    fn fdb_pack(&self, buf: &mut Vec<u8>);
+}
+impl FdbPack for Key {
+    fn fdb_pack(&self, buf: &mut Vec<u8>) {
+        fdb_pack_into(self, buf)
+    }
+}
+impl FdbPack for u64 {
+    fn fdb_pack(&self, buf: &mut Vec<u8>) {
+        foundationdb_tuple::pack_into(&(*self,), buf);
+    }
+}
+
+fn encoded<T: Serialize + storekey::Encode + FdbPack>(v: &T) -> [(&'static str, Vec<u8>); 4] {
+    encoders::<T>().map(|(name, f)| {
+        let mut buf = Vec::new();
+        f(v, &mut buf);
+        (name, buf)
+    })
+}
+
+/// Number of keys in the batch benchmark.
+const BATCH: u64 = 1_000_000;
+
+fn print_sizes() {
+    let k = key();
+    println!("\nEncoded size of the issue's key struct:");
+    for (name, bytes) in encoded(&k) {
+        println!("  {name:<20} {:>3} bytes", bytes.len());
+    }
+    println!("\nTotal encoded size of the u64 keys 0..{BATCH}:");
+    for (name, f) in encoders::<u64>() {
+        let mut buf = Vec::new();
+        let mut total = 0usize;
+        for n in 0..BATCH {
+            buf.clear();
+            f(&n, &mut buf);
+            total += buf.len();
+        }
+        println!(
+            "  {name:<20} {total:>9} bytes ({:.2} per key)",
+            total as f64 / BATCH as f64
+        );
+    }
+    println!();
+}
+
+fn struct_benches(c: &mut Criterion) {
+    let k = key();
+    let mut group = c.benchmark_group("struct_encode");
+    for (name, f) in encoders::<Key>() {
+        let mut buf = Vec::with_capacity(128);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                buf.clear();
+                f(black_box(&k), &mut buf);
+                black_box(buf.len())
+            })
+        });
+    }
+    group.finish();
+
+    let bytes = encoded(&k);
+    for (_, b) in &bytes[..] {
+        assert!(!b.is_empty());
+    }
+    let mut group = c.benchmark_group("struct_decode");
+    group.bench_function("keypath", |b| {
+        b.iter(|| keypath::codec::from_slice::<Key>(black_box(&bytes[0].1)).unwrap())
+    });
+    group.bench_function("keypath (borrowed &str)", |b| {
+        b.iter(|| {
+            keypath::codec::from_slice::<KeyRef>(black_box(&bytes[0].1))
+                .unwrap()
+                .react_id
+        })
+    });
+    group.bench_function("storekey", |b| {
+        b.iter(|| storekey::decode_borrow::<Key>(black_box(&bytes[1].1)).unwrap())
+    });
+    group.bench_function("foundationdb-tuple", |b| {
+        b.iter(|| fdb_unpack(black_box(&bytes[2].1)))
+    });
+    group.bench_function("memcomparable", |b| {
+        b.iter(|| memcomparable::from_slice::<Key>(black_box(&bytes[3].1)).unwrap())
+    });
+    group.finish();
+    // Every codec decodes what it encoded.
+    assert_eq!(keypath::codec::from_slice::<Key>(&bytes[0].1).unwrap(), k);
+    assert_eq!(storekey::decode_borrow::<Key>(&bytes[1].1).unwrap(), k);
+    assert_eq!(fdb_unpack(&bytes[2].1), k);
+    assert_eq!(memcomparable::from_slice::<Key>(&bytes[3].1).unwrap(), k);
+}
+
+fn batch_benches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("batch_1M_u64_encode");
+    for (name, f) in encoders::<u64>() {
+        let mut buf = Vec::with_capacity(64);
+        group.bench_with_input(BenchmarkId::from_parameter(name), &BATCH, |b, &n| {
+            b.iter(|| {
+                let mut total = 0usize;
+                for i in 0..n {
+                    buf.clear();
+                    f(black_box(&i), &mut buf);
+                    total += buf.len();
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+
+    // Decoding: each codec's 1M keys laid out back to back with their lengths.
+    let mut group = c.benchmark_group("batch_1M_u64_decode");
+    type Decode = fn(&[u8]) -> u64;
+    let decoders: [(&str, Decode); 4] = [
+        ("keypath", |b| keypath::codec::from_slice::<u64>(b).unwrap()),
+        ("storekey", |b| storekey::decode_borrow::<u64>(b).unwrap()),
+        ("foundationdb-tuple", |b| {
+            foundationdb_tuple::unpack::<(u64,)>(b).unwrap().0
+        }),
+        ("memcomparable", |b| {
+            memcomparable::from_slice::<u64>(b).unwrap()
+        }),
+    ];
+    for ((name, encode), (_, decode)) in encoders::<u64>().into_iter().zip(decoders) {
+        let mut all = Vec::new();
+        let mut ends = Vec::with_capacity(BATCH as usize);
+        for i in 0..BATCH {
+            encode(&i, &mut all);
+            ends.push(all.len());
+        }
+        assert_eq!(decode(&all[ends[998]..ends[999]]), 999);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut start = 0;
+                let mut sum = 0u64;
+                for &end in &ends {
+                    sum = sum.wrapping_add(decode(black_box(&all[start..end])));
+                    start = end;
+                }
+                sum
+            })
+        });
+    }
+    group.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = struct_benches, batch_benches
+}
+
+fn main() {
+    print_sizes();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

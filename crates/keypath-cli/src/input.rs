@@ -1,0 +1,44 @@
+//! Inputs from arguments or stdin lines, each with a name for error messages.
+
+use std::io::{self, BufRead};
+
+use crate::Failure;
+
+/// Calls `each(name, text)` for every argument, or for every stdin line when there are none.
+/// Lines are split on `\n` with one trailing `\r` removed; nothing else is trimmed.
+pub(crate) fn for_each_input(
+    args: &[String],
+    mut each: impl FnMut(&dyn Fn() -> String, &str) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    if !args.is_empty() {
+        for (i, arg) in args.iter().enumerate() {
+            each(&|| format!("argument {} ({arg:?})", i + 1), arg)?;
+        }
+        return Ok(());
+    }
+    let stdin = io::stdin();
+    let mut reader = io::BufReader::with_capacity(1 << 16, stdin.lock());
+    let mut line = Vec::new();
+    let mut number = 0usize;
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        number += 1;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        let n = number;
+        let text = std::str::from_utf8(&line).map_err(|e| {
+            Failure::BadInput(format!(
+                "line {n}: at byte {}: expected UTF-8 text",
+                e.valid_up_to()
+            ))
+        })?;
+        each(&|| format!("line {n}"), text)?;
+    }
+}

@@ -1,0 +1,242 @@
+//! `encode`, `decode`, `sort`, `inspect` and `demo`: key path commands without a store.
+
+use std::io::Write;
+
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::Engine;
+use keypath::{IdType, KeyPath};
+
+use crate::input::for_each_input;
+use crate::Failure;
+
+/// Standard-alphabet base64, padded or not (DynamoDB JSON exports pad).
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+        s.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+    }
+    s
+}
+
+fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    if text.len() % 2 != 0 {
+        return Err(format!(
+            "at character {}: expected an even number of hex digits, found {}",
+            text.len(),
+            text.len()
+        ));
+    }
+    let digit = |i: usize, c: u8| {
+        (c as char).to_digit(16).ok_or_else(|| {
+            format!(
+                "at character {i}: expected a hex digit, found {:?}",
+                c as char
+            )
+        })
+    };
+    let b = text.as_bytes();
+    (0..b.len())
+        .step_by(2)
+        .map(|i| Ok((digit(i, b[i])? * 16 + digit(i + 1, b[i + 1])?) as u8))
+        .collect()
+}
+
+fn parse_path(name: &dyn Fn() -> String, text: &str) -> Result<KeyPath, Failure> {
+    text.parse::<KeyPath>()
+        .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))
+}
+
+fn decode_key(
+    name: &dyn Fn() -> String,
+    text: &str,
+    base64: bool,
+) -> Result<(Vec<u8>, KeyPath), Failure> {
+    let bytes = if base64 {
+        BASE64
+            .decode(text)
+            .map_err(|e| format!("expected base64: {e}"))
+    } else {
+        parse_hex(text)
+    }
+    .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;
+    let path =
+        KeyPath::decode(&bytes).map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;
+    Ok((bytes, path))
+}
+
+pub(crate) fn encode(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
+    let mut buf = Vec::with_capacity(256);
+    let mut line = String::with_capacity(512);
+    for_each_input(args, |name, text| {
+        let path = parse_path(name, text)?;
+        buf.clear();
+        path.encode_into(&mut buf);
+        line.clear();
+        for b in &buf {
+            line.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+            line.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
+        Ok(())
+    })
+}
+
+pub(crate) fn decode(args: &[String], base64: bool, out: &mut impl Write) -> Result<(), Failure> {
+    for_each_input(args, |name, text| {
+        let (_, path) = decode_key(name, text, base64)?;
+        writeln!(out, "{path}")?;
+        Ok(())
+    })
+}
+
+pub(crate) fn sort(out: &mut impl Write) -> Result<(), Failure> {
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    for_each_input(&[], |name, text| {
+        keys.push(parse_path(name, text)?.encode());
+        Ok(())
+    })?;
+    keys.sort_unstable();
+    for key in keys {
+        let path = KeyPath::decode(&key).expect("an encoding made here decodes");
+        writeln!(out, "{path}")?;
+    }
+    Ok(())
+}
+
+pub(crate) fn inspect(key: &str, out: &mut impl Write) -> Result<(), Failure> {
+    let name = || format!("argument 1 ({key:?})");
+    let (bytes, path) = if key.starts_with('/') {
+        let path = parse_path(&name, key)?;
+        (path.encode(), path)
+    } else {
+        decode_key(&name, key, false)?
+    };
+    let spans = KeyPath::segment_spans(&bytes)
+        .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;
+    writeln!(out, "path      {path}")?;
+    writeln!(out, "encoding  {} bytes: {}", bytes.len(), hex(&bytes))?;
+    writeln!(
+        out,
+        "{:<7} {:<36} {:<9} {:<8} value",
+        "offset", "bytes", "type", "metadata"
+    )?;
+    let values = path.components().iter().flat_map(|c| {
+        [
+            Some(c.namespace().to_owned()),
+            c.id().map(|id| id.to_string()),
+        ]
+    });
+    for (span, value) in spans.iter().zip(values) {
+        let kind = match span.id_type {
+            None => "namespace".to_owned(),
+            Some(IdType::Int) => "int".to_owned(),
+            Some(t) => t.to_string(),
+        };
+        writeln!(
+            out,
+            "{:<7} {:<36} {:<9} {:<8} {}",
+            span.range.start,
+            hex(&bytes[span.range.clone()]),
+            kind,
+            hex(&bytes[span.metadata.clone()]),
+            value.unwrap_or_default()
+        )?;
+    }
+    let terminator = spans.last().map_or(0, |s| s.range.end);
+    writeln!(out, "{terminator:<7} {:<36} terminator", "00")?;
+    writeln!(
+        out,
+        "metadata  {} bytes at offset {}: {}",
+        bytes.len() - terminator - 1,
+        terminator + 1,
+        hex(&bytes[terminator + 1..])
+    )?;
+    Ok(())
+}
+
+/// The string keys people write for the demo data, and the key paths for the same items.
+const DEMO_ITEMS: &[(&str, &str)] = &[
+    (
+        "USER#4c9d36e5",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a",
+    ),
+    (
+        "USER#4c9d36e5#POST#9",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-9",
+    ),
+    (
+        "USER#4c9d36e5#POST#42",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-42",
+    ),
+    (
+        "USER#4c9d36e5#POST#100",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-100",
+    ),
+    (
+        "USER#4c9d36e5#POST#42#COMMENT#1678901234",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-42/comment-1678901234",
+    ),
+    (
+        "USER#4c9d36e5#POST#42#COMMENT#999999999",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-42/comment-999999999",
+    ),
+    (
+        "USER#4c9d36e5#BALANCE#-5",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/balance--5",
+    ),
+    (
+        "USER#4c9d36e5#BALANCE#-40",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/balance--40",
+    ),
+    (
+        "USER#4c9d36e5#BALANCE#3",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/balance-3",
+    ),
+];
+
+pub(crate) fn demo(out: &mut impl Write) -> Result<(), Failure> {
+    writeln!(
+        out,
+        "String keys, sorted as a store sorts them (by UTF-8 bytes):"
+    )?;
+    let mut strings: Vec<&str> = DEMO_ITEMS.iter().map(|(s, _)| *s).collect();
+    strings.sort_unstable();
+    for s in &strings {
+        writeln!(out, "  {s}")?;
+    }
+    writeln!(
+        out,
+        "  -> POST#100 before POST#42 before POST#9, BALANCE#-40 before -5, a comment"
+    )?;
+    writeln!(
+        out,
+        "     from 2001 (999999999) after one from 2023, and the parent item first only by luck."
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "The same items as key paths, sorted by their binary form:"
+    )?;
+    let mut keys: Vec<(Vec<u8>, KeyPath)> = DEMO_ITEMS
+        .iter()
+        .map(|(_, p)| {
+            let path: KeyPath = p.parse().expect("demo paths are valid");
+            (path.encode(), path)
+        })
+        .collect();
+    keys.sort();
+    for (bytes, path) in &keys {
+        writeln!(out, "  {path}  ({} bytes)", bytes.len())?;
+    }
+    writeln!(out)?;
+    inspect(DEMO_ITEMS[4].1, out)?;
+    Ok(())
+}

@@ -1,0 +1,195 @@
+//! Runs the `keypath` binary as a user would.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use keypath::KeyPath;
+
+fn keypath(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keypath"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the keypath binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+const EXAMPLE: &str =
+    "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42";
+
+#[test]
+fn encode_arguments_and_lines() {
+    let o = keypath(&["encode", EXAMPLE, "/a-1"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with("75736572014c9d36e56b194e6a828c226ed667458a01706f7374010904d201636f6d6d656e74010b6411fff201726561637401082a00"));
+    assert_eq!(lines[0].len(), 126);
+    assert_eq!(lines[1], "610108010008".to_owned() + "11");
+
+    // stdin: split on \n, one trailing \r removed, nothing else trimmed.
+    let o = keypath(&["encode"], b"/a-1\r\n/a- x\n/a-2");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want: Vec<String> = ["/a-1", "/a- x", "/a-2"]
+        .iter()
+        .map(|t| {
+            t.parse::<KeyPath>()
+                .unwrap()
+                .encode()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect()
+        })
+        .collect();
+    assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), want);
+}
+
+#[test]
+fn decode_hex_and_base64() {
+    let hex: String = EXAMPLE
+        .parse::<KeyPath>()
+        .unwrap()
+        .encode()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let o = keypath(&["decode", &hex, &hex.to_uppercase()], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("{EXAMPLE}\n{EXAMPLE}\n"));
+
+    // DynamoDB JSON exports carry binary keys as padded standard base64.
+    let o = keypath(&["decode", "--base64"], b"YQEIAQAIEQ==\nYQEIAQAIEQ\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "/a-1\n/a-1\n");
+}
+
+#[test]
+fn sort_orders_by_encoding() {
+    let input =
+        "/post-100\n/post-9\n/post--3\n/post-42\n/post-abc\n/post-ab\n/post\n/post-9/comment-1\n";
+    let o = keypath(&["sort"], input.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "/post\n/post--3\n/post-9\n/post-9/comment-1\n/post-42\n/post-100\n/post-ab\n/post-abc\n"
+    );
+}
+
+#[test]
+fn inspect_shows_segments() {
+    let o = keypath(&["inspect", "/post-1234"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("encoding  11 bytes: 706f7374010904d2002019"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("5 ")
+            && l.contains("0904d2")
+            && l.contains("int")
+            && l.ends_with("1234")),
+        "{text}"
+    );
+    let by_hex = keypath(&["inspect", "706f7374010904d2002019"], b"");
+    assert_eq!(stdout(&by_hex), text);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let cases: &[(&[&str], &[u8], &str)] = &[
+        (
+            &["encode", "/a-1", "/a-%zz"],
+            b"",
+            "keypath: argument 2 (\"/a-%zz\"): at byte 3: expected '%/'",
+        ),
+        (
+            &["encode"],
+            b"/a-1\n\n",
+            "keypath: line 2: at byte 0: expected '/'",
+        ),
+        (
+            &["encode"],
+            b"/a-1\n/a-\xff\n",
+            "keypath: line 2: at byte 3: expected UTF-8",
+        ),
+        (
+            &["decode", "0g"],
+            b"",
+            "keypath: argument 1 (\"0g\"): at character 1: expected a hex digit",
+        ),
+        (
+            &["decode", "abc"],
+            b"",
+            "expected an even number of hex digits",
+        ),
+        (
+            &["decode", "61010801000809"],
+            b"",
+            "keypath: argument 1 (\"61010801000809\"): at byte",
+        ),
+        (&["decode", "--base64", "!!"], b"", "expected base64"),
+        (
+            &["sort"],
+            b"/a-1\n/a/b-1\n",
+            "keypath: line 2: at byte 1: expected an ID",
+        ),
+        (&["inspect", "zz"], b"", "expected a hex digit"),
+    ];
+    for (args, stdin, want) in cases {
+        let o = keypath(args, stdin);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("keypath: ") && err.contains(want),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn many_lines_round_trip_through_encode_and_decode() {
+    let mut input = String::new();
+    for i in 0..50_000i64 {
+        input.push_str(&format!(
+            "/user-{}/post-{}/tag-t{}\n",
+            i % 97,
+            i - 25_000,
+            i % 13
+        ));
+    }
+    let encoded = keypath(&["encode"], input.as_bytes());
+    assert!(encoded.status.success(), "{}", stderr(&encoded));
+    let decoded = keypath(&["decode"], &encoded.stdout);
+    assert!(decoded.status.success(), "{}", stderr(&decoded));
+    assert_eq!(stdout(&decoded), input);
+}
+
+#[test]
+fn demo_runs() {
+    let o = keypath(&["demo"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let nine = text.rfind("/post-9 ").unwrap();
+    let hundred = text.rfind("/post-100 ").unwrap();
+    assert!(nine < hundred, "{text}");
+}

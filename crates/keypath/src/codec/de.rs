@@ -1,0 +1,492 @@
+//! The serde `Deserializer`: reads values back from their order-preserving bytes.
+//!
+//! Invariants that keep arbitrary input harmless: every read checks bounds; nothing is
+//! pre-allocated from a length found in the input (sequences report no size hint and
+//! strings grow at most to the input length); every sequence element consumes at least
+//! its marker byte; nesting deeper than [`MAX_DEPTH`] is rejected, so recursive types
+//! cannot exhaust the stack.
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use super::desc::{DESC_MASK, DESC_NAME};
+use super::error::{Error, Found};
+use super::escape::{self, Decoded};
+use super::{float, int128, int64, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE};
+
+/// Deepest nesting of containers (options, newtypes, sequences, tuples, structs, maps,
+/// enums) the decoder follows.
+pub const MAX_DEPTH: u32 = 128;
+
+pub(crate) struct Deserializer<'de> {
+    input: &'de [u8],
+    pos: usize,
+    /// `0x00`, or [`DESC_MASK`] while inside an odd number of descending fields.
+    mask: u8,
+    depth: u32,
+}
+
+impl<'de> Deserializer<'de> {
+    pub(crate) fn new(input: &'de [u8]) -> Self {
+        Deserializer {
+            input,
+            pos: 0,
+            mask: 0,
+            depth: 0,
+        }
+    }
+
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    #[inline]
+    fn rest(&self) -> &'de [u8] {
+        &self.input[self.pos..]
+    }
+
+    fn err(&self, expected: &'static str, at: usize) -> Error {
+        let found = match self.input.get(at) {
+            Some(b) => Found::Byte(b ^ self.mask),
+            None => Found::End,
+        };
+        Error::unexpected(expected, found, at)
+    }
+
+    #[inline]
+    fn byte(&mut self, expected: &'static str) -> Result<u8, Error> {
+        match self.input.get(self.pos) {
+            Some(b) => {
+                self.pos += 1;
+                Ok(b ^ self.mask)
+            }
+            None => Err(self.err(expected, self.pos)),
+        }
+    }
+
+    /// The next `N` bytes, unmasked.
+    fn array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N], Error> {
+        let Some(bytes) = self.rest().get(..N) else {
+            return Err(Error::unexpected(expected, Found::End, self.input.len()));
+        };
+        let mut out = [0u8; N];
+        for (o, b) in out.iter_mut().zip(bytes) {
+            *o = b ^ self.mask;
+        }
+        self.pos += N;
+        Ok(out)
+    }
+
+    #[inline]
+    fn int(&mut self) -> Result<i128, Error> {
+        match int64::decode(self.rest(), self.mask) {
+            Ok((v, used)) => {
+                self.pos += used;
+                Ok(v)
+            }
+            Err(bad) => Err(self.int_error(bad)),
+        }
+    }
+
+    #[cold]
+    fn int_error(&self, bad: int64::Bad) -> Error {
+        match bad {
+            int64::Bad::NotMinimal => Error::unexpected(
+                "a minimal integer magnitude",
+                Found::Text("a leading zero byte".into()),
+                self.pos + 1,
+            ),
+            int64::Bad::Truncated => {
+                Error::unexpected("a sort-byte integer", Found::End, self.input.len())
+            }
+            int64::Bad::SortByte => self.err("a sort-byte integer", self.pos),
+        }
+    }
+
+    #[inline]
+    fn int_as<T: TryFrom<i128>>(&mut self, expected: &'static str) -> Result<T, Error> {
+        let start = self.pos;
+        let v = self.int()?;
+        T::try_from(v)
+            .map_err(|_| Error::unexpected(expected, Found::Text(format!("integer {v}")), start))
+    }
+
+    fn wide(&mut self, expected: &'static str) -> Result<(bool, u128), Error> {
+        match int128::decode(self.rest(), self.mask) {
+            Ok((negative, magnitude, used)) => {
+                self.pos += used;
+                Ok((negative, magnitude))
+            }
+            Err(int128::Bad::At(rel)) => Err(self.err(expected, self.pos + rel)),
+            Err(int128::Bad::NotMinimal) => Err(Error::unexpected(
+                "a minimal integer magnitude",
+                Found::Text("a leading zero byte".into()),
+                self.pos + 1,
+            )),
+        }
+    }
+
+    #[inline]
+    fn escaped(&mut self) -> Result<Decoded<'de>, Error> {
+        let start = self.pos;
+        match escape::decode(self.rest(), self.mask) {
+            Ok((decoded, used)) => {
+                self.pos += used;
+                Ok(decoded)
+            }
+            Err(bad) => Err(Error::unexpected(
+                "an escape (01 01 or 01 02) or the string terminator 00",
+                bad.found.map_or(Found::End, Found::Byte),
+                start + bad.offset,
+            )),
+        }
+    }
+
+    fn utf8_error(&self, start: usize, valid_up_to: usize) -> Error {
+        Error::unexpected("a UTF-8 string", Found::InvalidUtf8, start + valid_up_to)
+    }
+
+    /// Runs `f` one nesting level deeper, refusing to go past [`MAX_DEPTH`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+        if self.depth >= MAX_DEPTH {
+            return Err(Error::unexpected(
+                "at most 128 levels of nesting",
+                Found::Text("deeper nesting".into()),
+                self.pos,
+            ));
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
+
+    #[inline]
+    fn seq_marker(&mut self) -> Result<bool, Error> {
+        match self.byte("an element marker 0x01 or the end marker 0x00")? {
+            SEQ_ELEMENT => Ok(true),
+            SEQ_END => Ok(false),
+            _ => Err(self.err(
+                "an element marker 0x01 or the end marker 0x00",
+                self.pos - 1,
+            )),
+        }
+    }
+}
+
+/// Implements the integer methods that go through [`I65`].
+macro_rules! int_methods {
+    ($($method:ident $visit:ident $t:ty, $what:literal;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            visitor.$visit(self.int_as::<$t>($what)?)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    /// The format is not self-describing: the type must say what to read.
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
+        Err(Error::unexpected(
+            "a known type (the keypath codec is not self-describing)",
+            Found::Text("a request for any type".into()),
+            self.pos,
+        ))
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        const EXPECTED: &str = "a bool (0x00 or 0x01)";
+        match self.byte(EXPECTED)? {
+            FALSE => visitor.visit_bool(false),
+            TRUE => visitor.visit_bool(true),
+            _ => Err(self.err(EXPECTED, self.pos - 1)),
+        }
+    }
+
+    int_methods! {
+        deserialize_i8 visit_i8 i8, "an i8";
+        deserialize_i16 visit_i16 i16, "an i16";
+        deserialize_i32 visit_i32 i32, "an i32";
+        deserialize_i64 visit_i64 i64, "an i64";
+        deserialize_u16 visit_u16 u16, "a u16";
+        deserialize_u32 visit_u32 u32, "a u32";
+        deserialize_u64 visit_u64 u64, "a u64";
+    }
+
+    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_u8(self.byte("a u8 byte")?)
+    }
+
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let start = self.pos;
+        let (negative, magnitude) = self.wide("a 128-bit sort-byte integer")?;
+        let v = if negative {
+            0i128.checked_sub_unsigned(magnitude)
+        } else {
+            i128::try_from(magnitude).ok()
+        };
+        let v = v.ok_or_else(|| {
+            let sign = if negative { "-" } else { "" };
+            Error::unexpected(
+                "an i128",
+                Found::Text(format!("integer {sign}{magnitude}")),
+                start,
+            )
+        })?;
+        visitor.visit_i128(v)
+    }
+
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let start = self.pos;
+        let (negative, magnitude) = self.wide("a 128-bit sort-byte integer")?;
+        if negative {
+            return Err(Error::unexpected(
+                "a u128",
+                Found::Text(format!("integer -{magnitude}")),
+                start,
+            ));
+        }
+        visitor.visit_u128(magnitude)
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let key = u32::from_be_bytes(self.array("4 bytes of an f32")?);
+        visitor.visit_f32(float::f32_from_key(key))
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let key = u64::from_be_bytes(self.array("8 bytes of an f64")?);
+        visitor.visit_f64(float::f64_from_key(key))
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        const EXPECTED: &str = "a UTF-8 encoded char";
+        let start = self.pos;
+        let lead = self.byte(EXPECTED)?;
+        let len = match lead {
+            0x00..=0x7F => 1,
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => return Err(self.err(EXPECTED, start)),
+        };
+        let mut buf = [lead, 0, 0, 0];
+        for slot in &mut buf[1..len] {
+            *slot = self.byte(EXPECTED)?;
+        }
+        match std::str::from_utf8(&buf[..len]) {
+            Ok(s) => visitor.visit_char(s.chars().next().unwrap_or_default()),
+            Err(e) => Err(self.utf8_error(start, e.valid_up_to())),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let start = self.pos;
+        match self.escaped()? {
+            Decoded::Borrowed(bytes) => match std::str::from_utf8(bytes) {
+                Ok(s) => visitor.visit_borrowed_str(s),
+                Err(e) => Err(self.utf8_error(start, e.valid_up_to())),
+            },
+            Decoded::Owned(bytes) => match String::from_utf8(bytes) {
+                Ok(s) => visitor.visit_string(s),
+                // The offset is in the unescaped content; it points at or before the bad byte.
+                Err(e) => Err(self.utf8_error(start, e.utf8_error().valid_up_to())),
+            },
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.escaped()? {
+            Decoded::Borrowed(bytes) => visitor.visit_borrowed_bytes(bytes),
+            Decoded::Owned(bytes) => visitor.visit_byte_buf(bytes),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        const EXPECTED: &str = "an option tag (0x00 or 0x01)";
+        match self.byte(EXPECTED)? {
+            OPTION_NONE => visitor.visit_none(),
+            OPTION_SOME => self.nested(|de| visitor.visit_some(de)),
+            _ => Err(self.err(EXPECTED, self.pos - 1)),
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.nested(|de| {
+            if name == DESC_NAME {
+                de.mask ^= DESC_MASK;
+                let result = visitor.visit_newtype_struct(&mut *de);
+                de.mask ^= DESC_MASK;
+                result
+            } else {
+                visitor.visit_newtype_struct(de)
+            }
+        })
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.nested(|de| visitor.visit_seq(FramedAccess(de)))
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        self.nested(|de| visitor.visit_seq(FixedAccess { de, left: len }))
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_tuple(len, visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.nested(|de| visitor.visit_map(FramedAccess(de)))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_tuple(fields.len(), visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.nested(|de| visitor.visit_enum(de))
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_u32(self.int_as::<u32>("a variant index")?)
+    }
+}
+
+/// Sequences and maps: a marker byte before each element, an end marker after the last.
+struct FramedAccess<'a, 'de>(&'a mut Deserializer<'de>);
+
+impl<'de> de::SeqAccess<'de> for FramedAccess<'_, 'de> {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        if self.0.seq_marker()? {
+            seed.deserialize(&mut *self.0).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+impl<'de> de::MapAccess<'de> for FramedAccess<'_, 'de> {
+    type Error = Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        de::SeqAccess::next_element_seed(self, seed)
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        seed.deserialize(&mut *self.0)
+    }
+}
+
+/// Tuples and structs: exactly `left` more fields, no markers.
+struct FixedAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    left: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for FixedAccess<'_, 'de> {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+impl<'de> de::EnumAccess<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+    type Variant = Self;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
+        let start = self.pos;
+        let index: u32 = self.int_as("a variant index")?;
+        let de: de::value::U32Deserializer<Error> = index.into_deserializer();
+        let value = seed.deserialize(de).map_err(|e| e.or_at(start))?;
+        Ok((value, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+    fn unit_variant(self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        seed.deserialize(self)
+    }
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_seq(FixedAccess {
+            de: self,
+            left: len,
+        })
+    }
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_seq(FixedAccess {
+            de: self,
+            left: fields.len(),
+        })
+    }
+}

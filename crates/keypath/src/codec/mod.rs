@@ -1,0 +1,276 @@
+//! Order-preserving serde codec: any `Serialize` value to bytes that sort like the value.
+//!
+//! ```
+//! use keypath::codec::{from_slice, to_vec, Desc};
+//! let a = to_vec(&(7u64, Desc(1_700_000_000u64), "alice")).unwrap();
+//! let b = to_vec(&(7u64, Desc(1_600_000_000u64), "bob")).unwrap();
+//! assert!(a < b); // same tenant, newer first
+//! let (tenant, Desc(time), name): (u64, Desc<u64>, &str) = from_slice(&a).unwrap();
+//! assert_eq!((tenant, time, name), (7, 1_700_000_000, "alice"));
+//! ```
+//!
+//! The format carries no type tags: the Rust type says how to read the bytes back, as with
+//! bincode. Struct and tuple fields are written back to back in declaration order, so a key
+//! is the concatenation of its fields, and the bytes of a leading tuple of fields bound all
+//! keys that start with it ([`prefix_range`]).
+//!
+//! # Format
+//!
+//! Every value's encoding is *prefix-free* within its type (no encoding is a proper prefix
+//! of another value's encoding of the same type) and *order-preserving* (byte order equals
+//! value order). Both properties carry over to tuples, structs, sequences and [`Desc`].
+//!
+//! ## Integers
+//! `u16`, `u32`, `u64`, `i8`, `i16`, `i32`, `i64` use the sort-byte integer of
+//! [`crate::I65`]: a sort byte `0x00..=0x0F` carrying sign and length, then the minimal
+//! big-endian magnitude (inverted for negatives). The same number encodes alike at every
+//! width, so a field can widen from `u32` to `i64` without rewriting keys.
+//! ```text
+//! 0u64     07 FF          1234u64      09 04 D2
+//! -1i64    07 FE          1678901234   0B 64 11 FF F2
+//! 42i32    08 2A          -257i16      06 FE FE
+//! ```
+//! `u8` is the byte type: one raw byte (`200u8` is `C8`), so `[u8; 16]` takes 16 bytes.
+//!
+//! `u128` and `i128` use the same scheme widened to 16 magnitude bytes with sort bytes
+//! `0x00..=0x1F` ([`WIDE_SORT_BYTE_ZERO`] is `0x0F`): `0u128` is `0F FF`, `1u128` is
+//! `10 01`, `-1i128` is `0F FE`, `u128::MAX` is `1F` + 16×`FF`. They order among
+//! 128-bit fields; they do not share bytes with the narrower widths.
+//!
+//! ## Floats
+//! Big-endian IEEE 754 bits, sign bit set for positives, all bits inverted for negatives
+//! (8 bytes for `f64`, 4 for `f32`). Order is `f64::total_cmp`:
+//! `-NaN < -inf < -1.0 < -0.0 < +0.0 < 1.0 < +inf < +NaN`; every bit pattern round-trips.
+//! ```text
+//! 1.0f64   BF F0 00 00 00 00 00 00      -1.0f64   40 0F FF FF FF FF FF FF
+//! 0.0f64   80 00 00 00 00 00 00 00      -0.0f64   7F FF FF FF FF FF FF FF
+//! ```
+//!
+//! ## Strings and bytes
+//! The content with `0x00` escaped as `01 01` and `0x01` as `01 02`, then the terminator
+//! [`TERMINATOR`] `00`. A string sorts before its extensions, `NUL` sorts below every
+//! other byte, and `&str`/`&[u8]` borrow from the input when nothing was escaped.
+//! ```text
+//! ""        00
+//! "ab"      61 62 00
+//! "a\0b"    61 01 01 62 00
+//! b"\x01"   01 02 00
+//! ```
+//! Serde's `Vec<u8>`/`&[u8]` impls write a *sequence* of `u8` (see below: 2 bytes per
+//! byte, still ordered); annotate such fields with `serde_bytes` to get this byte-string
+//! form. `&str` and `&[u8]` fields borrow when nothing was escaped and the field is not
+//! descending (a descending field's bytes are inverted, so decode it as `String`/`Vec<u8>`).
+//!
+//! ## Other types
+//! ```text
+//! false / true            00 / 01
+//! 'é' (char)              C3 A9            UTF-8: self-delimiting, ordered by code point
+//! None / Some(5u16)       00 / 01 08 05    None sorts first
+//! () and unit structs     (no bytes)
+//! (7u64, "ab")            08 07 61 62 00   tuples, tuple structs, structs: fields in order
+//! vec![1u16, 2]           01 08 01 01 08 02 00
+//! map {1u16: true}        01 08 01 01 00   like a sequence of (key, value)
+//! enum E { A, B(u32) }:
+//!   E::A                  07 FF            the variant index as an integer...
+//!   E::B(9)               08 01 08 09      ...then the payload
+//! ```
+//! Sequences and maps write [`SEQ_ELEMENT`] `01` before each element and [`SEQ_END`] `00`
+//! after the last, so `[1]` sorts before `[1, 0]` and `[]` first. Maps are written in
+//! iteration order: use `BTreeMap` for deterministic keys.
+//!
+//! A newtype struct is its inner value. `uuid::Uuid` (a byte string in this
+//! non-human-readable format) takes 17+ bytes as is, and exactly 16 with
+//! [`raw_uuid`]. `chrono::DateTime<Utc>` (feature `chrono`) is stored as integers with
+//! [`chrono_utc`] (seconds then nanoseconds since the Unix epoch).
+//!
+//! ## Descending fields
+//! [`Desc<T>`] encodes `T` and inverts every byte of it (`b -> !b`). [`Order::Descending`]
+//! does the same to a whole key.
+//! ```text
+//! (7u64, Desc("ab"), 3u16)     08 07 | 9E 9D FF | 08 03
+//! Desc("abc")                  9E 9D 9C FF      sorts before Desc("ab") 9E 9D FF
+//! Desc(0u64)                   F8 00
+//! ```
+//!
+//! A worked example: the struct `{ "user", [0xAA; 16], "post", 1234u64, "comment",
+//! 1678901234u64, "react", 42u64 }` takes 50 bytes:
+//! ```text
+//! 75 73 65 72 00 | AA×16 | 70 6F 73 74 00 | 09 04 D2 | 63 6F 6D 6D 65 6E 74 00 |
+//! 0B 64 11 FF F2 | 72 65 61 63 74 00 | 08 2A
+//! ```
+//!
+//! # Ordering
+//!
+//! For two values `a`, `b` of the same type, `to_vec(a).cmp(&to_vec(b))` equals the value
+//! order, which is:
+//! - integers numerically; floats by `total_cmp`; `bool` false first; `char` by code point;
+//! - strings and byte strings lexicographically by bytes (a prefix first; `""` first);
+//! - `Option`: `None` first, then `Some` by value; unit: all equal;
+//! - tuples, structs, tuple structs: field by field in declaration order (the first field
+//!   that differs decides; later fields only break ties);
+//! - sequences and maps: element by element, a shorter prefix first;
+//! - enums: by variant index (declaration order), then by payload;
+//! - `Desc<T>`: the reverse of `T`'s order, nested `Desc` reverses again. Neighbouring fields
+//!   are unaffected because each field's comparison is settled inside its own bytes.
+//!
+//! This is the order `#[derive(Ord)]` gives, except for floats (total order instead of
+//! `PartialOrd`) and `HashMap` (iteration order). Across different types the bytes have
+//! no meaningful order, and the key bytes of a tuple prefix are a byte prefix of the keys
+//! that extend it.
+//!
+//! # Decoding
+//!
+//! [`from_slice`] rejects trailing bytes and every non-canonical form (non-minimal
+//! integers, unknown tags or escapes, invalid UTF-8), so for any bytes that decode,
+//! encoding the value again gives the same bytes. The format is not self-describing:
+//! `deserialize_any` (untagged enums, `#[serde(flatten)]`) is unsupported, and fields
+//! must not be skipped conditionally. Arbitrary input never panics, recursion stops at
+//! [`MAX_DEPTH`], and allocation is bounded by the input length.
+
+mod de;
+mod desc;
+mod error;
+mod escape;
+mod float;
+mod int128;
+mod int64;
+mod prefix;
+mod ser;
+
+#[cfg(feature = "chrono")]
+pub mod chrono_utc;
+#[cfg(feature = "uuid")]
+pub mod raw_uuid;
+
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+pub use de::MAX_DEPTH;
+pub use desc::{Desc, Order, DESC_MASK};
+pub use error::Error;
+pub use escape::{ESCAPE, ESCAPED_ESCAPE, ESCAPED_NUL, TERMINATOR};
+pub use int128::{WIDE_MAX_ENCODED_LEN, WIDE_SORT_BYTE_MAX, WIDE_SORT_BYTE_ZERO};
+pub use prefix::{prefix_range, KeyRange};
+
+/// `false`.
+pub const FALSE: u8 = 0x00;
+/// `true`.
+pub const TRUE: u8 = 0x01;
+/// `None`: sorts before every `Some`.
+pub const OPTION_NONE: u8 = 0x00;
+/// `Some`, followed by the value.
+pub const OPTION_SOME: u8 = 0x01;
+/// Precedes every element of a sequence and every entry of a map.
+pub const SEQ_ELEMENT: u8 = 0x01;
+/// Ends a sequence or map; below [`SEQ_ELEMENT`], so shorter sequences sort first.
+pub const SEQ_END: u8 = 0x00;
+
+/// Encodes `value` into a new vector.
+///
+/// ```
+/// assert_eq!(keypath::codec::to_vec(&(7u64, "ab")).unwrap(), [0x08, 0x07, 0x61, 0x62, 0x00]);
+/// ```
+pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::with_capacity(64);
+    encode_into(value, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the encoding of `value` to `out`. Existing bytes are kept, and `out` does not
+/// reallocate when its spare capacity is large enough. On error, `out` may hold part of
+/// the encoding after its original bytes.
+///
+/// ```
+/// let mut buf = Vec::with_capacity(64);
+/// keypath::codec::encode_into(&1234u64, &mut buf).unwrap();
+/// buf.clear(); // reuse the buffer for the next key
+/// keypath::codec::encode_into(&"ab", &mut buf).unwrap();
+/// assert_eq!(buf, [0x61, 0x62, 0x00]);
+/// ```
+pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
+    value.serialize(&mut ser::Serializer { out })
+}
+
+/// Writes the encoding of `value` to `writer` (encoded in memory first, then written once).
+///
+/// ```
+/// let mut out = Vec::new();
+/// keypath::codec::to_writer(&mut out, &Some(true)).unwrap();
+/// assert_eq!(out, [0x01, 0x01]);
+/// ```
+pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(
+    mut writer: W,
+    value: &T,
+) -> Result<(), Error> {
+    let bytes = to_vec(value)?;
+    writer.write_all(&bytes).map_err(Error::io)
+}
+
+/// Encodes `value` as a whole-key ascending or descending key.
+///
+/// ```
+/// use keypath::codec::{to_vec_ordered, Order};
+/// assert_eq!(to_vec_ordered(&0u64, Order::Descending).unwrap(), [0xF8, 0x00]);
+/// ```
+pub fn to_vec_ordered<T: ?Sized + Serialize>(value: &T, order: Order) -> Result<Vec<u8>, Error> {
+    match order {
+        Order::Ascending => to_vec(value),
+        Order::Descending => to_vec(&Desc(value)),
+    }
+}
+
+/// Decodes a value from exactly `bytes`; trailing bytes are an error.
+///
+/// ```
+/// let v: (u64, String) = keypath::codec::from_slice(&[0x08, 0x07, 0x61, 0x00]).unwrap();
+/// assert_eq!(v, (7, "a".to_string()));
+/// let err = keypath::codec::from_slice::<u64>(&[0x08, 0x07, 0x00]).unwrap_err();
+/// assert_eq!(err.to_string(), "expected the end of input, found 1 trailing byte(s) at byte offset 2");
+/// ```
+pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
+    let (value, used) = from_slice_partial(bytes)?;
+    if used != bytes.len() {
+        return Err(Error::unexpected(
+            "the end of input",
+            error::Found::Text(format!("{} trailing byte(s)", bytes.len() - used)),
+            used,
+        ));
+    }
+    Ok(value)
+}
+
+/// Decodes a value from the start of `bytes`, returning it and the number of bytes used
+/// (for keys whose leading fields you want without knowing the rest).
+///
+/// ```
+/// let key = keypath::codec::to_vec(&(7u64, "rest", 1.5f64)).unwrap();
+/// let (tenant, used): (u64, usize) = keypath::codec::from_slice_partial(&key).unwrap();
+/// assert_eq!((tenant, used), (7, 2));
+/// ```
+pub fn from_slice_partial<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T, usize), Error> {
+    let mut de = de::Deserializer::new(bytes);
+    match T::deserialize(&mut de) {
+        Ok(value) => Ok((value, de.position())),
+        Err(e) => Err(e.or_at(de.position())),
+    }
+}
+
+/// Decodes a key written with [`to_vec_ordered`] in the given order.
+///
+/// ```
+/// use keypath::codec::{from_slice_ordered, to_vec_ordered, Order};
+/// let key = to_vec_ordered(&(1u64, "a"), Order::Descending).unwrap();
+/// let v: (u64, String) = from_slice_ordered(&key, Order::Descending).unwrap();
+/// assert_eq!(v, (1, "a".into()));
+/// ```
+pub fn from_slice_ordered<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    order: Order,
+) -> Result<T, Error> {
+    match order {
+        Order::Ascending => from_slice(bytes),
+        Order::Descending => from_slice::<Desc<T>>(bytes).map(|d| d.0),
+    }
+}

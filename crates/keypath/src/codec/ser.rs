@@ -1,0 +1,335 @@
+//! The serde `Serializer`: writes each value's order-preserving bytes to a `Vec<u8>`.
+
+use serde::ser::{self, Serialize};
+
+use super::desc::{DESC_MASK, DESC_NAME};
+use super::error::Error;
+use super::{
+    escape, float, int128, int64, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE,
+};
+
+/// Appends encodings to a caller's buffer. Never clears it: only pushes, so the buffer
+/// does not reallocate while its spare capacity suffices.
+pub(crate) struct Serializer<'a> {
+    pub(crate) out: &'a mut Vec<u8>,
+}
+
+impl Serializer<'_> {
+    #[inline]
+    fn int(&mut self, v: impl Into<i64>) {
+        let v = v.into();
+        int64::encode_into(self.out, v < 0, v.unsigned_abs());
+    }
+
+    #[inline]
+    fn uint(&mut self, v: impl Into<u64>) {
+        int64::encode_into(self.out, false, v.into());
+    }
+
+    #[inline]
+    fn variant(&mut self, index: u32) {
+        self.uint(index);
+    }
+}
+
+/// Sequences and maps: [`SEQ_ELEMENT`] before every element (map entry), [`SEQ_END`] after
+/// the last, so a sequence sorts before its extensions.
+pub(crate) struct Framed<'s, 'a>(&'s mut Serializer<'a>);
+
+/// Tuples, structs and variant payloads: a fixed number of fields, written back to back.
+pub(crate) struct Fixed<'s, 'a>(&'s mut Serializer<'a>);
+
+impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Framed<'s, 'a>;
+    type SerializeTuple = Fixed<'s, 'a>;
+    type SerializeTupleStruct = Fixed<'s, 'a>;
+    type SerializeTupleVariant = Fixed<'s, 'a>;
+    type SerializeMap = Framed<'s, 'a>;
+    type SerializeStruct = Fixed<'s, 'a>;
+    type SerializeStructVariant = Fixed<'s, 'a>;
+
+    #[inline]
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.out.push(if v { TRUE } else { FALSE });
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        self.int(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        self.int(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        self.int(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_i64(self, v: i64) -> Result<(), Error> {
+        self.int(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_i128(self, v: i128) -> Result<(), Error> {
+        int128::encode_into(self.out, v < 0, v.unsigned_abs());
+        Ok(())
+    }
+
+    /// `u8` is the byte type: one raw byte, so `[u8; N]` takes exactly `N` bytes.
+    #[inline]
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        self.out.push(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        self.uint(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        self.uint(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        self.uint(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_u128(self, v: u128) -> Result<(), Error> {
+        int128::encode_into(self.out, false, v);
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        self.out
+            .extend_from_slice(&float::f32_to_key(v).to_be_bytes());
+        Ok(())
+    }
+    #[inline]
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        self.out
+            .extend_from_slice(&float::f64_to_key(v).to_be_bytes());
+        Ok(())
+    }
+
+    /// A char is its UTF-8 bytes: self-delimiting, and ordered by code point.
+    #[inline]
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        let mut buf = [0u8; 4];
+        self.out
+            .extend_from_slice(v.encode_utf8(&mut buf).as_bytes());
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        escape::encode_into(self.out, v.as_bytes());
+        Ok(())
+    }
+    #[inline]
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+        escape::encode_into(self.out, v);
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_none(self) -> Result<(), Error> {
+        self.out.push(OPTION_NONE);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<(), Error> {
+        self.out.push(OPTION_SOME);
+        value.serialize(self)
+    }
+
+    /// Unit values carry no information and take no bytes.
+    #[inline]
+    fn serialize_unit(self) -> Result<(), Error> {
+        Ok(())
+    }
+    #[inline]
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
+        Ok(())
+    }
+    #[inline]
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        index: u32,
+        _variant: &'static str,
+    ) -> Result<(), Error> {
+        self.variant(index);
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        if name == DESC_NAME {
+            let start = self.out.len();
+            value.serialize(&mut *self)?;
+            // Nested descending fields are inverted twice, so they end up ascending.
+            self.out[start..].iter_mut().for_each(|b| *b ^= DESC_MASK);
+            Ok(())
+        } else {
+            value.serialize(self)
+        }
+    }
+    #[inline]
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _name: &'static str,
+        index: u32,
+        _variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.variant(index);
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Framed<'s, 'a>, Error> {
+        Ok(Framed(self))
+    }
+    #[inline]
+    fn serialize_tuple(self, _len: usize) -> Result<Fixed<'s, 'a>, Error> {
+        Ok(Fixed(self))
+    }
+    #[inline]
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Fixed<'s, 'a>, Error> {
+        Ok(Fixed(self))
+    }
+    #[inline]
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Fixed<'s, 'a>, Error> {
+        self.variant(index);
+        Ok(Fixed(self))
+    }
+    #[inline]
+    fn serialize_map(self, _len: Option<usize>) -> Result<Framed<'s, 'a>, Error> {
+        Ok(Framed(self))
+    }
+    #[inline]
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Fixed<'s, 'a>, Error> {
+        Ok(Fixed(self))
+    }
+    #[inline]
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Fixed<'s, 'a>, Error> {
+        self.variant(index);
+        Ok(Fixed(self))
+    }
+}
+
+impl Framed<'_, '_> {
+    #[inline]
+    fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
+        self.0.out.push(SEQ_ELEMENT);
+        value.serialize(&mut *self.0)
+    }
+    #[inline]
+    fn finish(self) -> Result<(), Error> {
+        self.0.out.push(SEQ_END);
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Framed<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    #[inline]
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeMap for Framed<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), Error> {
+        self.element(key)
+    }
+    #[inline]
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
+        value.serialize(&mut *self.0)
+    }
+    #[inline]
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl Fixed<'_, '_> {
+    #[inline]
+    fn field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
+        value.serialize(&mut *self.0)
+    }
+}
+
+/// The fixed-field compound traits all write their fields back to back.
+macro_rules! fixed_compound {
+    ($($trait:ident :: $method:ident ($($key:ident)?);)*) => {$(
+        impl ser::$trait for Fixed<'_, '_> {
+            type Ok = ();
+            type Error = Error;
+            #[inline]
+            fn $method<T: ?Sized + Serialize>(
+                &mut self,
+                $($key: &'static str,)?
+                value: &T,
+            ) -> Result<(), Error> {
+                self.field(value)
+            }
+            #[inline]
+            fn end(self) -> Result<(), Error> {
+                Ok(())
+            }
+        }
+    )*};
+}
+
+fixed_compound! {
+    SerializeTuple::serialize_element();
+    SerializeTupleStruct::serialize_field();
+    SerializeTupleVariant::serialize_field();
+    SerializeStruct::serialize_field(_key);
+    SerializeStructVariant::serialize_field(_key);
+}

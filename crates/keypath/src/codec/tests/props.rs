@@ -1,0 +1,190 @@
+//! Property tests over random schemas with random `Desc` wrapping.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use super::model::{
+    decode, encode, model_cmp, schema, schema_and_two_values, value, Schema, Value,
+};
+use crate::codec::{encode_into, from_slice, int64, prefix_range, to_vec, Desc};
+use crate::I65;
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        max_shrink_iters: 2_000,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config(crate::test_cases(100_000)))]
+
+    /// The main property: byte order is the model order, and every value round-trips.
+    #[test]
+    fn byte_order_is_value_order_and_round_trips((s, a, b) in schema_and_two_values()) {
+        let (ea, eb) = (encode(&s, &a), encode(&s, &b));
+        prop_assert_eq!(ea.cmp(&eb), model_cmp(&s, &a, &b), "schema {:?}: {:02x?} vs {:02x?}", s, ea, eb);
+        prop_assert_eq!(decode(&s, &ea).unwrap(), a);
+        prop_assert_eq!(decode(&s, &eb).unwrap(), b);
+    }
+}
+
+proptest! {
+    #![proptest_config(config(crate::test_cases(20_000)))]
+
+    /// Keys built from (a, b) under a random second field: the first field's order is
+    /// decided inside its own bytes, whatever follows (prefix-freeness under `Desc`).
+    #[test]
+    fn fields_are_settled_inside_their_bytes(
+        (s, a, b) in schema_and_two_values(),
+        tail in prop::collection::vec(any::<u8>(), 0..4),
+        tail2 in prop::collection::vec(any::<u8>(), 0..4),
+    ) {
+        let mut ea = encode(&s, &a);
+        let mut eb = encode(&s, &b);
+        let expected = model_cmp(&s, &a, &b);
+        if expected != std::cmp::Ordering::Equal {
+            ea.extend(&tail);
+            eb.extend(&tail2);
+            prop_assert_eq!(ea.cmp(&eb), expected);
+        }
+    }
+
+    /// Arbitrary bytes and damaged encodings never panic; whatever decodes re-encodes to
+    /// the same bytes (the decoder accepts only canonical encodings).
+    #[test]
+    fn decoding_damaged_bytes_is_safe_and_canonical(
+        (s, a) in schema().prop_flat_map(|s| { let v = value(&s); (Just(s), v) }),
+        cut in any::<prop::sample::Index>(),
+        flip in any::<prop::sample::Index>(),
+        xor in 1u8..=255,
+        noise in prop::collection::vec(any::<u8>(), 0..24),
+    ) {
+        let good = encode(&s, &a);
+        let mut damaged = good.clone();
+        if !damaged.is_empty() {
+            damaged[flip.index(good.len())] ^= xor;
+        }
+        let truncated = &good[..cut.index(good.len() + 1)];
+        for bytes in [&damaged[..], truncated, &noise[..]] {
+            if let Ok(v) = decode(&s, bytes) {
+                prop_assert_eq!(encode(&s, &v), bytes.to_vec());
+            }
+        }
+    }
+
+    /// `prefix_range` of the first field holds exactly the keys whose first field is equal.
+    #[test]
+    fn prefix_range_is_exact(
+        keys in prop::collection::vec((value(&Schema::Str), any::<i8>(), any::<bool>(), any::<u16>()), 1..40),
+        pick in any::<prop::sample::Index>(),
+        desc in any::<bool>(),
+    ) {
+        let str_of = |v: &Value| match v { Value::Str(s) => s.clone(), _ => unreachable!() };
+        let mut map = BTreeMap::new();
+        for (s, i, d, n) in &keys {
+            let bytes = if desc { to_vec(&(str_of(s), Desc(*i), d, n)) } else { to_vec(&(str_of(s), *i, d, n)) };
+            map.insert(bytes.unwrap(), (str_of(s), *i));
+        }
+        let (probe, probe_i) = { let k = &keys[pick.index(keys.len())]; (str_of(&k.0), k.1) };
+        // One field of prefix, then two.
+        let range = prefix_range(&(&probe,)).unwrap();
+        let found: Vec<_> = map.range(range.clone()).map(|(_, v)| v.clone()).collect();
+        let expected: Vec<_> = map.values().filter(|(s, _)| *s == probe).cloned().collect();
+        prop_assert_eq!(found, expected);
+        for key in map.keys() {
+            prop_assert_eq!(range.contains(key), key.starts_with(range.start()));
+        }
+        let range = if desc { prefix_range(&(&probe, Desc(probe_i))) } else { prefix_range(&(&probe, probe_i)) }.unwrap();
+        let found: Vec<_> = map.range(range).map(|(_, v)| v.clone()).collect();
+        let expected: Vec<_> = map.values().filter(|(s, i)| *s == probe && *i == probe_i).cloned().collect();
+        prop_assert_eq!(found, expected);
+    }
+
+    /// Static types: a derived struct with a `Desc` string orders like its derived `Ord`.
+    #[test]
+    fn derived_struct_order(a in key(), b in key()) {
+        let (ea, eb) = (to_vec(&a).unwrap(), to_vec(&b).unwrap());
+        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
+        prop_assert_eq!(from_slice::<Key>(&ea).unwrap(), a);
+    }
+
+    /// The codec's inlined sort-byte integer code agrees with `I65`, the specification.
+    #[test]
+    fn int64_agrees_with_i65(
+        negative in any::<bool>(),
+        magnitude in prop_oneof![any::<u64>(), 0u64..300],
+        first in 0u8..=0x11,
+        rest in prop::collection::vec(prop_oneof![Just(0u8), Just(0xFF), any::<u8>()], 0..10),
+        descending in any::<bool>(),
+    ) {
+        let v = I65::from_sign_magnitude(negative, magnitude);
+        for capacity in [0, 64] {
+            let mut out = Vec::with_capacity(capacity);
+            out.push(0xAB);
+            int64::encode_into(&mut out, negative, magnitude);
+            prop_assert_eq!(&out[1..], &v.to_bytes()[..]);
+        }
+        let plain: Vec<u8> = std::iter::once(first).chain(rest).collect();
+        let mask = if descending { 0xFF } else { 0x00 };
+        let masked: Vec<u8> = plain.iter().map(|b| b ^ mask).collect();
+        let expected = I65::decode(&plain).ok().map(|(v, used)| (v.to_i128(), used));
+        prop_assert_eq!(int64::decode(&masked, mask).ok(), expected);
+    }
+
+    /// `encode_into` appends after existing bytes and keeps them.
+    #[test]
+    fn encode_into_appends(head in prop::collection::vec(any::<u8>(), 0..8), k in key()) {
+        let mut out = head.clone();
+        encode_into(&k, &mut out).unwrap();
+        prop_assert_eq!(&out[..head.len()], &head[..]);
+        prop_assert_eq!(&out[head.len()..], &to_vec(&k).unwrap()[..]);
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+enum Kind {
+    Post,
+    Comment(u32),
+    React { emoji: char, count: Desc<i64> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+struct Key {
+    tenant: u64,
+    name: Desc<String>,
+    kind: Option<Kind>,
+    tags: Vec<(String, Desc<Option<i16>>)>,
+    id: [u8; 3],
+}
+
+fn key() -> impl Strategy<Value = Key> {
+    let s = || {
+        prop::sample::select(vec!["", "a", "a\0", "a\u{1}", "ab", "\u{FFFF}"])
+            .prop_map(String::from)
+    };
+    let kind = prop_oneof![
+        Just(Kind::Post),
+        any::<u32>().prop_map(Kind::Comment),
+        (any::<char>(), any::<i64>()).prop_map(|(emoji, c)| Kind::React {
+            emoji,
+            count: Desc(c)
+        }),
+    ];
+    (
+        0u64..3,
+        s(),
+        prop::option::of(kind),
+        prop::collection::vec((s(), prop::option::of(any::<i16>()).prop_map(Desc)), 0..3),
+        any::<[u8; 3]>(),
+    )
+        .prop_map(|(tenant, name, kind, tags, id)| Key {
+            tenant,
+            name: Desc(name),
+            kind,
+            tags,
+            id,
+        })
+}

@@ -1,0 +1,441 @@
+//! The peers' known failures, error messages, limits and the typed helpers.
+
+use serde::{Deserialize, Serialize};
+
+use super::hex;
+use crate::codec::{
+    from_slice, from_slice_ordered, from_slice_partial, prefix_range, to_vec, to_vec_ordered,
+    to_writer, Desc, Order, MAX_DEPTH,
+};
+
+fn enc<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
+    to_vec(v).unwrap()
+}
+
+#[test]
+fn empty_string_before_longer_first_field() {
+    // A codec that lets the next field's bytes compete with a shorter string gets this wrong.
+    assert!(enc(&("", "a")) < enc(&("a", "")));
+    assert!(enc(&("", "")) < enc(&("", "a")));
+    assert!(enc(&Desc(("", "a"))) > enc(&Desc(("a", ""))));
+}
+
+#[test]
+fn nul_inside_a_string_is_not_a_terminator() {
+    // ("a", 0, "z") < ("a\0", 0, ""): "a" is a prefix of "a\0", so it sorts first.
+    let a = enc(&("a", 0u64, "z"));
+    let b = enc(&("a\0", 0u64, ""));
+    assert!(a < b, "{} vs {}", hex(&a), hex(&b));
+    assert_eq!(
+        from_slice::<(String, u64, String)>(&b).unwrap(),
+        ("a\0".into(), 0, "".into())
+    );
+    assert!(enc("a") < enc("a\0") && enc("a\0") < enc("a\u{1}") && enc("a\u{1}") < enc("a\u{2}"));
+    assert_eq!(enc("a\0b"), [0x61, 0x01, 0x01, 0x62, 0x00]);
+    assert_eq!(
+        from_slice::<String>(&enc("\0\u{1}\0")).unwrap(),
+        "\0\u{1}\0"
+    );
+}
+
+#[test]
+fn string_then_integer_decodes() {
+    let bytes = enc(&("ab", 7u64));
+    assert_eq!(bytes, [0x61, 0x62, 0x00, 0x08, 0x07]);
+    assert_eq!(from_slice::<(&str, u64)>(&bytes).unwrap(), ("ab", 7));
+    assert_eq!(
+        from_slice::<(String, u64)>(&bytes).unwrap(),
+        ("ab".into(), 7)
+    );
+}
+
+#[test]
+fn negative_zero_before_positive_zero() {
+    assert!(enc(&-0.0f64) < enc(&0.0f64));
+    assert!(enc(&-0.0f32) < enc(&0.0f32));
+    assert_eq!(
+        from_slice::<f64>(&enc(&-0.0f64)).unwrap().to_bits(),
+        (-0.0f64).to_bits()
+    );
+    let order = [
+        -f64::NAN,
+        f64::NEG_INFINITY,
+        -1.0,
+        -f64::MIN_POSITIVE,
+        -0.0,
+        0.0,
+        5e-324,
+        1.0,
+        f64::INFINITY,
+        f64::NAN,
+    ];
+    for w in order.windows(2) {
+        assert!(enc(&w[0]) < enc(&w[1]), "{} < {}", w[0], w[1]);
+    }
+    let payload = f64::from_bits(0x7FF0_0000_0000_0ABC);
+    assert_eq!(
+        from_slice::<f64>(&enc(&payload)).unwrap().to_bits(),
+        payload.to_bits()
+    );
+}
+
+#[test]
+fn descending_strings_order_against_their_prefixes() {
+    assert!(enc(&Desc("abc")) < enc(&Desc("ab")));
+    assert!(enc(&Desc("ab")) < enc(&Desc("")));
+    assert!(enc(&Desc("a\0")) < enc(&Desc("a")));
+    // Neighbours stay ascending.
+    assert!(enc(&(1u8, Desc("abc"), 9u16)) < enc(&(1u8, Desc("ab"), 0u16)));
+    assert!(enc(&(1u8, Desc("ab"), 0u16)) < enc(&(1u8, Desc("ab"), 1u16)));
+    assert!(enc(&(1u8, Desc("ab"), 1u16)) < enc(&(2u8, Desc("zz"), 0u16)));
+    assert_eq!(enc(&Desc("ab")), [0x9E, 0x9D, 0xFF]);
+    assert_eq!(
+        from_slice::<Desc<String>>(&enc(&Desc("a\0b"))).unwrap().0,
+        "a\0b"
+    );
+    // Double inversion is ascending again.
+    assert_eq!(enc(&Desc(Desc("ab"))), enc("ab"));
+}
+
+#[test]
+fn integers_of_every_width_share_bytes() {
+    assert_eq!(enc(&42u64), enc(&42i64));
+    assert_eq!(enc(&42u16), enc(&42i32));
+    assert_eq!(enc(&-5i8), enc(&-5i64));
+    assert_eq!(enc(&42u64), [0x08, 0x2A]);
+    assert_eq!(enc(&200u8), [0xC8]);
+    assert_eq!(from_slice::<u32>(&enc(&7u64)).unwrap(), 7);
+    let err = from_slice::<u16>(&enc(&70_000u64)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "expected a u16, found integer 70000 at byte offset 0"
+    );
+    assert!(
+        enc(&i64::MIN) < enc(&-1i64) && enc(&-1i64) < enc(&0u64) && enc(&0u64) < enc(&u64::MAX)
+    );
+}
+
+#[test]
+fn wide_integers_order_and_round_trip() {
+    let values = [
+        i128::MIN,
+        i128::MIN + 1,
+        -(1i128 << 64),
+        -1,
+        0,
+        1,
+        1 << 64,
+        i128::MAX,
+    ];
+    for w in values.windows(2) {
+        assert!(enc(&w[0]) < enc(&w[1]), "{} < {}", w[0], w[1]);
+    }
+    for v in values {
+        assert_eq!(from_slice::<i128>(&enc(&v)).unwrap(), v);
+    }
+    assert_eq!(enc(&0u128), enc(&0i128));
+    assert_eq!(hex(&enc(&u128::MAX)), format!("1f{}", "ff".repeat(16)));
+    assert_eq!(from_slice::<u128>(&enc(&u128::MAX)).unwrap(), u128::MAX);
+    assert!(from_slice::<i128>(&enc(&u128::MAX)).is_err());
+    assert!(from_slice::<u128>(&enc(&-1i128)).is_err());
+}
+
+#[test]
+fn errors_say_what_where() {
+    let e = from_slice::<(u64, String)>(&[0x08, 0x07, 0x61, 0x01, 0x05]).unwrap_err();
+    assert_eq!(e.to_string(), "expected an escape (01 01 or 01 02) or the string terminator 00, found byte 0x05 at byte offset 4");
+    let e = from_slice::<(u64, String)>(&[0x08, 0x07, 0x61]).unwrap_err();
+    assert_eq!(e.to_string(), "expected an escape (01 01 or 01 02) or the string terminator 00, found the end of input at byte offset 3");
+    let e = from_slice::<Option<u64>>(&[0x02]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected an option tag (0x00 or 0x01), found byte 0x02 at byte offset 0"
+    );
+    let e = from_slice::<String>(&[0xFF, 0x00]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected a UTF-8 string, found invalid UTF-8 at byte offset 0"
+    );
+    let e = from_slice::<u64>(&[0x09, 0x00, 0x05]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected a minimal integer magnitude, found a leading zero byte at byte offset 1"
+    );
+    let e = from_slice::<u64>(&[0x10]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected a sort-byte integer, found byte 0x10 at byte offset 0"
+    );
+    let e = from_slice::<Vec<u16>>(&[0x01, 0x08, 0x01, 0x02]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected an element marker 0x01 or the end marker 0x00, found byte 0x02 at byte offset 3"
+    );
+    let e = from_slice::<serde_json::Value>(&[0x00]).unwrap_err();
+    assert!(e.to_string().contains("not self-describing"), "{e}");
+    #[derive(Deserialize, Debug)]
+    enum Two {
+        _A,
+        _B,
+    }
+    let e = from_slice::<(u64, Two)>(&[0x08, 0x01, 0x08, 0x05]).unwrap_err();
+    assert_eq!(e.offset(), Some(2), "{e}");
+    assert!(e.to_string().contains("variant index"), "{e}");
+    // Descending fields report the byte as the decoder sees it (uninverted).
+    let e = from_slice::<Desc<bool>>(&[0xF0]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected a bool (0x00 or 0x01), found byte 0x0F at byte offset 0"
+    );
+}
+
+/// A byte string as serde bytes (serde's `[u8]` impl writes a sequence of `u8`).
+struct B<'a>(&'a [u8]);
+
+impl Serialize for B<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+#[test]
+fn borrows_when_nothing_was_escaped() {
+    let bytes = enc(&("plain", B(b"raw")));
+    let (s, b): (&str, &[u8]) = from_slice(&bytes).unwrap();
+    assert_eq!((s, b), ("plain", &b"raw"[..]));
+    assert_eq!(s.as_ptr(), bytes.as_ptr());
+    assert_eq!(b.as_ptr(), bytes[6..].as_ptr());
+    // An escaped string cannot be borrowed; an owned String still decodes.
+    assert!(from_slice::<&str>(&enc("a\0")).is_err());
+    assert_eq!(from_slice::<String>(&enc("a\0")).unwrap(), "a\0");
+    assert!(from_slice::<&[u8]>(&enc(&B(b"\x01"))).is_err());
+    // Inside a descending field the bytes are inverted, so nothing can be borrowed.
+    assert!(from_slice::<Desc<&str>>(&enc(&Desc("x"))).is_err());
+    assert_eq!(from_slice::<Desc<String>>(&enc(&Desc("x"))).unwrap().0, "x");
+    // `Vec<u8>` without serde_bytes is a sequence: element markers, still ordered.
+    assert_eq!(enc(&vec![7u8, 0]), [0x01, 0x07, 0x01, 0x00, 0x00]);
+}
+
+#[test]
+fn encode_into_does_not_reallocate_with_spare_capacity() {
+    let mut buf = Vec::with_capacity(64);
+    let ptr = buf.as_ptr();
+    for _ in 0..3 {
+        buf.clear();
+        crate::codec::encode_into(&("user", [7u8; 16], 1234u64, Desc("x")), &mut buf).unwrap();
+        assert_eq!((buf.as_ptr(), buf.capacity()), (ptr, 64));
+    }
+}
+
+#[test]
+fn encode_into_fits_exact_capacity() {
+    let key = (
+        "user",
+        [7u8; 16],
+        "post",
+        1234u64,
+        "comment",
+        1_678_901_234u64,
+        Desc("r"),
+        42u64,
+    );
+    let expected = enc(&key);
+    for head in 0..4 {
+        let mut buf = Vec::with_capacity(head + expected.len());
+        buf.resize(head, 0xEE);
+        let (ptr, cap) = (buf.as_ptr(), buf.capacity());
+        crate::codec::encode_into(&key, &mut buf).unwrap();
+        assert_eq!((buf.as_ptr(), buf.capacity()), (ptr, cap));
+        assert_eq!(&buf[head..], &expected[..]);
+    }
+}
+
+#[test]
+fn trailing_bytes_and_partial_decoding() {
+    let key = enc(&(7u64, "x"));
+    assert_eq!(from_slice_partial::<u64>(&key).unwrap(), (7, 2));
+    let e = from_slice::<u64>(&key).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected the end of input, found 2 trailing byte(s) at byte offset 2"
+    );
+    let mut w = Vec::new();
+    to_writer(&mut w, &(7u64, "x")).unwrap();
+    assert_eq!(w, key);
+}
+
+#[test]
+fn whole_key_descending() {
+    let a = to_vec_ordered(&(1u64, "b"), Order::Descending).unwrap();
+    let b = to_vec_ordered(&(1u64, "ab"), Order::Descending).unwrap();
+    let c = to_vec_ordered(&(0u64, "zz"), Order::Descending).unwrap();
+    assert!(a < b && b < c);
+    assert_eq!(
+        from_slice_ordered::<(u64, String)>(&b, Order::Descending).unwrap(),
+        (1, "ab".into())
+    );
+    assert_eq!(to_vec_ordered(&5u64, Order::Ascending).unwrap(), enc(&5u64));
+}
+
+#[test]
+fn deep_nesting_is_refused_not_overflowed() {
+    #[derive(Deserialize, Debug)]
+    struct Chain(Option<Box<Chain>>);
+    let bytes = vec![0x01; 100_000];
+    let e = from_slice::<Chain>(&bytes).unwrap_err();
+    assert!(e.to_string().contains("levels of nesting"), "{e}");
+    let ok = [&[0x01u8; 10][..], &[0x00]].concat();
+    let mut chain = from_slice::<Chain>(&ok).unwrap();
+    let mut links = 0;
+    while let Some(next) = chain.0 {
+        chain = *next;
+        links += 1;
+    }
+    assert_eq!(links, 10);
+    assert_eq!(MAX_DEPTH, 128);
+    // A long sequence is fine: its length is not nesting, and nothing is pre-allocated.
+    let mut seq = vec![0x01u8; 200_001];
+    seq[200_000] = 0x00;
+    assert_eq!(from_slice::<Vec<()>>(&seq).unwrap().len(), 200_000);
+}
+
+#[test]
+fn structs_enums_options_and_maps() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    enum E {
+        A,
+        B(u32),
+        C { x: i8, y: String },
+        D(u8, bool),
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Unit;
+    let map: std::collections::BTreeMap<u16, bool> = [(1, true)].into();
+    assert_eq!(enc(&map), [0x01, 0x08, 0x01, 0x01, 0x00]);
+    assert_eq!(enc(&E::A), [0x07, 0xFF]);
+    assert_eq!(enc(&E::B(9)), [0x08, 0x01, 0x08, 0x09]);
+    assert_eq!(
+        enc(&E::C {
+            x: -1,
+            y: "".into()
+        }),
+        [0x08, 0x02, 0x07, 0xFE, 0x00]
+    );
+    assert_eq!(enc(&Unit), [] as [u8; 0]);
+    assert_eq!(enc(&(None::<u8>, Some(5u16))), [0x00, 0x01, 0x08, 0x05]);
+    assert_eq!(enc(&'é'), [0xC3, 0xA9]);
+    assert!(
+        enc(&E::A) < enc(&E::B(0))
+            && enc(&E::B(u32::MAX))
+                < enc(&E::C {
+                    x: i8::MIN,
+                    y: "".into()
+                })
+    );
+    for v in [
+        E::A,
+        E::B(3),
+        E::C {
+            x: 5,
+            y: "\0".into(),
+        },
+        E::D(255, true),
+    ] {
+        assert_eq!(from_slice::<E>(&enc(&v)).unwrap(), v);
+    }
+    assert_eq!(
+        from_slice::<std::collections::BTreeMap<u16, bool>>(&enc(&map)).unwrap(),
+        map
+    );
+    assert!(enc(&Vec::<u16>::new()) < enc(&vec![0u16]) && enc(&vec![1u16]) < enc(&vec![1u16, 0]));
+}
+
+#[test]
+fn desc_is_transparent_elsewhere_and_reverses_ord() {
+    assert_eq!(
+        serde_json::to_string(&(1, Desc("a"))).unwrap(),
+        r#"[1,"a"]"#
+    );
+    let back: (u8, Desc<String>) = serde_json::from_str(r#"[1,"a"]"#).unwrap();
+    assert_eq!(back.1 .0, "a");
+    assert!(Desc(2) < Desc(1));
+}
+
+#[test]
+fn prefix_range_bounds() {
+    let r = prefix_range(&(7u64,)).unwrap();
+    assert_eq!(
+        (r.start(), r.end()),
+        (&[0x08, 0x07][..], Some(&[0x08, 0x08][..]))
+    );
+    let r = prefix_range(&()).unwrap();
+    assert_eq!((r.start(), r.end()), (&[][..], None));
+    let r = prefix_range(&(Desc(0u8),)).unwrap();
+    assert_eq!((r.start(), r.end()), (&[0xFF][..], None));
+    assert!(r.contains(&enc(&(Desc(0u8), "x"))));
+    let r = prefix_range(&("ab",)).unwrap();
+    assert!(
+        r.contains(&enc(&("ab", "")))
+            && !r.contains(&enc(&("ab\0", "")))
+            && !r.contains(&enc(&("abc", "")))
+    );
+}
+
+#[cfg(feature = "uuid")]
+#[test]
+fn uuids_order_as_bytes() {
+    let ids = [
+        uuid::Uuid::nil(),
+        uuid::Uuid::from_u128(1),
+        uuid::Uuid::from_u128(0x0100),
+        uuid::Uuid::max(),
+    ];
+    for w in ids.windows(2) {
+        assert!(enc(&w[0]) < enc(&w[1]));
+    }
+    for id in ids {
+        assert_eq!(from_slice::<uuid::Uuid>(&enc(&id)).unwrap(), id);
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Raw(#[serde(with = "crate::codec::raw_uuid")] uuid::Uuid);
+    for id in ids {
+        assert_eq!(enc(&Raw(id)), id.as_bytes());
+        assert_eq!(from_slice::<Raw>(id.as_bytes()).unwrap(), Raw(id));
+    }
+    let json = serde_json::to_string(&Raw(ids[1])).unwrap();
+    assert_eq!(json, "\"00000000-0000-0000-0000-000000000001\"");
+    assert_eq!(serde_json::from_str::<Raw>(&json).unwrap(), Raw(ids[1]));
+}
+
+#[cfg(feature = "chrono")]
+#[test]
+fn chrono_instants_order_by_time() {
+    use chrono::{DateTime, Utc};
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct T(#[serde(with = "crate::codec::chrono_utc")] DateTime<Utc>);
+    let times: Vec<DateTime<Utc>> = [
+        (-62_135_596_800i64, 0u32),
+        (-1, 999_999_999),
+        (0, 0),
+        (0, 500_000_000),
+        (1, 0),
+        (1_678_901_234, 0),
+        (253_402_300_800, 0),
+    ]
+    .iter()
+    .map(|&(s, n)| DateTime::from_timestamp(s, n).unwrap())
+    .collect();
+    for w in times.windows(2) {
+        assert!(enc(&T(w[0])) < enc(&T(w[1])), "{} < {}", w[0], w[1]);
+    }
+    for t in &times {
+        assert_eq!(from_slice::<T>(&enc(&T(*t))).unwrap(), T(*t));
+    }
+    let e = from_slice::<T>(&enc(&(i64::MAX, 0u32))).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("expected an instant chrono can represent"),
+        "{e}"
+    );
+    assert!(e.offset().is_some());
+}

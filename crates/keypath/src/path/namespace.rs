@@ -1,0 +1,110 @@
+//! Namespace storage: short namespaces (almost all of them) live inline, so building and
+//! decoding key paths does not allocate per component.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+
+/// `NAMESPACE_BYTE[b]` is whether byte `b` may appear in a namespace (ASCII letter or `_`).
+const NAMESPACE_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphabetic() || b == b'_' as usize;
+        b += 1;
+    }
+    table
+};
+
+/// Longest namespace stored inline.
+const INLINE: usize = 22;
+
+/// A validated namespace (ASCII letters and `_`), inline when short.
+#[derive(Clone)]
+pub(crate) enum Namespace {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Box<str>),
+}
+
+impl Namespace {
+    /// Stores `ns`, which the caller has validated.
+    pub(crate) fn new(ns: &str) -> Namespace {
+        if ns.len() <= INLINE {
+            let mut bytes = [0u8; INLINE];
+            bytes[..ns.len()].copy_from_slice(ns.as_bytes());
+            Namespace::Inline {
+                len: ns.len() as u8,
+                bytes,
+            }
+        } else {
+            Namespace::Heap(ns.into())
+        }
+    }
+}
+
+impl Namespace {
+    /// Validates and stores namespace bytes (ASCII letters and `_`), or `None` if invalid.
+    pub(crate) fn from_bytes(ns: &[u8]) -> Option<Namespace> {
+        if ns.is_empty() || !ns.iter().all(|&b| NAMESPACE_BYTE[usize::from(b)]) {
+            return None;
+        }
+        if ns.len() <= INLINE {
+            let mut bytes = [0u8; INLINE];
+            bytes[..ns.len()].copy_from_slice(ns);
+            Some(Namespace::Inline {
+                len: ns.len() as u8,
+                bytes,
+            })
+        } else {
+            std::str::from_utf8(ns)
+                .ok()
+                .map(|s| Namespace::Heap(s.into()))
+        }
+    }
+
+    /// The bytes, without a UTF-8 check (the hot paths of encoding and comparing use this).
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        match self {
+            Namespace::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Namespace::Heap(s) => s.as_bytes(),
+        }
+    }
+
+    /// Length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+}
+
+impl Deref for Namespace {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            // Only ASCII is ever stored, so the slice is valid UTF-8.
+            Namespace::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            Namespace::Heap(s) => s,
+        }
+    }
+}
+
+impl PartialEq for Namespace {
+    fn eq(&self, other: &Namespace) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Namespace {}
+
+impl Hash for Namespace {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state)
+    }
+}
+
+impl fmt::Debug for Namespace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}

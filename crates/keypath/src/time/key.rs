@@ -1,0 +1,359 @@
+//! The key encoding of [`Timestamp`]: I65 seconds, then a fixed-width fraction;
+//! complemented for latest-first order.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+use super::{TimeParseError, Timestamp, NANOS_PER_SECOND};
+use crate::{IntDecodeError, I65};
+
+/// Longest timestamp key: a 9-byte I65 and a 4-byte nanosecond fraction.
+pub const TIME_KEY_MAX_LEN: usize = crate::consts::int::MAX_ENCODED_LEN + 4;
+
+/// How finely a timestamp key records time.
+///
+/// ```
+/// use keypath::time::Precision;
+/// assert_eq!(Precision::Millis.fraction_len(), 2);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// Whole seconds; no fraction bytes.
+    Seconds,
+    /// Milliseconds; a 2-byte fraction `0..=999`.
+    Millis,
+    /// Nanoseconds; a 4-byte fraction `0..=999_999_999`.
+    Nanos,
+}
+
+impl Precision {
+    /// Bytes of the fraction after the seconds.
+    ///
+    /// ```
+    /// assert_eq!(keypath::time::Precision::Nanos.fraction_len(), 4);
+    /// ```
+    pub const fn fraction_len(self) -> usize {
+        match self {
+            Precision::Seconds => 0,
+            Precision::Millis => 2,
+            Precision::Nanos => 4,
+        }
+    }
+
+    /// Nanoseconds in one unit of this precision.
+    ///
+    /// ```
+    /// assert_eq!(keypath::time::Precision::Millis.nanos_per_unit(), 1_000_000);
+    /// ```
+    pub const fn nanos_per_unit(self) -> u32 {
+        match self {
+            Precision::Seconds => NANOS_PER_SECOND,
+            Precision::Millis => 1_000_000,
+            Precision::Nanos => 1,
+        }
+    }
+}
+
+/// Key order of a timestamp field.
+///
+/// ```
+/// use keypath::time::{Direction, Precision, Timestamp};
+/// let (a, b) = (Timestamp::from_unix_seconds(1), Timestamp::from_unix_seconds(2));
+/// assert!(a.key(Precision::Seconds, Direction::LatestFirst) > b.key(Precision::Seconds, Direction::LatestFirst));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Oldest first.
+    Ascending,
+    /// Newest first: every byte of the ascending key complemented.
+    LatestFirst,
+}
+
+/// Why bytes are not a timestamp key.
+///
+/// ```
+/// use keypath::time::{Direction, Precision, Timestamp};
+/// let err = Timestamp::decode_key(&[0x07, 0xFF, 0x03], Precision::Millis, Direction::Ascending).unwrap_err();
+/// assert_eq!(err.to_string(), "timestamp key needs 4 bytes, found 3");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TimeKeyError {
+    /// The seconds are not a valid sort-byte integer (at byte offset 0).
+    #[error("timestamp key seconds at byte offset 0: {0}")]
+    Seconds(IntDecodeError),
+    /// The seconds do not fit in an `i64`.
+    #[error("expected timestamp key seconds within i64, found {0}")]
+    SecondsOutOfRange(i128),
+    /// The fraction is cut short.
+    #[error("timestamp key needs {needed} bytes, found {found}")]
+    Truncated {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes available.
+        found: usize,
+    },
+    /// The fraction is out of range for the precision.
+    #[error(
+        "expected a timestamp key fraction 0..={max} at byte offset {position}, found {found}"
+    )]
+    Fraction {
+        /// The largest fraction of the precision.
+        max: u32,
+        /// Byte offset of the fraction.
+        position: usize,
+        /// The fraction found.
+        found: u32,
+    },
+}
+
+impl Timestamp {
+    /// Appends the key of this timestamp (truncated to `precision`) in `direction`.
+    ///
+    /// ```
+    /// use keypath::time::{Direction, Precision, Timestamp};
+    /// let mut out = Vec::new();
+    /// Timestamp::from_unix_millis(1500).encode_key_into(Precision::Millis, Direction::Ascending, &mut out);
+    /// assert_eq!(out, [0x08, 0x01, 0x01, 0xF4]);
+    /// ```
+    pub fn encode_key_into(self, precision: Precision, direction: Direction, out: &mut Vec<u8>) {
+        let start = out.len();
+        I65::from(self.secs).encode_into(out);
+        let fraction = self.nanos / precision.nanos_per_unit();
+        match precision {
+            Precision::Seconds => {}
+            Precision::Millis => out.extend_from_slice(&(fraction as u16).to_be_bytes()),
+            Precision::Nanos => out.extend_from_slice(&fraction.to_be_bytes()),
+        }
+        if direction == Direction::LatestFirst {
+            out[start..].iter_mut().for_each(|b| *b = !*b);
+        }
+    }
+
+    /// The key of this timestamp as a new vector.
+    ///
+    /// ```
+    /// use keypath::time::{Direction, Precision, Timestamp};
+    /// assert_eq!(Timestamp::from_unix_seconds(-1).key(Precision::Seconds, Direction::Ascending), [0x07, 0xFE]);
+    /// assert_eq!(Timestamp::from_unix_seconds(-1).key(Precision::Seconds, Direction::LatestFirst), [0xF8, 0x01]);
+    /// ```
+    pub fn key(self, precision: Precision, direction: Direction) -> Vec<u8> {
+        let mut out = Vec::with_capacity(TIME_KEY_MAX_LEN);
+        self.encode_key_into(precision, direction, &mut out);
+        out
+    }
+
+    /// Reads a key from the front of `bytes`; returns the timestamp and the bytes used.
+    ///
+    /// ```
+    /// use keypath::time::{Direction, Precision, Timestamp};
+    /// let t = Timestamp::from_unix_millis(-1500);
+    /// let mut key = t.key(Precision::Millis, Direction::LatestFirst);
+    /// key.push(0x42); // whatever follows in the key
+    /// assert_eq!(Timestamp::decode_key(&key, Precision::Millis, Direction::LatestFirst), Ok((t, key.len() - 1)));
+    /// ```
+    pub fn decode_key(
+        bytes: &[u8],
+        precision: Precision,
+        direction: Direction,
+    ) -> Result<(Timestamp, usize), TimeKeyError> {
+        let mut buf = [0u8; TIME_KEY_MAX_LEN];
+        let take = bytes.len().min(TIME_KEY_MAX_LEN);
+        buf[..take].copy_from_slice(&bytes[..take]);
+        if direction == Direction::LatestFirst {
+            buf[..take].iter_mut().for_each(|b| *b = !*b);
+        }
+        let buf = &buf[..take];
+        let (secs, int_len) = I65::decode(buf).map_err(TimeKeyError::Seconds)?;
+        let secs = i64::try_from(secs.to_i128())
+            .map_err(|_| TimeKeyError::SecondsOutOfRange(secs.to_i128()))?;
+        let needed = int_len + precision.fraction_len();
+        let fraction_bytes = buf.get(int_len..needed).ok_or(TimeKeyError::Truncated {
+            needed,
+            found: bytes.len(),
+        })?;
+        let fraction = fraction_bytes
+            .iter()
+            .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
+        let max = NANOS_PER_SECOND / precision.nanos_per_unit() - 1;
+        if fraction > max {
+            return Err(TimeKeyError::Fraction {
+                max,
+                position: int_len,
+                found: fraction,
+            });
+        }
+        let t = Timestamp {
+            secs,
+            nanos: fraction * precision.nanos_per_unit(),
+        };
+        Ok((t, needed))
+    }
+}
+
+/// A timestamp that sorts newest first: `Ord` is reversed and its byte form (for the
+/// codec) is the complemented nanosecond key, so a newest-first scan is a forward scan.
+///
+/// ```
+/// use keypath::time::{LatestFirst, Timestamp};
+/// let old = LatestFirst(Timestamp::from_unix_seconds(0));
+/// let new = LatestFirst(Timestamp::from_unix_seconds(60));
+/// assert!(new < old);
+/// assert!(new.key() < old.key());
+/// assert_eq!(new.to_string(), "1970-01-01T00:01:00.000000000Z");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
+pub struct LatestFirst(pub Timestamp);
+
+impl LatestFirst {
+    /// The latest-first nanosecond key.
+    ///
+    /// ```
+    /// use keypath::time::{LatestFirst, Timestamp};
+    /// assert_eq!(LatestFirst(Timestamp::UNIX_EPOCH).key(), [0xF8, 0x00, 0xFF, 0xFF, 0xFF, 0xFF]);
+    /// ```
+    pub fn key(self) -> Vec<u8> {
+        self.0.key(Precision::Nanos, Direction::LatestFirst)
+    }
+}
+
+impl Ord for LatestFirst {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.cmp(&self.0)
+    }
+}
+
+impl PartialOrd for LatestFirst {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for LatestFirst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl FromStr for LatestFirst {
+    type Err = TimeParseError;
+    fn from_str(s: &str) -> Result<LatestFirst, TimeParseError> {
+        s.parse().map(LatestFirst)
+    }
+}
+
+/// Reads a whole byte form (nothing may follow the key).
+#[cfg(feature = "serde")]
+fn from_whole_key(bytes: &[u8], direction: Direction) -> Result<Timestamp, String> {
+    let (t, used) =
+        Timestamp::decode_key(bytes, Precision::Nanos, direction).map_err(|e| e.to_string())?;
+    if used != bytes.len() {
+        return Err(format!(
+            "expected {used} bytes of timestamp key, found {}",
+            bytes.len()
+        ));
+    }
+    Ok(t)
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::id::serde_impl::serialize(
+            serializer,
+            self,
+            &self.key(Precision::Nanos, Direction::Ascending),
+        )
+    }
+}
+
+#[cfg(feature = "serde")]
+impl crate::id::serde_impl::TextOrBytes for Timestamp {
+    const EXPECTING: &'static str = "an RFC 3339 UTC timestamp or a timestamp key";
+    fn from_byte_form(bytes: &[u8]) -> Result<Self, String> {
+        from_whole_key(bytes, Direction::Ascending)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Timestamp {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Timestamp, D::Error> {
+        crate::id::serde_impl::deserialize(deserializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for LatestFirst {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::id::serde_impl::serialize(serializer, self, &self.key())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl crate::id::serde_impl::TextOrBytes for LatestFirst {
+    const EXPECTING: &'static str = "an RFC 3339 UTC timestamp or a latest-first timestamp key";
+    fn from_byte_form(bytes: &[u8]) -> Result<Self, String> {
+        from_whole_key(bytes, Direction::LatestFirst).map(LatestFirst)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for LatestFirst {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<LatestFirst, D::Error> {
+        crate::id::serde_impl::deserialize(deserializer)
+    }
+}
+
+impl From<Timestamp> for crate::Id {
+    /// A key path ID holding the ascending nanosecond key (as bytes), so paths sort by time.
+    ///
+    /// ```
+    /// use keypath::{time::Timestamp, Id, KeyPath};
+    /// let path = |t| KeyPath::new().push("event", Timestamp::from_unix_millis(t)).unwrap().encode();
+    /// assert!(path(-1) < path(0) && path(0) < path(1_700_000_000_000));
+    /// ```
+    fn from(t: Timestamp) -> crate::Id {
+        crate::Id::Bytes(t.key(Precision::Nanos, Direction::Ascending))
+    }
+}
+
+impl From<LatestFirst> for crate::Id {
+    /// A key path ID holding the latest-first nanosecond key, so paths sort newest first.
+    ///
+    /// ```
+    /// use keypath::{time::{LatestFirst, Timestamp}, KeyPath};
+    /// let path = |t| KeyPath::new().push("event", LatestFirst(Timestamp::from_unix_millis(t))).unwrap().encode();
+    /// assert!(path(1_700_000_000_000) < path(0) && path(0) < path(-1));
+    /// ```
+    fn from(t: LatestFirst) -> crate::Id {
+        crate::Id::Bytes(t.key())
+    }
+}
+
+impl TryFrom<&crate::Id> for Timestamp {
+    type Error = TimeKeyError;
+
+    /// Reads a timestamp back from an ID made by `Id::from(Timestamp)`.
+    ///
+    /// ```
+    /// use keypath::{time::Timestamp, Id};
+    /// let t = Timestamp::from_unix_millis(-5);
+    /// assert_eq!(Timestamp::try_from(&Id::from(t)), Ok(t));
+    /// assert!(Timestamp::try_from(&Id::from("x")).is_err());
+    /// ```
+    fn try_from(id: &crate::Id) -> Result<Timestamp, TimeKeyError> {
+        let bytes: &[u8] = match id {
+            crate::Id::Bytes(bytes) => bytes,
+            _ => &[],
+        };
+        let (t, used) = Timestamp::decode_key(bytes, Precision::Nanos, Direction::Ascending)?;
+        if used != bytes.len() {
+            return Err(TimeKeyError::Truncated {
+                needed: used,
+                found: bytes.len(),
+            });
+        }
+        Ok(t)
+    }
+}
