@@ -159,6 +159,44 @@ impl RedbBackend {
         })
     }
 
+    /// Every group key in the file whose first byte is at least `from`, in byte order (one
+    /// seek per group). The store's own records live in groups starting with `00`, so
+    /// `groups(1)` lists exactly the item groups; `keypath db export` uses it.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use keypath_store::backend::{redb::RedbBackend, Backend, Condition, Key, Record, Write};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let backend = RedbBackend::open(dir.path()).await.unwrap();
+    /// let put = |g: &[u8], s: &[u8]| Write::Put {
+    ///     key: Key::new(g, s),
+    ///     record: Record { value: vec![1], version: 1 },
+    ///     condition: Condition::None,
+    /// };
+    /// backend.write(vec![put(b"b", b"1"), put(b"a", b"1"), put(b"a", b"2")]).await.unwrap();
+    /// assert_eq!(backend.groups(0).await.unwrap(), [b"a".to_vec(), b"b".to_vec()]);
+    /// # });
+    /// ```
+    pub async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(storage)?;
+            let table = txn.open_table(RECORDS).map_err(storage)?;
+            let mut groups = Vec::new();
+            let mut start = vec![from];
+            loop {
+                let lower: (&[u8], &[u8]) = (start.as_slice(), &[]);
+                let mut range = table.range(lower..).map_err(storage)?;
+                let Some(entry) = range.next() else { break };
+                let group = entry.map_err(storage)?.0.value().0.to_vec();
+                // `group ++ [0x00]` is the next possible group in byte order.
+                start = [group.as_slice(), &[0u8]].concat();
+                groups.push(group);
+            }
+            Ok(groups)
+        })
+        .await
+    }
+
     /// Runs `work` on the blocking pool with the database.
     async fn blocking<T, F>(&self, work: F) -> Result<T, BackendError>
     where
