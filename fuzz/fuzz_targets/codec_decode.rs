@@ -2,6 +2,8 @@
 //!
 //! Invariants checked: decoding never panics, loops or exhausts memory/stack, and any
 //! bytes that decode completely are canonical: encoding the value again gives them back.
+//! Types holding a `BTreeMap` are the exception (the map drops repeated keys and sorts the
+//! rest), so for them the re-encoding must decode and re-encode to itself.
 
 #![no_main]
 
@@ -36,7 +38,14 @@ enum Tree {
     Down(Desc<Box<Tree>>),
 }
 
-type Mixed = (u128, i128, bool, Option<f64>, BTreeMap<u16, Desc<String>>, ());
+type Mixed = (
+    u128,
+    i128,
+    bool,
+    Option<f64>,
+    BTreeMap<u16, Desc<String>>,
+    (),
+);
 
 /// Decodes `data` as `T`; if that succeeds, re-encoding must reproduce `data`.
 fn check<'de, T: Deserialize<'de> + Serialize>(data: &'de [u8]) {
@@ -46,10 +55,19 @@ fn check<'de, T: Deserialize<'de> + Serialize>(data: &'de [u8]) {
     }
 }
 
+/// For types whose decoding normalises the input (maps): re-encoding is a fixed point.
+fn check_stable<T: Serialize + for<'a> Deserialize<'a>>(data: &[u8]) {
+    if let Ok(value) = from_slice::<T>(data) {
+        let once = to_vec(&value).expect("a decoded value encodes");
+        let again: T = from_slice(&once).expect("an encoding decodes");
+        assert_eq!(to_vec(&again).expect("a decoded value encodes"), once);
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     check::<(u64, String, Option<Vec<i32>>, Desc<(String, f64)>)>(data);
     check::<Key>(data);
     check::<Tree>(data);
-    check::<Mixed>(data);
+    check_stable::<Mixed>(data);
     check::<(&str, Desc<Vec<u8>>, u32)>(data);
 });

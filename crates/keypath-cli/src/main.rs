@@ -1,7 +1,10 @@
 //! The `keypath` command-line tool: encode, decode, inspect and sort key paths.
 
+mod db;
+mod demo;
 mod input;
 mod paths;
+mod progress;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -38,14 +41,26 @@ enum Command {
         /// A key path in text form, or its binary form in hex.
         key: String,
     },
-    /// Show why string keys mis-sort and how key paths sort the same data.
-    Demo,
+    /// Load a generated social app into the embedded store and run its queries.
+    Demo {
+        /// Keep the store in this directory (default: a temporary one, removed afterwards).
+        #[arg(long, value_name = "DIR")]
+        path: Option<std::path::PathBuf>,
+        /// Only show how string keys and key paths sort (no store).
+        #[arg(long)]
+        keys_only: bool,
+    },
+    /// Run a store from the shell: put, get, delete, list, index, import, export.
+    Db(db::DbArgs),
 }
 
-/// A failure with the exit status it maps to: 2 for bad input, 1 for I/O.
+/// A failure with the exit status it maps to: 2 for bad input (including a conditional
+/// write that does not hold), 3 for an item that is not there, 1 for I/O and storage.
 #[derive(Debug)]
 pub(crate) enum Failure {
     BadInput(String),
+    NotFound(String),
+    Store(String),
     Io(io::Error),
 }
 
@@ -64,7 +79,13 @@ fn main() -> ExitCode {
         Command::Decode { keys, base64 } => paths::decode(&keys, base64, &mut out),
         Command::Sort => paths::sort(&mut out),
         Command::Inspect { key } => paths::inspect(&key, &mut out),
-        Command::Demo => paths::demo(&mut out),
+        Command::Demo {
+            keys_only: true, ..
+        } => paths::demo(&mut out),
+        Command::Demo { path, .. } => {
+            runtime().and_then(|rt| rt.block_on(demo::run(path, &mut out)))
+        }
+        Command::Db(args) => runtime().and_then(|rt| rt.block_on(db::run(args, &mut out))),
     }
     .and_then(|()| out.flush().map_err(Failure::Io));
     match result {
@@ -80,5 +101,22 @@ fn main() -> ExitCode {
             eprintln!("keypath: {message}");
             ExitCode::from(2)
         }
+        Err(Failure::NotFound(message)) => {
+            let _ = out.flush();
+            eprintln!("keypath: {message}");
+            ExitCode::from(3)
+        }
+        Err(Failure::Store(message)) => {
+            let _ = out.flush();
+            eprintln!("keypath: {message}");
+            ExitCode::from(1)
+        }
     }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(Failure::Io)
 }

@@ -1,1 +1,84 @@
 //! Item collections with secondary indexes over sorted key-value stores.
+//!
+//! A [`Store`] keeps user types ([`Item`]s) under typed key paths (`/user-1/post-42`), in a
+//! [`Backend`](backend::Backend): an ordered byte map with atomic conditional batches. The
+//! first key path component is the *group* (DynamoDB's partition key); lists run inside one
+//! group, forwards or backwards, with limits and resumable [`Cursor`]s. Secondary
+//! [`Index`]es are kept exact in the same atomic write as their items.
+//!
+//! Contents:
+//! - [`Store`], [`Item`], [`Index`], [`Query`], [`Page`], [`Transaction`], [`Limits`].
+//! - [`backend`]: the [`Backend`](backend::Backend) trait and its implementations:
+//!   in-memory and redb (feature `redb`, on by default).
+//! - [`conformance`] (feature `conformance`): the test suite every backend must pass.
+//! - The layout of items, counters and index entries in the backend: [`layout`].
+//!
+//! ```
+//! use keypath::{KeyPath, PathError};
+//! use keypath_store::{Index, Item, Query, Store};
+//!
+//! #[derive(serde::Serialize, serde::Deserialize)]
+//! struct Ticket { id: u64, updated_at: u64 }
+//! impl Item for Ticket {
+//!     const TYPE: &'static str = "ticket";
+//!     const INDEXES: &'static [Index<Self>] = &[Index {
+//!         name: "by_updated",
+//!         key: |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)),
+//!     }];
+//!     fn key_path(&self) -> Result<KeyPath, PathError> {
+//!         KeyPath::new().push("ticket", self.id)
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let dir = tempfile::tempdir()?;
+//! let store = Store::open(dir.path()).await?;
+//! store.put(&Ticket { id: 1, updated_at: 50 }).await?;
+//! store.put(&Ticket { id: 2, updated_at: 70 }).await?;
+//! store.put(&Ticket { id: 1, updated_at: 90 }).await?; // moves ticket 1 in the index
+//! let latest = Query::prefix(&"/tickets-0".parse()?)?.reverse();
+//! let page = store.query_index::<Ticket>("by_updated", &latest).await?;
+//! let order: Vec<(u64, u64)> = page.items.iter().map(|t| (t.item.id, t.item.updated_at)).collect();
+//! assert_eq!(order, [(1, 90), (2, 70)]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod backend;
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+mod cursor;
+mod envelope;
+mod error;
+mod item;
+pub mod layout;
+mod limits;
+mod query;
+mod store;
+mod txn;
+
+pub use cursor::{Cursor, CursorError};
+pub use envelope::EnvelopeError;
+pub use error::StoreError;
+pub use item::{Index, Item, RawItem, Versioned};
+pub use limits::Limits;
+pub use query::{Page, Query};
+pub use store::{PutMode, Store};
+pub use txn::Transaction;
+
+/// Property-test case count: `KEYPATH_PROPTEST_CASES` if set; otherwise `release` in
+/// optimized test builds and a twentieth of it in debug builds.
+#[cfg(test)]
+pub(crate) fn test_cases(release: u32) -> u32 {
+    std::env::var("KEYPATH_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if cfg!(debug_assertions) {
+            (release / 20).max(64)
+        } else {
+            release
+        })
+}

@@ -76,14 +76,45 @@ impl<'de> Deserializer<'de> {
         Ok(out)
     }
 
+    /// Reads a sort-byte integer as (negative, magnitude).
     #[inline]
-    fn int(&mut self) -> Result<i128, Error> {
+    fn int(&mut self) -> Result<(bool, u64), Error> {
         match int64::decode(self.rest(), self.mask) {
-            Ok((v, used)) => {
+            Ok((negative, magnitude, used)) => {
                 self.pos += used;
-                Ok(v)
+                Ok((negative, magnitude))
             }
             Err(bad) => Err(self.int_error(bad)),
+        }
+    }
+
+    /// Reads a sort-byte integer that must fit the unsigned type `T`.
+    #[inline]
+    fn uint<T: TryFrom<u64>>(&mut self, expected: &'static str) -> Result<T, Error> {
+        let start = self.pos;
+        match self.int()? {
+            (false, magnitude) => match T::try_from(magnitude) {
+                Ok(v) => Ok(v),
+                Err(_) => Err(out_of_range(expected, false, magnitude, start)),
+            },
+            (true, magnitude) => Err(out_of_range(expected, true, magnitude, start)),
+        }
+    }
+
+    /// Reads a sort-byte integer that must fit the signed type `T`.
+    #[inline]
+    fn sint<T: TryFrom<i64>>(&mut self, expected: &'static str) -> Result<T, Error> {
+        let start = self.pos;
+        let (negative, magnitude) = self.int()?;
+        let value = if negative {
+            // -magnitude fits i64 for magnitudes up to 2^63.
+            0i64.checked_sub_unsigned(magnitude)
+        } else {
+            i64::try_from(magnitude).ok()
+        };
+        match value.map(T::try_from) {
+            Some(Ok(v)) => Ok(v),
+            _ => Err(out_of_range(expected, negative, magnitude, start)),
         }
     }
 
@@ -100,14 +131,6 @@ impl<'de> Deserializer<'de> {
             }
             int64::Bad::SortByte => self.err("a sort-byte integer", self.pos),
         }
-    }
-
-    #[inline]
-    fn int_as<T: TryFrom<i128>>(&mut self, expected: &'static str) -> Result<T, Error> {
-        let start = self.pos;
-        let v = self.int()?;
-        T::try_from(v)
-            .map_err(|_| Error::unexpected(expected, Found::Text(format!("integer {v}")), start))
     }
 
     fn wide(&mut self, expected: &'static str) -> Result<(bool, u128), Error> {
@@ -173,11 +196,23 @@ impl<'de> Deserializer<'de> {
     }
 }
 
-/// Implements the integer methods that go through [`I65`].
+/// The error for a well-formed integer that does not fit the requested type.
+#[cold]
+fn out_of_range(expected: &'static str, negative: bool, magnitude: u64, at: usize) -> Error {
+    let sign = if negative { "-" } else { "" };
+    Error::unexpected(
+        expected,
+        Found::Text(format!("integer {sign}{magnitude}")),
+        at,
+    )
+}
+
+/// Implements the integer methods that read a sort-byte integer (`$read` is `uint`/`sint`).
 macro_rules! int_methods {
-    ($($method:ident $visit:ident $t:ty, $what:literal;)*) => {$(
+    ($($method:ident $visit:ident $read:ident $t:ty, $what:literal;)*) => {$(
+        #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-            visitor.$visit(self.int_as::<$t>($what)?)
+            visitor.$visit(self.$read::<$t>($what)?)
         }
     )*};
 }
@@ -212,13 +247,13 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     int_methods! {
-        deserialize_i8 visit_i8 i8, "an i8";
-        deserialize_i16 visit_i16 i16, "an i16";
-        deserialize_i32 visit_i32 i32, "an i32";
-        deserialize_i64 visit_i64 i64, "an i64";
-        deserialize_u16 visit_u16 u16, "a u16";
-        deserialize_u32 visit_u32 u32, "a u32";
-        deserialize_u64 visit_u64 u64, "a u64";
+        deserialize_i8 visit_i8 sint i8, "an i8";
+        deserialize_i16 visit_i16 sint i16, "an i16";
+        deserialize_i32 visit_i32 sint i32, "an i32";
+        deserialize_i64 visit_i64 sint i64, "an i64";
+        deserialize_u16 visit_u16 uint u16, "a u16";
+        deserialize_u32 visit_u32 uint u32, "a u32";
+        deserialize_u64 visit_u64 uint u64, "a u64";
     }
 
     fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -396,7 +431,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_u32(self.int_as::<u32>("a variant index")?)
+        visitor.visit_u32(self.uint::<u32>("a variant index")?)
     }
 }
 
@@ -458,7 +493,7 @@ impl<'de> de::EnumAccess<'de> for &mut Deserializer<'de> {
     type Variant = Self;
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
         let start = self.pos;
-        let index: u32 = self.int_as("a variant index")?;
+        let index: u32 = self.uint("a variant index")?;
         let de: de::value::U32Deserializer<Error> = index.into_deserializer();
         let value = seed.deserialize(de).map_err(|e| e.or_at(start))?;
         Ok((value, self))

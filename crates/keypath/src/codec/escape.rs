@@ -16,29 +16,11 @@ pub const ESCAPED_NUL: u8 = 0x01;
 /// After [`ESCAPE`]: the content byte `0x01`.
 pub const ESCAPED_ESCAPE: u8 = 0x02;
 
-/// Strings up to this length (terminator included) are staged in a fixed-size buffer and
-/// appended with one fixed-size copy, which is much cheaper than a variable-length copy.
-const SHORT: usize = 32;
-
 /// Appends the escaped `bytes` and the terminator.
 #[inline]
 pub(crate) fn encode_into(out: &mut Vec<u8>, bytes: &[u8]) {
-    // The staged copy writes SHORT bytes before truncating, so it is only used when the
-    // spare capacity already covers them: `out` must never reallocate because of it.
-    if bytes.len() < SHORT && out.capacity() - out.len() >= SHORT {
-        // Padding of 0xFF never looks special, so the check can scan all SHORT bytes
-        // without a data-dependent exit (which compiles to a few vector instructions).
-        let mut staged = [0xFF; SHORT];
-        staged[..bytes.len()].copy_from_slice(bytes);
-        let special = staged.iter().fold(false, |acc, &b| acc | (b <= ESCAPE));
-        staged[bytes.len()] = TERMINATOR;
-        if !special {
-            let start = out.len();
-            out.extend_from_slice(&staged);
-            out.truncate(start + bytes.len() + 1);
-            return;
-        }
-    } else if !bytes.iter().any(|&b| b <= ESCAPE) {
+    // Fast path: nothing to escape, so the content is copied as is.
+    if !bytes.iter().any(|&b| b <= ESCAPE) {
         out.reserve(bytes.len() + 1);
         out.extend_from_slice(bytes);
         out.push(TERMINATOR);

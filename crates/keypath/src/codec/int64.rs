@@ -6,8 +6,7 @@
 //! which matters when a key holds several integers.
 
 use crate::consts::int::{
-    MAX_ENCODED_LEN as INT_MAX_ENCODED_LEN, SORT_BYTE_MAX as INT_SORT_BYTE_MAX,
-    SORT_BYTE_ZERO as INT_SORT_BYTE_ZERO,
+    SORT_BYTE_MAX as INT_SORT_BYTE_MAX, SORT_BYTE_ZERO as INT_SORT_BYTE_ZERO,
 };
 
 /// Appends the sort-byte encoding of `-magnitude` (if `negative`) or `magnitude`.
@@ -22,18 +21,17 @@ pub(crate) fn encode_into(out: &mut Vec<u8>, negative: bool, magnitude: u64) {
     } else {
         (INT_SORT_BYTE_ZERO + k as u8, magnitude)
     };
-    let mut buf = [0u8; INT_MAX_ENCODED_LEN];
-    buf[0] = sort;
-    // Left-align the magnitude bytes after the sort byte.
-    buf[1..].copy_from_slice(&(stored << (8 * (8 - k))).to_be_bytes());
-    // A fixed-size copy then truncate is cheaper than a variable-length copy, but it needs
-    // the spare capacity for all 9 bytes: `out` must not reallocate because of it.
-    if out.capacity() - out.len() >= INT_MAX_ENCODED_LEN {
-        let start = out.len();
-        out.extend_from_slice(&buf);
+    // The magnitude bytes left-aligned in one word, so they can be appended as a fixed
+    // 8-byte copy straight from a register, then the excess is cut off. That needs spare
+    // capacity for all 9 bytes: `out` must never reallocate because of the excess.
+    let body = (stored << (8 * (8 - k))).to_be_bytes();
+    let start = out.len();
+    out.push(sort);
+    if out.capacity() - out.len() >= body.len() {
+        out.extend_from_slice(&body);
         out.truncate(start + 1 + k);
     } else {
-        out.extend_from_slice(&buf[..1 + k]);
+        out.extend_from_slice(&body[..k]);
     }
 }
 
@@ -47,9 +45,10 @@ pub(crate) enum Bad {
     NotMinimal,
 }
 
-/// Decodes one integer from `input` XORed with `mask`: its value and length.
+/// Decodes one integer from `input` XORed with `mask`: whether it is negative, its
+/// magnitude, and its length.
 #[inline]
-pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(i128, usize), Bad> {
+pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(bool, u64, usize), Bad> {
     let sort = input.first().ok_or(Bad::Truncated)? ^ mask;
     if sort > INT_SORT_BYTE_MAX {
         return Err(Bad::SortByte);
@@ -60,21 +59,27 @@ pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(i128, usize), Bad> {
     } else {
         usize::from(sort - INT_SORT_BYTE_ZERO)
     };
-    let Some(body) = input.get(1..=k) else {
+    if input.len() <= k {
         return Err(Bad::Truncated);
+    }
+    // Load 8 bytes after the sort byte (a fixed-size copy) when the input has them, then
+    // keep the top `k`; near the end of the input, copy just the `k` bytes.
+    let raw = match input.get(1..9) {
+        Some(word) => {
+            let mut buf = [0u8; 8];
+            buf.copy_from_slice(word);
+            u64::from_be_bytes(buf) >> (8 * (8 - k))
+        }
+        None => input[1..=k]
+            .iter()
+            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b)),
     };
     let flip = if negative_or_zero { !mask } else { mask };
-    let mut word = [0u8; 8];
-    word[8 - k..].copy_from_slice(body);
     // XOR every magnitude byte with `flip`; the bytes above the magnitude stay zero.
-    let magnitude = u64::from_be_bytes(word) ^ (u64::from_ne_bytes([flip; 8]) >> (8 * (8 - k)));
-    if body[0] ^ flip == 0 && !(sort == INT_SORT_BYTE_ZERO && magnitude == 0) {
+    let magnitude = raw ^ (u64::from_ne_bytes([flip; 8]) >> (8 * (8 - k)));
+    let leading_zero = magnitude >> (8 * (k - 1)) == 0;
+    if leading_zero && !(sort == INT_SORT_BYTE_ZERO && magnitude == 0) {
         return Err(Bad::NotMinimal);
     }
-    let value = if negative_or_zero {
-        -i128::from(magnitude)
-    } else {
-        i128::from(magnitude)
-    };
-    Ok((value, k + 1))
+    Ok((negative_or_zero && magnitude != 0, magnitude, k + 1))
 }

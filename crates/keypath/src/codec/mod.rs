@@ -122,7 +122,9 @@
 //!
 //! [`from_slice`] rejects trailing bytes and every non-canonical form (non-minimal
 //! integers, unknown tags or escapes, invalid UTF-8), so for any bytes that decode,
-//! encoding the value again gives the same bytes. The format is not self-describing:
+//! encoding the value again gives the same bytes. (Maps are the exception: the decoder
+//! hands entries to the map type as they come, and a `BTreeMap` drops repeated keys and
+//! sorts the rest.) The format is not self-describing:
 //! `deserialize_any` (untagged enums, `#[serde(flatten)]`) is unsupported, and fields
 //! must not be skipped conditionally. Arbitrary input never panics, recursion stops at
 //! [`MAX_DEPTH`], and allocation is bounded by the input length.

@@ -1,0 +1,509 @@
+//! `keypath db`: a store from the shell. Items are JSON values under key paths; output is
+//! JSON lines, `{"key": "<key path>", "value": <item>}`, and a limited list that has more ends
+//! with `{"cursor": "<opaque>"}`.
+//!
+//! The store directory holds the embedded store and `keypath-db.json`, the secondary index
+//! definitions fixed by `init` (so every item is indexed from its first write on).
+
+use std::fs;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use keypath::KeyPath;
+use keypath_store::backend::redb::RedbBackend;
+use keypath_store::{Cursor, Page, PutMode, Query, RawItem, Store, StoreError};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::progress::Progress;
+use crate::Failure;
+
+/// Name of the index definitions file in a store directory.
+pub(crate) const CONFIG_FILE: &str = "keypath-db.json";
+
+#[derive(Args, Debug)]
+pub(crate) struct DbArgs {
+    /// The store directory.
+    #[arg(long, value_name = "DIR")]
+    path: PathBuf,
+    #[command(subcommand)]
+    command: DbCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum DbCommand {
+    /// Create a store, declaring its secondary indexes (they cannot change later).
+    Init {
+        /// An index, as NAME=NAMESPACE.FIELD@GROUP: items whose last namespace is NAMESPACE
+        /// are indexed at GROUP/FIELD-<value of FIELD> (an integer or string; absent or null
+        /// leaves the item out). Example: by_updated=ticket.updated_at@/board-1
+        #[arg(long = "index", value_name = "DEFINITION")]
+        indexes: Vec<String>,
+    },
+    /// Insert or replace an item (creates the store if there is none).
+    Put {
+        /// The item's key path.
+        path: String,
+        /// The item, as JSON.
+        json: String,
+        /// Only if no item is at PATH.
+        #[arg(long, conflicts_with = "if_version")]
+        if_absent: bool,
+        /// Only if the item's version is this.
+        #[arg(long, value_name = "VERSION")]
+        if_version: Option<u64>,
+    },
+    /// Print an item.
+    Get {
+        /// The item's key path.
+        path: String,
+    },
+    /// Delete an item and its index entries.
+    Delete {
+        /// The item's key path.
+        path: String,
+    },
+    /// List items under a prefix, in key order.
+    List(ListArgs),
+    /// List items through a secondary index, in index order.
+    Index {
+        /// The index name.
+        name: String,
+        #[command(flatten)]
+        list: ListArgs,
+    },
+    /// Put every item of a JSON lines file (`{"key": ..., "value": ...}` per line, as
+    /// `export` writes), showing progress.
+    Import {
+        /// The JSON lines file.
+        file: PathBuf,
+    },
+    /// Print every item of the store as JSON lines.
+    Export,
+}
+
+#[derive(Args, Debug)]
+struct ListArgs {
+    /// Key path prefix; its first component must have an ID (the group).
+    prefix: String,
+    /// Newest (largest key) first.
+    #[arg(long)]
+    reverse: bool,
+    /// At most this many items; a `{"cursor": ...}` line follows when there are more.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Resume after the page that printed this cursor (same query only).
+    #[arg(long)]
+    cursor: Option<String>,
+    /// Only keys after this path.
+    #[arg(long, value_name = "PATH")]
+    gt: Option<String>,
+    /// Only keys from this path on.
+    #[arg(long, value_name = "PATH")]
+    gte: Option<String>,
+    /// Only keys before this path.
+    #[arg(long, value_name = "PATH")]
+    lt: Option<String>,
+    /// Only keys up to this path.
+    #[arg(long, value_name = "PATH")]
+    lte: Option<String>,
+}
+
+/// A secondary index declared for the CLI's JSON items.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct IndexDef {
+    name: String,
+    namespace: String,
+    field: String,
+    group: KeyPath,
+}
+
+#[derive(Serialize, Deserialize, Debug, Default)]
+struct Config {
+    indexes: Vec<IndexDef>,
+}
+
+fn bad(message: impl Into<String>) -> Failure {
+    Failure::BadInput(message.into())
+}
+
+fn store_failure(e: StoreError) -> Failure {
+    match e {
+        StoreError::Backend(_) => Failure::Store(e.to_string()),
+        other => Failure::BadInput(other.to_string()),
+    }
+}
+
+fn parse_path(what: &str, text: &str) -> Result<KeyPath, Failure> {
+    text.parse()
+        .map_err(|e| bad(format!("{what} {text:?}: {e}")))
+}
+
+fn parse_index_def(text: &str) -> Result<IndexDef, Failure> {
+    let err = |why: &str| {
+        bad(format!("--index {text:?}: {why}; expected NAME=NAMESPACE.FIELD@GROUP, e.g. by_updated=ticket.updated_at@/board-1"))
+    };
+    let (name, rest) = text.split_once('=').ok_or_else(|| err("no '='"))?;
+    let (target, group) = rest.split_once('@').ok_or_else(|| err("no '@'"))?;
+    let (namespace, field) = target.split_once('.').ok_or_else(|| err("no '.'"))?;
+    let group: KeyPath = group.parse().map_err(|e| err(&format!("bad GROUP: {e}")))?;
+    if group.len() != 1 || group.components()[0].id().is_none() {
+        return Err(err(
+            "GROUP must be one component with an ID, such as /board-1",
+        ));
+    }
+    // Namespace and field must be valid namespaces: check by building a path.
+    KeyPath::new()
+        .push_namespace(namespace)
+        .map_err(|e| err(&format!("bad NAMESPACE: {e}")))?;
+    KeyPath::new()
+        .push_namespace(field)
+        .map_err(|e| err(&format!("bad FIELD: {e}")))?;
+    if name.is_empty()
+        || name.len() > 64
+        || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return Err(err("NAME must be 1 to 64 ASCII letters, digits or '_'"));
+    }
+    Ok(IndexDef {
+        name: name.to_owned(),
+        namespace: namespace.to_owned(),
+        field: field.to_owned(),
+        group,
+    })
+}
+
+fn config_path(dir: &Path) -> PathBuf {
+    dir.join(CONFIG_FILE)
+}
+
+fn read_config(dir: &Path) -> Result<Option<Config>, Failure> {
+    let path = config_path(dir);
+    match fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+            bad(format!(
+                "{}: not a keypath store configuration: {e}",
+                path.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Failure::Io(e)),
+    }
+}
+
+fn write_config(dir: &Path, config: &Config) -> Result<(), Failure> {
+    fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!("{CONFIG_FILE}.tmp"));
+    fs::write(
+        &tmp,
+        serde_json::to_vec_pretty(config).expect("config serializes"),
+    )?;
+    fs::rename(&tmp, config_path(dir))?;
+    Ok(())
+}
+
+/// An open store with its index definitions.
+struct Db {
+    store: Store<RedbBackend>,
+    config: Config,
+}
+
+impl Db {
+    async fn open(dir: &Path, create: bool) -> Result<Db, Failure> {
+        let config = match read_config(dir)? {
+            Some(config) => config,
+            None if create => {
+                let config = Config::default();
+                write_config(dir, &config)?;
+                config
+            }
+            None => {
+                return Err(bad(format!(
+                    "no store at {} (create one with `keypath db --path {} init`, or put an item)",
+                    dir.display(),
+                    dir.display()
+                )))
+            }
+        };
+        let store = Store::open(dir)
+            .await
+            .map_err(|e| Failure::Store(format!("opening the store in {}: {e}", dir.display())))?;
+        Ok(Db { store, config })
+    }
+
+    /// The index entries of a JSON item at `path`.
+    fn index_entries(
+        &self,
+        path: &KeyPath,
+        value: &Value,
+    ) -> Result<Vec<(String, KeyPath)>, Failure> {
+        let namespace = path
+            .components()
+            .last()
+            .map(|c| c.namespace())
+            .unwrap_or_default();
+        let mut entries = Vec::new();
+        for def in self
+            .config
+            .indexes
+            .iter()
+            .filter(|d| d.namespace == namespace)
+        {
+            let field = value.get(&def.field).unwrap_or(&Value::Null);
+            let key = match field {
+                Value::Null => continue,
+                Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                    (Some(u), _) => def.group.clone().push(&def.field, u),
+                    (None, Some(i)) => def.group.clone().push(&def.field, i),
+                    _ => {
+                        return Err(bad(format!(
+                            "{path}: field {:?} is {n}; index {} takes integers or strings",
+                            def.field, def.name
+                        )))
+                    }
+                },
+                Value::String(s) => def.group.clone().push(&def.field, s.as_str()),
+                other => {
+                    return Err(bad(format!(
+                        "{path}: field {:?} is {}; index {} takes integers or strings",
+                        def.field,
+                        match other {
+                            Value::Bool(_) => "a boolean",
+                            Value::Array(_) => "an array",
+                            _ => "an object",
+                        },
+                        def.name
+                    )))
+                }
+            }
+            .map_err(|e| bad(format!("{path}: index {}: {e}", def.name)))?;
+            entries.push((def.name.clone(), key));
+        }
+        Ok(entries)
+    }
+
+    async fn put(&self, path: &KeyPath, value: &Value, mode: PutMode) -> Result<u64, Failure> {
+        let item_type = path
+            .components()
+            .last()
+            .map(|c| c.namespace())
+            .unwrap_or_default();
+        let entries = self.index_entries(path, value)?;
+        self.store
+            .put_raw(path, item_type, value, entries, mode)
+            .await
+            .map_err(store_failure)
+    }
+}
+
+fn item_line(raw: &RawItem) -> Result<String, Failure> {
+    let value: Value = raw
+        .decode()
+        .map_err(|e| Failure::Store(format!("{}: stored value does not decode: {e}", raw.key())))?;
+    Ok(json!({"key": raw.key().to_string(), "value": value}).to_string())
+}
+
+fn build_query(args: &ListArgs) -> Result<Query, Failure> {
+    let prefix = parse_path("prefix", &args.prefix)?;
+    let mut query = Query::prefix(&prefix).map_err(store_failure)?;
+    for (flag, bound) in [
+        ("--gt", &args.gt),
+        ("--gte", &args.gte),
+        ("--lt", &args.lt),
+        ("--lte", &args.lte),
+    ] {
+        let Some(text) = bound else { continue };
+        let path = parse_path(flag, text)?;
+        query = match flag {
+            "--gt" => query.gt(&path),
+            "--gte" => query.gte(&path),
+            "--lt" => query.lt(&path),
+            _ => query.lte(&path),
+        }
+        .map_err(|e| bad(format!("{flag} {text:?}: {e}")))?;
+    }
+    if args.reverse {
+        query = query.reverse();
+    }
+    if let Some(limit) = args.limit {
+        query = query.limit(limit);
+    }
+    if let Some(text) = &args.cursor {
+        let cursor: Cursor = text.parse().map_err(|e| bad(format!("--cursor: {e}")))?;
+        query = query.after(cursor);
+    }
+    Ok(query)
+}
+
+fn print_page(page: Page<RawItem>, out: &mut impl Write) -> Result<(), Failure> {
+    for raw in &page.items {
+        writeln!(out, "{}", item_line(raw)?)?;
+    }
+    if let Some(cursor) = page.cursor {
+        writeln!(out, "{}", json!({"cursor": cursor.to_string()}))?;
+    }
+    Ok(())
+}
+
+fn parse_json(what: &str, text: &str) -> Result<Value, Failure> {
+    serde_json::from_str(text).map_err(|e| bad(format!("{what}: expected JSON: {e}")))
+}
+
+pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let dir = &args.path;
+    match args.command {
+        DbCommand::Init { indexes } => {
+            if read_config(dir)?.is_some() {
+                return Err(bad(format!(
+                    "a store already exists at {}; its indexes are fixed",
+                    dir.display()
+                )));
+            }
+            let indexes = indexes
+                .iter()
+                .map(|t| parse_index_def(t))
+                .collect::<Result<Vec<_>, _>>()?;
+            write_config(dir, &Config { indexes })?;
+            Db::open(dir, false).await?;
+            writeln!(out, "{}", json!({"created": dir.display().to_string()}))?;
+        }
+        DbCommand::Put {
+            path,
+            json: text,
+            if_absent,
+            if_version,
+        } => {
+            let path = parse_path("path", &path)?;
+            let value = parse_json("value", &text)?;
+            let mode = match (if_absent, if_version) {
+                (true, _) => PutMode::IfAbsent,
+                (_, Some(v)) => PutMode::IfVersion(v),
+                _ => PutMode::Upsert,
+            };
+            let db = Db::open(dir, true).await?;
+            let version = db.put(&path, &value, mode).await?;
+            writeln!(
+                out,
+                "{}",
+                json!({"key": path.to_string(), "version": version})
+            )?;
+        }
+        DbCommand::Get { path } => {
+            let path = parse_path("path", &path)?;
+            let db = Db::open(dir, false).await?;
+            match db.store.get_raw(&path).await.map_err(store_failure)? {
+                Some(raw) => writeln!(out, "{}", item_line(&raw)?)?,
+                None => return Err(Failure::NotFound(format!("no item at {path}"))),
+            }
+        }
+        DbCommand::Delete { path } => {
+            let path = parse_path("path", &path)?;
+            let db = Db::open(dir, false).await?;
+            let existed = db.store.delete(&path).await.map_err(store_failure)?;
+            writeln!(
+                out,
+                "{}",
+                json!({"key": path.to_string(), "deleted": existed})
+            )?;
+        }
+        DbCommand::List(list) => {
+            let query = build_query(&list)?;
+            let db = Db::open(dir, false).await?;
+            let page = db.store.list_raw(&query).await.map_err(store_failure)?;
+            print_page(page, out)?;
+        }
+        DbCommand::Index { name, list } => {
+            let query = build_query(&list)?;
+            let db = Db::open(dir, false).await?;
+            if !db.config.indexes.iter().any(|d| d.name == name) {
+                let known: Vec<&str> = db.config.indexes.iter().map(|d| d.name.as_str()).collect();
+                return Err(bad(format!(
+                    "unknown index {name:?}; this store has {known:?}"
+                )));
+            }
+            let page = db
+                .store
+                .query_index_raw(&name, &query)
+                .await
+                .map_err(store_failure)?;
+            print_page(page, out)?;
+        }
+        DbCommand::Import { file } => {
+            let db = Db::open(dir, true).await?;
+            import(&db, &file, out).await?;
+        }
+        DbCommand::Export => {
+            let db = Db::open(dir, false).await?;
+            // Item groups are key path encodings, which start with a namespace letter; the
+            // store's own records (counters, index entries) live in groups starting `00`.
+            let groups = db
+                .store
+                .backend()
+                .groups(1)
+                .await
+                .map_err(|e| Failure::Store(e.to_string()))?;
+            for group in groups {
+                let group = KeyPath::decode(&group).map_err(|e| {
+                    Failure::Store(format!("a stored group key does not decode: {e}"))
+                })?;
+                let mut query = Query::prefix(&group).map_err(store_failure)?.limit(1000);
+                loop {
+                    let page = db.store.list_raw(&query).await.map_err(store_failure)?;
+                    for raw in &page.items {
+                        writeln!(out, "{}", item_line(raw)?)?;
+                    }
+                    match page.cursor {
+                        Some(c) => query = query.after(c),
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn import(db: &Db, file: &Path, out: &mut impl Write) -> Result<(), Failure> {
+    let name = file.display().to_string();
+    let handle = fs::File::open(file).map_err(|e| bad(format!("{name}: {e}")))?;
+    let size = handle.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut reader = std::io::BufReader::new(handle);
+    let mut progress = Progress::new("bytes", size);
+    let mut line = String::new();
+    let (mut number, mut items) = (0u64, 0u64);
+    loop {
+        line.clear();
+        let read = reader
+            .read_line(&mut line)
+            .map_err(|e| bad(format!("{name}: line {}: {e}", number + 1)))?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        progress.add(read as u64);
+        let text = line.trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let at = |e: String| bad(format!("{name}: line {number}: {e}"));
+        let record: Value =
+            serde_json::from_str(text).map_err(|e| at(format!("expected JSON: {e}")))?;
+        let key = record
+            .get("key")
+            .and_then(Value::as_str)
+            .ok_or_else(|| at("expected {\"key\": \"<key path>\", \"value\": ...}".into()))?;
+        let path: KeyPath = key.parse().map_err(|e| at(format!("key {key:?}: {e}")))?;
+        let value = record.get("value").cloned().unwrap_or(Value::Null);
+        db.put(&path, &value, PutMode::Upsert)
+            .await
+            .map_err(|e| match e {
+                Failure::BadInput(m) => at(m),
+                other => other,
+            })?;
+        items += 1;
+    }
+    progress.finish();
+    writeln!(out, "{}", json!({"imported": items, "lines": number}))?;
+    Ok(())
+}

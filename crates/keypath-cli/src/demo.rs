@@ -1,0 +1,544 @@
+//! `keypath demo`: a social app and a ticket board on the embedded store.
+//!
+//! Loads a generated data set (users, posts, comments, reactions; tickets with an
+//! `updated_at` index), runs the queries such an app makes, prints results and timings, and
+//! shows how the same data would have sorted with hand-made string keys.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use keypath::{KeyPath, PathError};
+use keypath_store::backend::redb::RedbBackend;
+use keypath_store::{Index, Item, Query, RawItem, Store};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::progress::Progress;
+use crate::Failure;
+
+/// Sizes of the generated data set.
+const USERS: u64 = 3_000;
+const TICKETS: u64 = 600;
+const BOARDS: u64 = 3;
+/// Ticket updates after the initial load, to move tickets around the index.
+const TICKET_UPDATES: u64 = 1_500;
+/// First post/comment time (2023-03-15T17:00:34Z, Unix seconds).
+const EPOCH: u64 = 1_678_899_634;
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+struct User {
+    id: Uuid,
+    name: String,
+}
+
+impl Item for User {
+    const TYPE: &'static str = "user";
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new().push("user", self.id)
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+struct Post {
+    user: Uuid,
+    id: u64,
+    title: String,
+}
+
+impl Item for Post {
+    const TYPE: &'static str = "post";
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new()
+            .push("user", self.user)?
+            .push("post", self.id)
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+struct Comment {
+    user: Uuid,
+    post: u64,
+    /// Unix seconds: comments sort chronologically.
+    at: u64,
+    text: String,
+}
+
+impl Item for Comment {
+    const TYPE: &'static str = "comment";
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new()
+            .push("user", self.user)?
+            .push("post", self.post)?
+            .push("comment", self.at)
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+struct Reaction {
+    user: Uuid,
+    post: u64,
+    comment: u64,
+    id: u64,
+    emoji: String,
+}
+
+impl Item for Reaction {
+    const TYPE: &'static str = "react";
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new()
+            .push("user", self.user)?
+            .push("post", self.post)?
+            .push("comment", self.comment)?
+            .push("react", self.id)
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+struct Ticket {
+    id: u64,
+    board: u64,
+    title: String,
+    updated_at: u64,
+}
+
+impl Item for Ticket {
+    const TYPE: &'static str = "ticket";
+    const INDEXES: &'static [Index<Self>] = &[Index {
+        name: "by_updated",
+        key: |t| {
+            Ok(Some(
+                KeyPath::new()
+                    .push("board", t.board)?
+                    .push("updated", t.updated_at)?,
+            ))
+        },
+    }];
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new().push("ticket", self.id)
+    }
+}
+
+/// A small deterministic generator (SplitMix64): the same data set on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn uuid(&mut self) -> Uuid {
+        let bits = (u128::from(self.next()) << 64) | u128::from(self.next());
+        uuid::Builder::from_random_bytes(bits.to_be_bytes()).into_uuid()
+    }
+}
+
+const NAMES: &[&str] = &[
+    "alligator",
+    "Zoey",
+    "bob",
+    "Émile",
+    "carol",
+    "Dave",
+    "erin",
+    "Frank",
+];
+const EMOJI: &[&str] = &["👍", "🎉", "😂", "❤️"];
+
+/// One user's whole item collection, written in one transaction.
+struct Collection {
+    user: User,
+    posts: Vec<Post>,
+    comments: Vec<Comment>,
+    reactions: Vec<Reaction>,
+}
+
+impl Collection {
+    fn len(&self) -> usize {
+        1 + self.posts.len() + self.comments.len() + self.reactions.len()
+    }
+}
+
+fn generate_user(rng: &mut Rng, n: u64) -> Collection {
+    let id = rng.uuid();
+    let user = User {
+        id,
+        name: format!("{}{n}", NAMES[(n % NAMES.len() as u64) as usize]),
+    };
+    let (mut posts, mut comments, mut reactions) = (Vec::new(), Vec::new(), Vec::new());
+    // Post IDs grow past one digit (9 < 42 < 100 is where string keys go wrong).
+    let mut post_id = 0;
+    for _ in 0..rng.below(5) {
+        post_id += 1 + rng.below(60);
+        posts.push(Post {
+            user: id,
+            id: post_id,
+            title: format!("post {post_id} of {}", user.name),
+        });
+        let mut at = EPOCH - 400_000_000 + rng.below(800_000_000);
+        for _ in 0..rng.below(5) {
+            at += 1 + rng.below(50_000_000);
+            comments.push(Comment {
+                user: id,
+                post: post_id,
+                at,
+                text: format!("comment at {at}"),
+            });
+            for r in 0..rng.below(3) {
+                reactions.push(Reaction {
+                    user: id,
+                    post: post_id,
+                    comment: at,
+                    id: r * 7 + rng.below(7),
+                    emoji: EMOJI[rng.below(EMOJI.len() as u64) as usize].to_owned(),
+                });
+            }
+        }
+    }
+    reactions.sort_by_key(|r| (r.post, r.comment, r.id));
+    reactions.dedup_by_key(|r| (r.post, r.comment, r.id));
+    Collection {
+        user,
+        posts,
+        comments,
+        reactions,
+    }
+}
+
+fn store_err(what: &str) -> impl Fn(keypath_store::StoreError) -> Failure + '_ {
+    move |e| Failure::Store(format!("{what}: {e}"))
+}
+
+fn rate(count: usize, started: Instant) -> String {
+    let secs = started.elapsed().as_secs_f64();
+    format!(
+        "{count} in {:.0} ms, {:.0}/s",
+        secs * 1e3,
+        count as f64 / secs.max(1e-9)
+    )
+}
+
+fn show(out: &mut impl Write, items: &[RawItem], at_most: usize) -> Result<(), Failure> {
+    for raw in items.iter().take(at_most) {
+        writeln!(out, "    {:<8} {}", raw.item_type(), raw.key())?;
+    }
+    if items.len() > at_most {
+        writeln!(out, "    ... {} more", items.len() - at_most)?;
+    }
+    Ok(())
+}
+
+/// Runs the demo in `dir`, or in a new temporary directory that is removed afterwards.
+pub(crate) async fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<(), Failure> {
+    let temp;
+    let dir: &Path = match &dir {
+        Some(d) => d,
+        None => {
+            temp = tempfile::tempdir().map_err(Failure::Io)?;
+            temp.path()
+        }
+    };
+    let store: Store<RedbBackend> = Store::open(dir)
+        .await
+        .map_err(|e| Failure::Store(format!("opening the store in {}: {e}", dir.display())))?;
+    writeln!(out, "keypath demo: an embedded store in {}", dir.display())?;
+    writeln!(out)?;
+
+    // ---- load ----
+    let mut rng = Rng(42);
+    let collections: Vec<Collection> = (0..USERS).map(|n| generate_user(&mut rng, n)).collect();
+    let total: usize = collections.iter().map(Collection::len).sum();
+    let (posts, comments, reactions) = collections.iter().fold((0, 0, 0), |(p, c, r), col| {
+        (
+            p + col.posts.len(),
+            c + col.comments.len(),
+            r + col.reactions.len(),
+        )
+    });
+    writeln!(
+        out,
+        "Loading {USERS} users, {posts} posts, {comments} comments and {reactions} reactions \
+         ({total} items, one transaction per user's item collection)..."
+    )?;
+    let started = Instant::now();
+    let mut progress = Progress::new("items", total as u64);
+    for col in &collections {
+        let mut txn = store.transaction();
+        txn.put(&col.user).map_err(store_err("put user"))?;
+        for p in &col.posts {
+            txn.put(p).map_err(store_err("put post"))?;
+        }
+        for c in &col.comments {
+            txn.put(c).map_err(store_err("put comment"))?;
+        }
+        for r in &col.reactions {
+            txn.put(r).map_err(store_err("put reaction"))?;
+        }
+        txn.commit().await.map_err(store_err("commit"))?;
+        progress.add(col.len() as u64);
+    }
+    progress.finish();
+    writeln!(out, "  loaded {}", rate(total, started))?;
+
+    let started = Instant::now();
+    let mut progress = Progress::new("tickets", TICKETS + TICKET_UPDATES);
+    let mut tickets: Vec<Ticket> = (0..TICKETS)
+        .map(|id| Ticket {
+            id,
+            board: id % BOARDS,
+            title: format!("ticket {id}"),
+            updated_at: EPOCH + rng.below(1_000_000),
+        })
+        .collect();
+    for t in &tickets {
+        store.put(t).await.map_err(store_err("put ticket"))?;
+        progress.add(1);
+    }
+    // Updates move tickets in the index: the old entry goes in the same atomic write.
+    for _ in 0..TICKET_UPDATES {
+        let t = &mut tickets[rng.below(TICKETS) as usize];
+        t.updated_at += 1 + rng.below(2_000_000);
+        store.put(&*t).await.map_err(store_err("update ticket"))?;
+        progress.add(1);
+    }
+    progress.finish();
+    writeln!(
+        out,
+        "  {TICKETS} tickets with a by_updated index, then {TICKET_UPDATES} updates: {}",
+        rate((TICKETS + TICKET_UPDATES) as usize, started)
+    )?;
+    writeln!(out)?;
+
+    // ---- queries ----
+    let busiest = collections
+        .iter()
+        .max_by_key(|c| (c.len(), c.user.id))
+        .expect("users were generated");
+    let user_path = busiest
+        .user
+        .key_path()
+        .map_err(|e| Failure::Store(e.to_string()))?;
+
+    let started = Instant::now();
+    let timeline = store
+        .list_raw(&Query::prefix(&user_path).map_err(store_err("query"))?)
+        .await
+        .map_err(store_err("timeline"))?;
+    writeln!(
+        out,
+        "Timeline of {} ({}): {} items in one ordered list call, {:.2} ms",
+        busiest.user.name,
+        user_path,
+        timeline.items.len(),
+        started.elapsed().as_secs_f64() * 1e3
+    )?;
+    show(out, &timeline.items, 12)?;
+    writeln!(out)?;
+
+    let post = busiest
+        .posts
+        .iter()
+        .max_by_key(|p| p.id)
+        .expect("busiest user has posts");
+    let post_path = post.key_path().map_err(|e| Failure::Store(e.to_string()))?;
+    let started = Instant::now();
+    let thread = store
+        .list_raw(&Query::prefix(&post_path).map_err(store_err("query"))?)
+        .await
+        .map_err(store_err("post"))?;
+    writeln!(
+        out,
+        "One post with its comments and reactions ({post_path}): {} items, {:.2} ms",
+        thread.items.len(),
+        started.elapsed().as_secs_f64() * 1e3
+    )?;
+    show(out, &thread.items, 10)?;
+    writeln!(out)?;
+
+    let comments_path = post_path
+        .clone()
+        .push_namespace("comment")
+        .map_err(|e| Failure::Store(e.to_string()))?;
+    let started = Instant::now();
+    let latest = store
+        .list_raw(
+            &Query::prefix(&comments_path)
+                .map_err(store_err("query"))?
+                .reverse()
+                .limit(6),
+        )
+        .await
+        .map_err(store_err("latest comments"))?;
+    writeln!(
+        out,
+        "Latest first: the newest comment threads on that post (reverse list, limit 6), {:.2} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    )?;
+    show(out, &latest.items, 6)?;
+    writeln!(out)?;
+
+    // Paging: forwards through the whole timeline 7 items at a time, then backwards.
+    let started = Instant::now();
+    let mut forward = Vec::new();
+    let mut pages = 0;
+    let mut query = Query::prefix(&user_path)
+        .map_err(store_err("query"))?
+        .limit(7);
+    loop {
+        let page = store.list_raw(&query).await.map_err(store_err("page"))?;
+        pages += 1;
+        forward.extend(page.items.into_iter().map(|i| i.key().clone()));
+        match page.cursor {
+            Some(cursor) => query = query.after(cursor),
+            None => break,
+        }
+    }
+    let mut backward = Vec::new();
+    let mut query = Query::prefix(&user_path)
+        .map_err(store_err("query"))?
+        .reverse()
+        .limit(7);
+    loop {
+        let page = store.list_raw(&query).await.map_err(store_err("page"))?;
+        backward.extend(page.items.into_iter().map(|i| i.key().clone()));
+        match page.cursor {
+            Some(cursor) => query = query.after(cursor),
+            None => break,
+        }
+    }
+    backward.reverse();
+    let whole: Vec<KeyPath> = timeline.items.iter().map(|i| i.key().clone()).collect();
+    writeln!(
+        out,
+        "Paging: the timeline in {pages} pages of 7 via opaque cursors, forwards and backwards: \
+         {} and {} items, {} ({:.2} ms)",
+        forward.len(),
+        backward.len(),
+        if forward == whole && backward == whole {
+            "both exactly the single list"
+        } else {
+            "MISMATCH"
+        },
+        started.elapsed().as_secs_f64() * 1e3
+    )?;
+    if forward != whole || backward != whole {
+        return Err(Failure::Store(
+            "paging did not reproduce the single list".into(),
+        ));
+    }
+    writeln!(out)?;
+
+    let board: KeyPath = "/board-1".parse().expect("valid path");
+    let started = Instant::now();
+    let recent = store
+        .query_index::<Ticket>(
+            "by_updated",
+            &Query::prefix(&board)
+                .map_err(store_err("query"))?
+                .reverse()
+                .limit(5),
+        )
+        .await
+        .map_err(store_err("index"))?;
+    writeln!(
+        out,
+        "Index by_updated: the 5 most recently updated tickets on board 1, {:.2} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    )?;
+    for t in &recent.items {
+        writeln!(out, "    {}  updated_at {}", t.key, t.item.updated_at)?;
+    }
+    let all = store
+        .query_index::<Ticket>(
+            "by_updated",
+            &Query::prefix(&board).map_err(store_err("query"))?,
+        )
+        .await
+        .map_err(store_err("index"))?;
+    let expected: Vec<(u64, u64)> = {
+        let mut v: Vec<(u64, u64)> = tickets
+            .iter()
+            .filter(|t| t.board == 1)
+            .map(|t| (t.updated_at, t.id))
+            .collect();
+        v.sort();
+        v
+    };
+    let got: Vec<(u64, u64)> = all
+        .items
+        .iter()
+        .map(|t| (t.item.updated_at, t.item.id))
+        .collect();
+    writeln!(
+        out,
+        "  {} index entries for board 1 after {TICKET_UPDATES} updates: {}",
+        got.len(),
+        if got == expected {
+            "exactly one per ticket, at its latest updated_at (no stale entries)"
+        } else {
+            "MISMATCH"
+        }
+    )?;
+    if got != expected {
+        return Err(Failure::Store(
+            "the index does not match the tickets".into(),
+        ));
+    }
+    writeln!(out)?;
+
+    string_keys(busiest, out)?;
+    Ok(())
+}
+
+/// Shows how hand-made string keys for the same items sort, against the key paths.
+fn string_keys(col: &Collection, out: &mut impl Write) -> Result<(), Failure> {
+    let short = &col.user.id.simple().to_string()[..8];
+    let mut rows: Vec<(String, KeyPath)> = Vec::new();
+    for p in &col.posts {
+        rows.push((
+            format!("USER#{short}#POST#{}", p.id),
+            p.key_path().map_err(|e| Failure::Store(e.to_string()))?,
+        ));
+    }
+    for c in &col.comments {
+        rows.push((
+            format!("USER#{short}#POST#{}#COMMENT#{}", c.post, c.at),
+            c.key_path().map_err(|e| Failure::Store(e.to_string()))?,
+        ));
+    }
+    let mut by_string = rows.clone();
+    by_string.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut by_path = rows;
+    by_path.sort_by_key(|row| row.1.encode());
+    let misplaced = by_string
+        .iter()
+        .zip(&by_path)
+        .filter(|(s, p)| s.0 != p.0)
+        .count();
+    writeln!(
+        out,
+        "The same posts and comments with string keys (USER#..#POST#n#COMMENT#ts), sorted as a store sorts them:"
+    )?;
+    for (s, _) in by_string.iter().take(8) {
+        writeln!(out, "    {s}")?;
+    }
+    writeln!(out, "  and as key paths:")?;
+    for (_, p) in by_path.iter().take(8) {
+        writeln!(out, "    {p}")?;
+    }
+    writeln!(
+        out,
+        "  {misplaced} of {} items would sit at a different position with string keys \
+         (post numbers compare digit by digit).",
+        by_path.len()
+    )?;
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! The store against raw redb doing the same reads and writes, in the same run.
+//!
+//! - `put`: the store writes an item with one secondary index (item, index entry and group
+//!   counter in one durable transaction, after reading the counter and the old item); raw
+//!   redb writes the same three records in one durable transaction.
+//! - `get`: one item by key path, decoded into its Rust type, vs one raw redb lookup.
+//! - `list100`: 100 items of a group, decoded, vs a raw redb range scan of 100 records.
+//!
+//! `raw_redb` runs synchronously on the bench thread, its best case. The store runs its redb
+//! work on tokio's blocking pool, as it must not block the runtime, and so does
+//! `raw_redb_blocking`: raw redb as an async program has to call it.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use keypath::{KeyPath, PathError};
+use keypath_store::{Index, Item, Query, Store};
+use std::sync::Arc;
+
+use redb::{Database, TableDefinition};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Post {
+    user: u64,
+    id: u64,
+    updated_at: u64,
+    title: String,
+    body: String,
+}
+
+impl Item for Post {
+    const TYPE: &'static str = "post";
+    const INDEXES: &'static [Index<Self>] = &[Index {
+        name: "by_updated",
+        key: |p| {
+            Ok(Some(
+                KeyPath::new()
+                    .push("feed", 0u64)?
+                    .push("updated", p.updated_at)?,
+            ))
+        },
+    }];
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new()
+            .push("user", self.user)?
+            .push("post", self.id)
+    }
+}
+
+fn post(user: u64, id: u64) -> Post {
+    Post {
+        user,
+        id,
+        updated_at: 1_700_000_000_000 + id,
+        title: format!("post number {id}"),
+        body: "lorem ipsum dolor sit amet, consectetur adipiscing elit".repeat(2),
+    }
+}
+
+const RAW: TableDefinition<&[u8], &[u8]> = TableDefinition::new("raw");
+
+fn raw_value(p: &Post) -> Vec<u8> {
+    rmp_serde::to_vec_named(p).expect("encodes")
+}
+
+/// The raw equivalent of a store put with one index: item, index entry and counter.
+fn raw_put(raw: &Database, p: &Post, counter: &[u8], n: u64) {
+    let key = p.key_path().unwrap().encode();
+    let index_key = [b"idx".as_slice(), &p.updated_at.to_be_bytes(), &key].concat();
+    let txn = raw.begin_write().unwrap();
+    {
+        let mut t = txn.open_table(RAW).unwrap();
+        t.insert(key.as_slice(), raw_value(p).as_slice()).unwrap();
+        t.insert(index_key.as_slice(), key.as_slice()).unwrap();
+        t.insert(counter, n.to_be_bytes().as_slice()).unwrap();
+    }
+    txn.commit().unwrap();
+}
+
+fn raw_get(raw: &Database, key: &[u8]) -> Vec<u8> {
+    let txn = raw.begin_read().unwrap();
+    let t = txn.open_table(RAW).unwrap();
+    let v = t.get(key).unwrap().unwrap().value().to_vec();
+    v
+}
+
+fn raw_list(raw: &Database, start: &[u8]) -> Vec<Vec<u8>> {
+    let txn = raw.begin_read().unwrap();
+    let t = txn.open_table(RAW).unwrap();
+    let items = t
+        .range(start..)
+        .unwrap()
+        .take(100)
+        .map(|r| r.unwrap().1.value().to_vec())
+        .collect();
+    items
+}
+
+fn benches(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = rt.block_on(Store::open(dir.path().join("store"))).unwrap();
+    let raw = Arc::new(Database::create(dir.path().join("raw.redb")).unwrap());
+    // 1000 posts of user 1 in both.
+    rt.block_on(async {
+        let mut txn = store.transaction();
+        for id in 0..1000 {
+            txn.put(&post(1, id)).unwrap();
+        }
+        txn.commit().await.unwrap();
+    });
+    {
+        let txn = raw.begin_write().unwrap();
+        {
+            let mut t = txn.open_table(RAW).unwrap();
+            for id in 0..1000 {
+                let p = post(1, id);
+                t.insert(
+                    p.key_path().unwrap().encode().as_slice(),
+                    raw_value(&p).as_slice(),
+                )
+                .unwrap();
+            }
+        }
+        txn.commit().unwrap();
+    }
+
+    let mut g = c.benchmark_group("put");
+    let mut n = 0u64;
+    g.bench_function("store", |b| {
+        b.to_async(&rt).iter(|| {
+            n += 1;
+            let p = post(2, n);
+            let store = &store;
+            async move { black_box(store.put(&p).await.unwrap()) }
+        })
+    });
+    let mut n = 0u64;
+    g.bench_function("raw_redb", |b| {
+        b.iter(|| {
+            n += 1;
+            raw_put(&raw, &post(3, n), b"counter-3", n)
+        })
+    });
+    let mut n = 0u64;
+    g.bench_function("raw_redb_blocking", |b| {
+        b.to_async(&rt).iter(|| {
+            n += 1;
+            let raw = raw.clone();
+            async move {
+                tokio::task::spawn_blocking(move || raw_put(&raw, &post(4, n), b"counter-4", n))
+                    .await
+                    .unwrap()
+            }
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("get");
+    let target: KeyPath = "/user-1/post-500".parse().unwrap();
+    g.bench_function("store", |b| {
+        b.to_async(&rt)
+            .iter(|| async { black_box(store.get::<Post>(&target).await.unwrap().unwrap()) })
+    });
+    let key = target.encode();
+    g.bench_function("raw_redb", |b| b.iter(|| black_box(raw_get(&raw, &key))));
+    g.bench_function("raw_redb_blocking", |b| {
+        b.to_async(&rt).iter(|| {
+            let (raw, key) = (raw.clone(), key.clone());
+            async move {
+                black_box(
+                    tokio::task::spawn_blocking(move || raw_get(&raw, &key))
+                        .await
+                        .unwrap(),
+                )
+            }
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("list100");
+    let q = Query::children(&"/user-1".parse().unwrap(), "post")
+        .unwrap()
+        .limit(100);
+    g.bench_function("store", |b| {
+        b.to_async(&rt)
+            .iter(|| async { black_box(store.list::<Post>(&q).await.unwrap().items.len()) })
+    });
+    let start = KeyPath::new().push("user", 1u64).unwrap().encode();
+    g.bench_function("raw_redb", |b| {
+        b.iter(|| black_box(raw_list(&raw, &start).len()))
+    });
+    g.bench_function("raw_redb_blocking", |b| {
+        b.to_async(&rt).iter(|| {
+            let (raw, start) = (raw.clone(), start.clone());
+            async move {
+                black_box(
+                    tokio::task::spawn_blocking(move || raw_list(&raw, &start))
+                        .await
+                        .unwrap()
+                        .len(),
+                )
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = store;
+    config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(3));
+    targets = benches
+}
+criterion_main!(store);

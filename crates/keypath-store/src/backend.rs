@@ -1,0 +1,501 @@
+//! The one seam between the store and a storage engine: an ordered byte map.
+//!
+//! A [`Backend`] stores *records* under two-part keys. The **group** key picks a partition
+//! (DynamoDB's partition key); the **sort** key orders records inside it (DynamoDB's sort key).
+//! Scans never cross groups. Both parts are compared as unsigned bytes, shortest prefix first,
+//! exactly as DynamoDB compares binary keys and `[u8]::cmp` does.
+//!
+//! Every record carries a caller-chosen `u64` version next to its value. Backends never
+//! invent versions: they store the one given in [`Write::Put`] and compare it in
+//! [`Condition::VersionEquals`]. This keeps conditions checkable on every engine, including
+//! DynamoDB, where the version is an attribute in a condition expression.
+//!
+//! The store never sends empty group or sort keys (DynamoDB rejects them); backends may
+//! accept them but portable callers must not rely on it.
+
+use std::fmt;
+use std::future::Future;
+use std::ops::Bound;
+
+pub mod memory;
+#[cfg(feature = "redb")]
+pub mod redb;
+
+/// The full key of a record: the group (partition) key and the sort key inside that group.
+///
+/// ```
+/// use keypath_store::backend::Key;
+/// let k = Key::new(b"user".to_vec(), vec![0x00]);
+/// assert!(k < Key::new(b"user".to_vec(), vec![0x01]));
+/// ```
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    /// The group (partition) key. Scans stay within one group.
+    pub group: Vec<u8>,
+    /// The sort key: records of a group are ordered by it as unsigned bytes.
+    pub sort: Vec<u8>,
+}
+
+impl Key {
+    /// A key from its group and sort parts.
+    ///
+    /// ```
+    /// let k = keypath_store::backend::Key::new(vec![1], vec![2]);
+    /// assert_eq!((k.group, k.sort), (vec![1], vec![2]));
+    /// ```
+    pub fn new(group: impl Into<Vec<u8>>, sort: impl Into<Vec<u8>>) -> Self {
+        Key {
+            group: group.into(),
+            sort: sort.into(),
+        }
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Key({} / {})", Hex(&self.group), Hex(&self.sort))
+    }
+}
+
+/// Lower-case hex of a byte string, for debug output and error messages.
+pub(crate) struct Hex<'a>(pub &'a [u8]);
+
+impl fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+/// A stored value with its version.
+///
+/// ```
+/// let r = keypath_store::backend::Record { value: b"v".to_vec(), version: 3 };
+/// assert_eq!(r.version, 3);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The value bytes, opaque to the backend.
+    pub value: Vec<u8>,
+    /// The version the writer gave this record (see [`Condition::VersionEquals`]).
+    pub version: u64,
+}
+
+/// One record returned by [`Backend::scan`].
+///
+/// ```
+/// use keypath_store::backend::{Entry, Record};
+/// let e = Entry { sort: vec![1], record: Record { value: vec![], version: 1 } };
+/// assert_eq!(e.sort, vec![1]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The sort key (the group is the one scanned).
+    pub sort: Vec<u8>,
+    /// The value and version.
+    pub record: Record,
+}
+
+/// Scan direction over sort keys.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::Direction::default(),
+///            keypath_store::backend::Direction::Forward);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Ascending sort keys.
+    #[default]
+    Forward,
+    /// Descending sort keys.
+    Reverse,
+}
+
+/// A range scan inside one group.
+///
+/// `start` and `end` bound the sort keys (`start <= end` in byte order; an empty or inverted
+/// range yields nothing). The direction only changes the order of the results, never which
+/// records are in range: a reverse scan begins at `end` and walks down to `start`. To resume
+/// after the last returned sort key `k`, scan again with `start = Excluded(k)` (forward) or
+/// `end = Excluded(k)` (reverse).
+///
+/// ```
+/// use keypath_store::backend::{Direction, Scan};
+/// use std::ops::Bound;
+/// let s = Scan::group(b"g".to_vec()).reverse().limit(10).start(Bound::Included(vec![5]));
+/// assert_eq!(s.direction, Direction::Reverse);
+/// assert_eq!(s.limit, Some(10));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scan {
+    /// The group to scan.
+    pub group: Vec<u8>,
+    /// The lower bound on sort keys.
+    pub start: Bound<Vec<u8>>,
+    /// The upper bound on sort keys.
+    pub end: Bound<Vec<u8>>,
+    /// Ascending or descending results.
+    pub direction: Direction,
+    /// The most entries to return; `None` returns all of them.
+    pub limit: Option<usize>,
+}
+
+impl Scan {
+    /// A forward scan of a whole group without limit.
+    ///
+    /// ```
+    /// let s = keypath_store::backend::Scan::group(vec![7]);
+    /// assert_eq!(s.limit, None);
+    /// ```
+    pub fn group(group: Vec<u8>) -> Self {
+        Scan {
+            group,
+            start: Bound::Unbounded,
+            end: Bound::Unbounded,
+            direction: Direction::Forward,
+            limit: None,
+        }
+    }
+
+    /// Sets the lower bound.
+    ///
+    /// ```
+    /// use std::ops::Bound;
+    /// let s = keypath_store::backend::Scan::group(vec![7]).start(Bound::Excluded(vec![1]));
+    /// assert_eq!(s.start, Bound::Excluded(vec![1]));
+    /// ```
+    pub fn start(mut self, start: Bound<Vec<u8>>) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// Sets the upper bound.
+    ///
+    /// ```
+    /// use std::ops::Bound;
+    /// let s = keypath_store::backend::Scan::group(vec![7]).end(Bound::Included(vec![9]));
+    /// assert_eq!(s.end, Bound::Included(vec![9]));
+    /// ```
+    pub fn end(mut self, end: Bound<Vec<u8>>) -> Self {
+        self.end = end;
+        self
+    }
+
+    /// Returns results in descending order.
+    ///
+    /// ```
+    /// let s = keypath_store::backend::Scan::group(vec![7]).reverse();
+    /// assert_eq!(s.direction, keypath_store::backend::Direction::Reverse);
+    /// ```
+    pub fn reverse(mut self) -> Self {
+        self.direction = Direction::Reverse;
+        self
+    }
+
+    /// Sets the direction.
+    ///
+    /// ```
+    /// use keypath_store::backend::{Direction, Scan};
+    /// assert_eq!(Scan::group(vec![]).direction(Direction::Reverse).direction, Direction::Reverse);
+    /// ```
+    pub fn direction(mut self, direction: Direction) -> Self {
+        self.direction = direction;
+        self
+    }
+
+    /// Returns at most `limit` entries.
+    ///
+    /// ```
+    /// assert_eq!(keypath_store::backend::Scan::group(vec![]).limit(3).limit, Some(3));
+    /// ```
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Whether `sort` lies within this scan's bounds.
+    ///
+    /// ```
+    /// use std::ops::Bound;
+    /// let s = keypath_store::backend::Scan::group(vec![]).start(Bound::Excluded(vec![1]));
+    /// assert!(!s.contains(&[1]));
+    /// assert!(s.contains(&[1, 0]));
+    /// ```
+    pub fn contains(&self, sort: &[u8]) -> bool {
+        let above = match &self.start {
+            Bound::Included(s) => sort >= s.as_slice(),
+            Bound::Excluded(s) => sort > s.as_slice(),
+            Bound::Unbounded => true,
+        };
+        let below = match &self.end {
+            Bound::Included(e) => sort <= e.as_slice(),
+            Bound::Excluded(e) => sort < e.as_slice(),
+            Bound::Unbounded => true,
+        };
+        above && below
+    }
+
+    /// Whether no sort key can lie within the bounds (e.g. `start > end`).
+    ///
+    /// ```
+    /// use std::ops::Bound;
+    /// let s = keypath_store::backend::Scan::group(vec![])
+    ///     .start(Bound::Included(vec![2])).end(Bound::Excluded(vec![2]));
+    /// assert!(s.is_empty_range());
+    /// ```
+    pub fn is_empty_range(&self) -> bool {
+        match (&self.start, &self.end) {
+            // Nothing sorts before the empty string.
+            (_, Bound::Excluded(e)) if e.is_empty() => true,
+            (Bound::Included(s), Bound::Included(e)) => s > e,
+            (Bound::Included(s), Bound::Excluded(e)) | (Bound::Excluded(s), Bound::Included(e)) => {
+                s >= e
+            }
+            // (s, e) is empty when no byte string lies strictly between: e == s or e == s ++ [0].
+            (Bound::Excluded(s), Bound::Excluded(e)) => {
+                s >= e || (e.len() == s.len() + 1 && e.starts_with(s) && e[s.len()] == 0)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A per-key condition of a [`Write`], checked atomically with the whole batch.
+///
+/// ```
+/// use keypath_store::backend::Condition;
+/// assert!(Condition::NotExists.holds(None));
+/// assert!(Condition::VersionEquals(2).holds(Some(2)));
+/// assert!(!Condition::Exists.holds(None));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Condition {
+    /// No condition.
+    #[default]
+    None,
+    /// A record must exist under the key.
+    Exists,
+    /// No record may exist under the key.
+    NotExists,
+    /// A record must exist under the key with exactly this version.
+    VersionEquals(u64),
+}
+
+impl Condition {
+    /// Whether the condition holds given the current version of the key (`None` if absent).
+    ///
+    /// ```
+    /// assert!(keypath_store::backend::Condition::None.holds(None));
+    /// ```
+    pub fn holds(self, current: Option<u64>) -> bool {
+        match self {
+            Condition::None => true,
+            Condition::Exists => current.is_some(),
+            Condition::NotExists => current.is_none(),
+            Condition::VersionEquals(v) => current == Some(v),
+        }
+    }
+}
+
+/// One operation of an atomic write batch.
+///
+/// ```
+/// use keypath_store::backend::{Condition, Key, Record, Write};
+/// let w = Write::Put {
+///     key: Key::new(vec![1], vec![0]),
+///     record: Record { value: vec![42], version: 1 },
+///     condition: Condition::NotExists,
+/// };
+/// assert_eq!(w.key(), &Key::new(vec![1], vec![0]));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// Insert or replace the record under `key`.
+    Put {
+        /// Where to write.
+        key: Key,
+        /// The value and the version to store with it.
+        record: Record,
+        /// Must hold before the write, or the whole batch fails.
+        condition: Condition,
+    },
+    /// Remove the record under `key` (removing an absent key is not an error).
+    Delete {
+        /// What to remove.
+        key: Key,
+        /// Must hold before the write, or the whole batch fails.
+        condition: Condition,
+    },
+    /// Write nothing, only check `condition` (DynamoDB's `ConditionCheck`): used by
+    /// transactions to make a batch depend on records they read but do not change.
+    Check {
+        /// What to check.
+        key: Key,
+        /// Must hold, or the whole batch fails.
+        condition: Condition,
+    },
+}
+
+impl Write {
+    /// The key this operation touches.
+    ///
+    /// ```
+    /// use keypath_store::backend::{Condition, Key, Write};
+    /// let w = Write::Delete { key: Key::new(vec![1], vec![2]), condition: Condition::None };
+    /// assert_eq!(w.key().sort, vec![2]);
+    /// ```
+    pub fn key(&self) -> &Key {
+        match self {
+            Write::Put { key, .. } | Write::Delete { key, .. } | Write::Check { key, .. } => key,
+        }
+    }
+
+    /// The condition of this operation.
+    ///
+    /// ```
+    /// use keypath_store::backend::{Condition, Key, Write};
+    /// let w = Write::Check { key: Key::new(vec![1], vec![2]), condition: Condition::Exists };
+    /// assert_eq!(w.condition(), Condition::Exists);
+    /// ```
+    pub fn condition(&self) -> Condition {
+        match self {
+            Write::Put { condition, .. }
+            | Write::Delete { condition, .. }
+            | Write::Check { condition, .. } => *condition,
+        }
+    }
+}
+
+/// The error of every backend operation.
+///
+/// ```
+/// use keypath_store::backend::BackendError;
+/// let e = BackendError::ConditionFailed { index: 2, current: None };
+/// assert!(e.to_string().contains("write 2"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackendError {
+    /// The condition of write number `index` of the batch did not hold; nothing was written.
+    #[error(
+        "condition of write {index} of the batch did not hold (record is {}); nothing was written",
+        match current { Some(v) => format!("at version {v}"), None => "absent".to_owned() }
+    )]
+    ConditionFailed {
+        /// Position of the failed write in the batch.
+        index: usize,
+        /// The version found under that key, `None` if absent. Backends that cannot tell
+        /// (DynamoDB reports only which item failed unless asked for it) may report `None`.
+        current: Option<u64>,
+    },
+    /// Two writes of one batch name the same key; nothing was written.
+    #[error("writes {first} and {second} of the batch touch the same key; nothing was written")]
+    DuplicateKey {
+        /// Position of the first write on the key.
+        first: usize,
+        /// Position of the second write on the key.
+        second: usize,
+    },
+    /// A request exceeds a limit of the backend (e.g. DynamoDB's 100 writes per transaction).
+    #[error("{what}: limit is {limit}, found {found}")]
+    LimitExceeded {
+        /// What was too large.
+        what: &'static str,
+        /// The backend's limit.
+        limit: usize,
+        /// The size of the request.
+        found: usize,
+    },
+    /// The storage engine failed (I/O, corruption, network, service errors).
+    #[error("storage error: {0}")]
+    Storage(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+}
+
+impl BackendError {
+    /// Wraps an engine error.
+    ///
+    /// ```
+    /// let e = keypath_store::backend::BackendError::storage(std::io::Error::other("disk"));
+    /// assert_eq!(e.to_string(), "storage error: disk");
+    /// ```
+    pub fn storage(err: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>) -> Self {
+        BackendError::Storage(err.into())
+    }
+}
+
+/// Finds the first pair of writes on the same key, for backends to reject such batches.
+///
+/// ```
+/// use keypath_store::backend::{duplicate_key, Condition, Key, Write};
+/// let w = |s: u8| Write::Check { key: Key::new(vec![1], vec![s]), condition: Condition::None };
+/// assert_eq!(duplicate_key(&[w(1), w(2), w(1)]), Some((0, 2)));
+/// assert_eq!(duplicate_key(&[w(1), w(2)]), None);
+/// ```
+pub fn duplicate_key(writes: &[Write]) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::with_capacity(writes.len());
+    writes
+        .iter()
+        .enumerate()
+        .find_map(|(i, w)| seen.insert(w.key(), i).map(|first| (first, i)))
+}
+
+/// An ordered byte map: the storage engine under a store.
+///
+/// # Contract
+/// - **Order**: within a group, sort keys are ordered as unsigned byte strings (`[u8]::cmp`:
+///   a proper prefix sorts first). All of `0x00..=0xFF` may appear anywhere in both key parts.
+/// - **Consistency**: every call sees every write batch that completed before it was made
+///   (read-your-writes, strongly consistent reads).
+/// - **Atomicity**: [`Backend::write`] applies all of its operations or none.
+/// - **Versions**: a record's version is the one its last `Put` gave; backends never change it.
+/// - **Concurrency**: all methods may be called from many tasks at once. A backend must never
+///   block the async runtime's worker threads on I/O (synchronous engines run their work on
+///   the blocking pool).
+/// - Errors other than the ones named per method are [`BackendError::Storage`].
+///
+/// ```
+/// use keypath_store::backend::{memory::MemoryBackend, Backend, Condition, Key, Record, Write};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let db = MemoryBackend::new();
+/// let key = Key::new(b"g".to_vec(), b"s".to_vec());
+/// let put = Write::Put {
+///     key: key.clone(),
+///     record: Record { value: b"v".to_vec(), version: 1 },
+///     condition: Condition::NotExists,
+/// };
+/// db.write(vec![put]).await.unwrap();
+/// assert_eq!(db.get(key).await.unwrap().unwrap().version, 1);
+/// # });
+/// ```
+pub trait Backend: Send + Sync + fmt::Debug + 'static {
+    /// Reads one record; `Ok(None)` if the key is absent.
+    fn get(&self, key: Key) -> impl Future<Output = Result<Option<Record>, BackendError>> + Send;
+
+    /// Reads several records, possibly from different groups. The result has one slot per
+    /// requested key, in request order (`None` where absent); a key may be requested twice.
+    /// Every record read is at least as new as the last batch completed before the call;
+    /// the batch as a whole need not be one snapshot.
+    fn batch_get(
+        &self,
+        keys: Vec<Key>,
+    ) -> impl Future<Output = Result<Vec<Option<Record>>, BackendError>> + Send;
+
+    /// Scans one group over a sort-key range (see [`Scan`]), in the requested direction,
+    /// returning exactly `min(limit, records in range)` entries (a backend that reads in pages
+    /// keeps reading until it has them). Entries are committed data and include every batch
+    /// completed before the call; a scan that runs concurrently with a batch may see part of
+    /// it (DynamoDB's read-committed isolation for queries). A limit of `Some(0)` returns
+    /// nothing.
+    fn scan(&self, scan: Scan) -> impl Future<Output = Result<Vec<Entry>, BackendError>> + Send;
+
+    /// Applies a batch of writes atomically, in any order (a batch touches each key at most
+    /// once; otherwise [`BackendError::DuplicateKey`] and nothing is written).
+    ///
+    /// Every condition is checked against the state before the batch. If any fails, the
+    /// result is [`BackendError::ConditionFailed`] naming the first failing write (lowest
+    /// index) and **nothing** is written. When `Ok` is returned, the batch is durable to the
+    /// degree the backend documents (the embedded backend: on disk). An empty batch succeeds.
+    fn write(&self, writes: Vec<Write>) -> impl Future<Output = Result<(), BackendError>> + Send;
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,343 @@
+//! The embedded default [`Backend`]: one [redb](https://docs.rs/redb) file.
+//!
+//! redb is synchronous, so every operation runs on tokio's blocking pool
+//! (`spawn_blocking`) and the runtime's worker threads never wait on disk. Write batches are
+//! one redb write transaction each, committed with redb's default immediate durability: when
+//! [`Backend::write`] returns `Ok`, the batch is on disk and survives a crash. Reads are
+//! redb read transactions (MVCC snapshots), so reads never wait for writers.
+
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use redb::{Database, ReadableTable, TableDefinition};
+
+use super::{duplicate_key, Backend, BackendError, Direction, Entry, Key, Record, Scan, Write};
+
+/// File name of the store inside the directory given to [`RedbBackend::open`].
+pub const DATA_FILE_NAME: &str = "keypath.redb";
+
+/// The one table: `(group, sort) -> (version, value)`. redb orders tuple keys element by
+/// element and byte slices as unsigned bytes, which is exactly the backend order.
+const RECORDS: TableDefinition<RecordKey, RecordValue> = TableDefinition::new("records");
+
+/// `(group, sort)`.
+type RecordKey = (&'static [u8], &'static [u8]);
+/// `(version, value)`.
+type RecordValue = (u64, &'static [u8]);
+
+/// A store file on disk. Cloning shares the open database.
+///
+/// ```
+/// use keypath_store::backend::{redb::RedbBackend, Backend, Key};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let dir = tempfile::tempdir().unwrap();
+/// let db = RedbBackend::open(dir.path()).await.unwrap();
+/// assert_eq!(db.get(Key::new(vec![1], vec![0])).await.unwrap(), None);
+/// assert!(dir.path().join(keypath_store::backend::redb::DATA_FILE_NAME).exists());
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct RedbBackend {
+    db: Arc<Database>,
+    path: Arc<PathBuf>,
+}
+
+impl std::fmt::Debug for RedbBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedbBackend")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+/// Why a store file could not be opened.
+///
+/// ```
+/// use keypath_store::backend::redb::{OpenError, RedbBackend};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let dir = tempfile::tempdir().unwrap();
+/// let err = RedbBackend::open_existing(dir.path().join("none")).await.unwrap_err();
+/// assert!(matches!(err, OpenError::Missing(_)));
+/// # });
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// `open_existing` found no store file.
+    #[error("no store at {}: expected the file {DATA_FILE_NAME} there", .0.display())]
+    Missing(PathBuf),
+    /// The directory could not be created or read.
+    #[error("cannot use the store directory {}: {source}", path.display())]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// redb could not open the file (corrupt, locked by another process, ...).
+    #[error("cannot open the store file {}: {source}", path.display())]
+    Database {
+        /// The store file.
+        path: PathBuf,
+        /// redb's error.
+        source: Box<redb::Error>,
+    },
+}
+
+impl RedbBackend {
+    /// Opens the store in directory `dir`, creating the directory and the store file
+    /// ([`DATA_FILE_NAME`]) if they do not exist.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let db = keypath_store::backend::redb::RedbBackend::open(dir.path().join("a/b")).await;
+    /// assert!(db.is_ok());
+    /// # });
+    /// ```
+    pub async fn open(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
+        Self::open_in(dir.as_ref().to_owned(), true).await
+    }
+
+    /// Opens the store in directory `dir`, failing with [`OpenError::Missing`] if there is none.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// use keypath_store::backend::redb::RedbBackend;
+    /// assert!(RedbBackend::open_existing(dir.path()).await.is_err());
+    /// RedbBackend::open(dir.path()).await.unwrap();
+    /// assert!(RedbBackend::open_existing(dir.path()).await.is_ok());
+    /// # });
+    /// ```
+    pub async fn open_existing(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
+        Self::open_in(dir.as_ref().to_owned(), false).await
+    }
+
+    /// The store file's path.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let db = keypath_store::backend::redb::RedbBackend::open(dir.path()).await.unwrap();
+    /// assert!(db.path().ends_with("keypath.redb"));
+    /// # });
+    /// ```
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    async fn open_in(dir: PathBuf, create: bool) -> Result<Self, OpenError> {
+        let opened = tokio::task::spawn_blocking(move || {
+            let file = dir.join(DATA_FILE_NAME);
+            if !create && !file.exists() {
+                return Err(OpenError::Missing(dir));
+            }
+            std::fs::create_dir_all(&dir).map_err(|source| OpenError::Io { path: dir, source })?;
+            let db_err = |path: &Path, e: redb::Error| OpenError::Database {
+                path: path.to_owned(),
+                source: Box::new(e),
+            };
+            let db = Database::create(&file).map_err(|e| db_err(&file, e.into()))?;
+            // Create the table once, so readers can always open it.
+            let txn = db.begin_write().map_err(|e| db_err(&file, e.into()))?;
+            txn.open_table(RECORDS)
+                .map_err(|e| db_err(&file, e.into()))?;
+            txn.commit().map_err(|e| db_err(&file, e.into()))?;
+            Ok(RedbBackend {
+                db: Arc::new(db),
+                path: Arc::new(file),
+            })
+        })
+        .await;
+        opened.unwrap_or_else(|join| {
+            Err(OpenError::Io {
+                path: PathBuf::new(),
+                source: std::io::Error::other(join),
+            })
+        })
+    }
+
+    /// Every group key in the file whose first byte is at least `from`, in byte order (one
+    /// seek per group). The store's own records live in groups starting with `00`, so
+    /// `groups(1)` lists exactly the item groups; `keypath db export` uses it.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use keypath_store::backend::{redb::RedbBackend, Backend, Condition, Key, Record, Write};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let backend = RedbBackend::open(dir.path()).await.unwrap();
+    /// let put = |g: &[u8], s: &[u8]| Write::Put {
+    ///     key: Key::new(g, s),
+    ///     record: Record { value: vec![1], version: 1 },
+    ///     condition: Condition::None,
+    /// };
+    /// backend.write(vec![put(b"b", b"1"), put(b"a", b"1"), put(b"a", b"2")]).await.unwrap();
+    /// assert_eq!(backend.groups(0).await.unwrap(), [b"a".to_vec(), b"b".to_vec()]);
+    /// # });
+    /// ```
+    pub async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(storage)?;
+            let table = txn.open_table(RECORDS).map_err(storage)?;
+            let mut groups = Vec::new();
+            let mut start = vec![from];
+            loop {
+                let lower: (&[u8], &[u8]) = (start.as_slice(), &[]);
+                let mut range = table.range(lower..).map_err(storage)?;
+                let Some(entry) = range.next() else { break };
+                let group = entry.map_err(storage)?.0.value().0.to_vec();
+                // `group ++ [0x00]` is the next possible group in byte order.
+                start = [group.as_slice(), &[0u8]].concat();
+                groups.push(group);
+            }
+            Ok(groups)
+        })
+        .await
+    }
+
+    /// Runs `work` on the blocking pool with the database.
+    async fn blocking<T, F>(&self, work: F) -> Result<T, BackendError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Database) -> Result<T, BackendError> + Send + 'static,
+    {
+        let db = self.db.clone();
+        match tokio::task::spawn_blocking(move || work(&db)).await {
+            Ok(result) => result,
+            Err(join) => Err(BackendError::storage(join)),
+        }
+    }
+}
+
+fn storage(e: impl Into<redb::Error>) -> BackendError {
+    BackendError::storage(e.into())
+}
+
+fn as_slices(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+impl Backend for RedbBackend {
+    async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
+        Ok(self.batch_get(vec![key]).await?.pop().flatten())
+    }
+
+    async fn batch_get(&self, keys: Vec<Key>) -> Result<Vec<Option<Record>>, BackendError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(storage)?;
+            let table = txn.open_table(RECORDS).map_err(storage)?;
+            keys.iter()
+                .map(|k| {
+                    let got = table
+                        .get((k.group.as_slice(), k.sort.as_slice()))
+                        .map_err(storage)?;
+                    Ok(got.map(|g| {
+                        let (version, value) = g.value();
+                        Record {
+                            value: value.to_vec(),
+                            version,
+                        }
+                    }))
+                })
+                .collect()
+        })
+        .await
+    }
+
+    async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
+        let limit = scan.limit.unwrap_or(usize::MAX);
+        if limit == 0 || scan.is_empty_range() {
+            return Ok(Vec::new());
+        }
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(storage)?;
+            let table = txn.open_table(RECORDS).map_err(storage)?;
+            let g = scan.group.as_slice();
+            // `group ++ [0x00]` is the next group in byte order: excluding it ends `group`.
+            let next_group = [g, &[0u8]].concat();
+            let lower: Bound<(&[u8], &[u8])> = match as_slices(&scan.start) {
+                Bound::Included(s) => Bound::Included((g, s)),
+                Bound::Excluded(s) => Bound::Excluded((g, s)),
+                Bound::Unbounded => Bound::Included((g, &[])),
+            };
+            let upper: Bound<(&[u8], &[u8])> = match as_slices(&scan.end) {
+                Bound::Included(e) => Bound::Included((g, e)),
+                Bound::Excluded(e) => Bound::Excluded((g, e)),
+                Bound::Unbounded => Bound::Excluded((next_group.as_slice(), &[])),
+            };
+            let range = table
+                .range::<(&[u8], &[u8])>((lower, upper))
+                .map_err(storage)?;
+            let entry = |item: Result<_, redb::StorageError>| {
+                let (k, v): (redb::AccessGuard<RecordKey>, redb::AccessGuard<RecordValue>) =
+                    item.map_err(storage)?;
+                let (version, value) = v.value();
+                Ok(Entry {
+                    sort: k.value().1.to_vec(),
+                    record: Record {
+                        value: value.to_vec(),
+                        version,
+                    },
+                })
+            };
+            match scan.direction {
+                Direction::Forward => range.take(limit).map(entry).collect(),
+                Direction::Reverse => range.rev().take(limit).map(entry).collect(),
+            }
+        })
+        .await
+    }
+
+    async fn write(&self, writes: Vec<Write>) -> Result<(), BackendError> {
+        if let Some((first, second)) = duplicate_key(&writes) {
+            return Err(BackendError::DuplicateKey { first, second });
+        }
+        if writes.is_empty() {
+            return Ok(());
+        }
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(storage)?;
+            {
+                let mut table = txn.open_table(RECORDS).map_err(storage)?;
+                for (index, w) in writes.iter().enumerate() {
+                    let k = w.key();
+                    let current = table
+                        .get((k.group.as_slice(), k.sort.as_slice()))
+                        .map_err(storage)?
+                        .map(|g| g.value().0);
+                    if !w.condition().holds(current) {
+                        // Dropping the uncommitted transaction discards it: nothing is written.
+                        return Err(BackendError::ConditionFailed { index, current });
+                    }
+                }
+                for w in &writes {
+                    match w {
+                        Write::Put { key, record, .. } => {
+                            let k = (key.group.as_slice(), key.sort.as_slice());
+                            table
+                                .insert(k, (record.version, record.value.as_slice()))
+                                .map_err(storage)?;
+                        }
+                        Write::Delete { key, .. } => {
+                            table
+                                .remove((key.group.as_slice(), key.sort.as_slice()))
+                                .map_err(storage)?;
+                        }
+                        Write::Check { .. } => {}
+                    }
+                }
+            }
+            txn.commit().map_err(storage)
+        })
+        .await
+    }
+}

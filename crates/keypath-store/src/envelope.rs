@@ -1,0 +1,168 @@
+//! The stored form of an item: its type, its index keys and its value.
+//!
+//! ```text
+//! 01                      ENVELOPE_FORMAT
+//! len:u8  type name       the item type (UTF-8, 1..=255 bytes)
+//! n:u8                    number of index keys, then n times:
+//!   len:u8  index name
+//!   len:u16 (big endian)  the index key path's encoding (group and rest)
+//! payload                 the item as MessagePack with field names (self-describing, so
+//!                         fields can be added later), to the end
+//! ```
+//!
+//! Keeping the index keys with the item lets any delete or overwrite remove exactly the
+//! entries the previous version wrote, without knowing its Rust type, and lets an index query
+//! check that an entry is current.
+
+use keypath::KeyPath;
+
+/// Version byte of the envelope layout.
+pub const ENVELOPE_FORMAT: u8 = 0x01;
+
+/// A decoded envelope.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Envelope {
+    pub item_type: String,
+    /// `(index name, index key path)`, sorted by name, names unique.
+    pub indexes: Vec<(String, KeyPath)>,
+    pub payload: Vec<u8>,
+}
+
+/// Why stored bytes are not an envelope.
+///
+/// ```
+/// let e = keypath_store::EnvelopeError { offset: 0, expected: "envelope format 01", found: "07".into() };
+/// assert_eq!(e.to_string(), "stored item is corrupt at byte 0: expected envelope format 01, found 07");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("stored item is corrupt at byte {offset}: expected {expected}, found {found}")]
+pub struct EnvelopeError {
+    /// Byte offset of the problem.
+    pub offset: usize,
+    /// What was expected there.
+    pub expected: &'static str,
+    /// What was found.
+    pub found: String,
+}
+
+impl Envelope {
+    /// Appends the encoding to `out`. The caller has checked that the type name and index
+    /// names fit in 255 bytes and index paths in 65535.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        out.push(ENVELOPE_FORMAT);
+        out.push(self.item_type.len() as u8);
+        out.extend_from_slice(self.item_type.as_bytes());
+        out.push(self.indexes.len() as u8);
+        for (name, path) in &self.indexes {
+            out.push(name.len() as u8);
+            out.extend_from_slice(name.as_bytes());
+            let enc = path.encode();
+            out.extend_from_slice(&(enc.len() as u16).to_be_bytes());
+            out.extend_from_slice(&enc);
+        }
+        out.extend_from_slice(&self.payload);
+    }
+
+    /// Decodes everything, index key paths included (for writes, which replace them).
+    pub fn decode(bytes: &[u8]) -> Result<Envelope, EnvelopeError> {
+        let h = Header::parse(bytes)?;
+        let indexes = h
+            .indexes
+            .iter()
+            .map(|&(name, at, enc)| {
+                KeyPath::decode(enc)
+                    .map(|path| (name.to_owned(), path))
+                    .map_err(|e| EnvelopeError {
+                        offset: at,
+                        expected: "an index key path",
+                        found: e.to_string(),
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Envelope {
+            item_type: h.item_type.to_owned(),
+            indexes,
+            payload: bytes[h.payload_start..].to_vec(),
+        })
+    }
+
+    /// The item type and the payload, reusing the value's buffer for the payload; index key
+    /// paths are checked for framing only (reads do not need them).
+    pub fn into_item_parts(mut value: Vec<u8>) -> Result<(String, Vec<u8>), EnvelopeError> {
+        let (item_type, start) = {
+            let h = Header::parse(&value)?;
+            (h.item_type.to_owned(), h.payload_start)
+        };
+        value.drain(..start);
+        Ok((item_type, value))
+    }
+}
+
+/// The framing of an envelope, borrowed: nothing decoded beyond UTF-8 checks.
+pub(crate) struct Header<'a> {
+    pub item_type: &'a str,
+    /// `(index name, offset of the key path, key path encoding)`.
+    pub indexes: Vec<(&'a str, usize, &'a [u8])>,
+    pub payload_start: usize,
+}
+
+impl<'a> Header<'a> {
+    pub fn parse(bytes: &'a [u8]) -> Result<Header<'a>, EnvelopeError> {
+        let mut r = Reader { bytes, pos: 0 };
+        let format = r.take(1, "envelope format 01")?[0];
+        if format != ENVELOPE_FORMAT {
+            return Err(r.error_at(0, "envelope format 01", format!("{format:02x}")));
+        }
+        let len = r.take(1, "type name length")?[0] as usize;
+        let item_type = r.utf8(len, "item type name")?;
+        let count = r.take(1, "index count")?[0] as usize;
+        let mut indexes = Vec::with_capacity(count);
+        for _ in 0..count {
+            let len = r.take(1, "index name length")?[0] as usize;
+            let name = r.utf8(len, "index name")?;
+            let lb = r.take(2, "index key length")?;
+            let len = u16::from_be_bytes([lb[0], lb[1]]) as usize;
+            let at = r.pos;
+            indexes.push((name, at, r.take(len, "index key path")?));
+        }
+        Ok(Header {
+            item_type,
+            indexes,
+            payload_start: r.pos,
+        })
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, expected: &'static str) -> Result<&'a [u8], EnvelopeError> {
+        let rest = &self.bytes[self.pos..];
+        if rest.len() < n {
+            let found = format!("the end after {} bytes", rest.len());
+            return Err(self.error_at(self.pos, expected, found));
+        }
+        self.pos += n;
+        Ok(&rest[..n])
+    }
+
+    fn utf8(&mut self, n: usize, expected: &'static str) -> Result<&'a str, EnvelopeError> {
+        let at = self.pos;
+        let raw = self.take(n, expected)?;
+        std::str::from_utf8(raw).map_err(|e| self.error_at(at, expected, e.to_string()))
+    }
+
+    fn error_at(&self, offset: usize, expected: &'static str, found: String) -> EnvelopeError {
+        EnvelopeError {
+            offset,
+            expected,
+            found,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,56 @@
+//! Size limits, checked before anything is written.
+
+/// Size limits on what the store writes, checked before anything is written.
+///
+/// The defaults are DynamoDB's, so a store stays portable between backends: partition keys
+/// up to 2048 bytes, sort keys up to 1024 bytes, items up to 400 KB. Limits apply to the
+/// backend keys the store writes, including its counter and index entry keys.
+///
+/// ```
+/// let mut limits = keypath_store::Limits::default();
+/// limits.max_value = 1 << 20;
+/// assert_eq!(limits.max_sort_key, 1024);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Longest group (partition) key, in bytes.
+    pub max_group_key: usize,
+    /// Longest sort key, in bytes.
+    pub max_sort_key: usize,
+    /// Largest stored value (the item with its type and index list), in bytes.
+    pub max_value: usize,
+}
+
+/// DynamoDB's partition key limit.
+pub const DYNAMODB_MAX_PARTITION_KEY: usize = 2048;
+/// DynamoDB's sort key limit.
+pub const DYNAMODB_MAX_SORT_KEY: usize = 1024;
+/// DynamoDB's item size limit (400 KB).
+pub const DYNAMODB_MAX_ITEM: usize = 400 * 1024;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_group_key: DYNAMODB_MAX_PARTITION_KEY,
+            max_sort_key: DYNAMODB_MAX_SORT_KEY,
+            max_value: DYNAMODB_MAX_ITEM,
+        }
+    }
+}
+
+impl Limits {
+    /// Limits with every field given.
+    ///
+    /// ```
+    /// let l = keypath_store::Limits::new(100, 50, 1000);
+    /// assert_eq!((l.max_group_key, l.max_sort_key, l.max_value), (100, 50, 1000));
+    /// ```
+    pub fn new(max_group_key: usize, max_sort_key: usize, max_value: usize) -> Self {
+        Limits {
+            max_group_key,
+            max_sort_key,
+            max_value,
+        }
+    }
+}

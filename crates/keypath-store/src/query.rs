@@ -1,0 +1,335 @@
+//! What to list: a group, a key path range inside it, a direction, a limit and a cursor.
+
+use std::ops::Bound;
+
+use keypath::{Id, KeyPath, KeyRange};
+
+use crate::backend::Direction;
+use crate::cursor::{fnv1a, Cursor, FNV_OFFSET};
+use crate::StoreError;
+
+/// A list query over one group: of items ([`crate::Store::list`]) or of an index's entries
+/// ([`crate::Store::query_index`]). Every query names its group (the first component of
+/// the prefix, with its ID), as StatelyDB and DynamoDB queries do.
+///
+/// ```
+/// use keypath::KeyPath;
+/// use keypath_store::Query;
+/// let p = |t: &str| t.parse::<KeyPath>().unwrap();
+/// let timeline = Query::prefix(&p("/user-1"))?;                  // everything of user 1
+/// let posts = Query::children(&p("/user-1"), "post")?.reverse();  // newest posts first
+/// let some = Query::prefix(&p("/user-1/post"))?.gte(&p("/user-1/post-10"))?.limit(20);
+/// assert!(Query::prefix(&p("/user")).is_err()); // no group ID
+/// # Ok::<(), keypath_store::StoreError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    pub(crate) group: KeyPath,
+    pub(crate) constraints: Vec<Constraint>,
+    pub(crate) direction: Direction,
+    pub(crate) limit: Option<usize>,
+    pub(crate) cursor: Option<Cursor>,
+}
+
+/// One restriction on the paths after the group (the sort-key paths).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Constraint {
+    Subtree(KeyPath),
+    Children {
+        parent: KeyPath,
+        namespace: String,
+        lower: Bound<Id>,
+        upper: Bound<Id>,
+    },
+    Lower(Bound<KeyPath>),
+    Upper(Bound<KeyPath>),
+}
+
+fn split(path: &KeyPath) -> Result<(KeyPath, KeyPath), StoreError> {
+    path.group_parts().map_err(|e| StoreError::InvalidKey {
+        key: path.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+impl Query {
+    /// Every item whose path starts with `prefix` (the item itself and its descendants; for a
+    /// namespace-only last component such as `/user-1/post`, every post of user 1).
+    ///
+    /// ```
+    /// let q = keypath_store::Query::prefix(&"/user-1/post".parse().unwrap());
+    /// assert!(q.is_ok());
+    /// ```
+    pub fn prefix(prefix: &KeyPath) -> Result<Query, StoreError> {
+        let (group, rest) = split(prefix)?;
+        Ok(Query::new(group, Constraint::Subtree(rest)))
+    }
+
+    /// Every item of `namespace` directly under `parent` (with their descendants).
+    ///
+    /// ```
+    /// let q = keypath_store::Query::children(&"/user-1".parse().unwrap(), "post");
+    /// assert!(q.is_ok());
+    /// ```
+    pub fn children(parent: &KeyPath, namespace: &str) -> Result<Query, StoreError> {
+        Query::between(parent, namespace, Bound::Unbounded, Bound::Unbounded)
+    }
+
+    /// Items of `namespace` directly under `parent` whose ID is within the bounds (with their
+    /// descendants).
+    ///
+    /// ```
+    /// use std::ops::Bound;
+    /// let q = keypath_store::Query::between(&"/user-1".parse().unwrap(), "post",
+    ///     Bound::Included(10u64.into()), Bound::Excluded(20u64.into()));
+    /// assert!(q.is_ok());
+    /// ```
+    pub fn between(
+        parent: &KeyPath,
+        namespace: &str,
+        lower: Bound<Id>,
+        upper: Bound<Id>,
+    ) -> Result<Query, StoreError> {
+        let (group, rest) = split(parent)?;
+        if let Some(last) = parent.components().last() {
+            if last.id().is_none() {
+                return Err(StoreError::InvalidQuery(format!(
+                    "parent {parent} ends without an ID; list its namespace with Query::prefix"
+                )));
+            }
+        }
+        keypath::KeyPath::new()
+            .push_namespace(namespace)
+            .map_err(|e| StoreError::InvalidQuery(e.to_string()))?;
+        Ok(Query::new(
+            group,
+            Constraint::Children {
+                parent: rest,
+                namespace: namespace.to_owned(),
+                lower,
+                upper,
+            },
+        ))
+    }
+
+    fn new(group: KeyPath, c: Constraint) -> Query {
+        Query {
+            group,
+            constraints: vec![c],
+            direction: Direction::Forward,
+            limit: None,
+            cursor: None,
+        }
+    }
+
+    fn bound(
+        mut self,
+        path: &KeyPath,
+        c: impl FnOnce(KeyPath) -> Constraint,
+    ) -> Result<Query, StoreError> {
+        let (group, rest) = split(path)?;
+        if group != self.group {
+            return Err(StoreError::InvalidQuery(format!(
+                "bound {path} is not in the query's group {}",
+                self.group
+            )));
+        }
+        self.constraints.push(c(rest));
+        Ok(self)
+    }
+
+    /// Only paths after `path` (in item lists, `path`'s descendants follow it and are kept;
+    /// in index queries, `path` is an index key and all its entries are skipped).
+    ///
+    /// ```
+    /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap())?.gt(&"/u-1/p-5".parse().unwrap())?;
+    /// assert!(q.clone().gt(&"/u-2/p-5".parse().unwrap()).is_err()); // another group
+    /// # Ok::<(), keypath_store::StoreError>(())
+    /// ```
+    pub fn gt(self, path: &KeyPath) -> Result<Query, StoreError> {
+        self.bound(path, |p| Constraint::Lower(Bound::Excluded(p)))
+    }
+
+    /// Only paths from `path` on.
+    ///
+    /// ```
+    /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap())?.gte(&"/u-1/p-5".parse().unwrap());
+    /// assert!(q.is_ok());
+    /// # Ok::<(), keypath_store::StoreError>(())
+    /// ```
+    pub fn gte(self, path: &KeyPath) -> Result<Query, StoreError> {
+        self.bound(path, |p| Constraint::Lower(Bound::Included(p)))
+    }
+
+    /// Only paths before `path`.
+    ///
+    /// ```
+    /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap())?.lt(&"/u-1/p-5".parse().unwrap());
+    /// assert!(q.is_ok());
+    /// # Ok::<(), keypath_store::StoreError>(())
+    /// ```
+    pub fn lt(self, path: &KeyPath) -> Result<Query, StoreError> {
+        self.bound(path, |p| Constraint::Upper(Bound::Excluded(p)))
+    }
+
+    /// Only paths up to `path` (in item lists `path` itself but not its descendants; in index
+    /// queries all entries of index key `path`).
+    ///
+    /// ```
+    /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap())?.lte(&"/u-1/p-5".parse().unwrap());
+    /// assert!(q.is_ok());
+    /// # Ok::<(), keypath_store::StoreError>(())
+    /// ```
+    pub fn lte(self, path: &KeyPath) -> Result<Query, StoreError> {
+        self.bound(path, |p| Constraint::Upper(Bound::Included(p)))
+    }
+
+    /// Descending order.
+    ///
+    /// ```
+    /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap()).unwrap().reverse();
+    /// assert!(q.is_reverse());
+    /// ```
+    pub fn reverse(mut self) -> Self {
+        self.direction = Direction::Reverse;
+        self
+    }
+
+    /// Whether the order is descending.
+    ///
+    /// ```
+    /// assert!(!keypath_store::Query::prefix(&"/u-1".parse().unwrap()).unwrap().is_reverse());
+    /// ```
+    pub fn is_reverse(&self) -> bool {
+        self.direction == Direction::Reverse
+    }
+
+    /// Returns at most `limit` items per page.
+    ///
+    /// ```
+    /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap()).unwrap().limit(10);
+    /// ```
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Resumes after the last item of the page that returned `cursor` (which must come from
+    /// the same query; checked when the query runs).
+    ///
+    /// ```
+    /// # let cursor: Option<keypath_store::Cursor> = None;
+    /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap()).unwrap();
+    /// let q = match cursor { Some(c) => q.after(c), None => q };
+    /// ```
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.cursor = Some(cursor);
+        self
+    }
+
+    /// The byte plan of the query over sort keys: `[start, end)` and the ranges to match.
+    /// `index` mode treats each path bound as covering a whole index key's entries.
+    pub(crate) fn plan(&self, index: bool) -> Plan {
+        let mut start = vec![0x00];
+        let mut end: Option<Vec<u8>> = None;
+        let mut filters = Vec::new();
+        let mut narrow = |s: &[u8], e: Option<&[u8]>| {
+            if s > start.as_slice() {
+                start = s.to_vec();
+            }
+            if let Some(e) = e {
+                if end.as_deref().is_none_or(|cur| e < cur) {
+                    end = Some(e.to_vec());
+                }
+            }
+        };
+        for c in &self.constraints {
+            let range = match c {
+                Constraint::Subtree(rest) => KeyRange::subtree(rest),
+                Constraint::Children {
+                    parent,
+                    namespace,
+                    lower,
+                    upper,
+                } => KeyRange::between(parent, namespace, lower.clone(), upper.clone()),
+                Constraint::Lower(b) | Constraint::Upper(b) if index => {
+                    let (Bound::Included(p) | Bound::Excluded(p)) = b else {
+                        continue;
+                    };
+                    let sub = KeyRange::subtree(p);
+                    let at = match (c, b) {
+                        (Constraint::Lower(_), Bound::Included(_)) => sub.start().to_vec(),
+                        (Constraint::Lower(_), _) => {
+                            sub.end().map(<[u8]>::to_vec).unwrap_or_default()
+                        }
+                        (_, Bound::Included(_)) => {
+                            sub.end().map(<[u8]>::to_vec).unwrap_or_default()
+                        }
+                        _ => sub.start().to_vec(),
+                    };
+                    match c {
+                        Constraint::Lower(_) => narrow(&at, None),
+                        _ => narrow(&[], Some(&at)),
+                    }
+                    continue;
+                }
+                Constraint::Lower(b) => KeyRange::between_paths(b.clone(), Bound::Unbounded),
+                Constraint::Upper(b) => KeyRange::between_paths(Bound::Unbounded, b.clone()),
+            };
+            narrow(range.start(), range.end());
+            filters.push(range);
+        }
+        Plan {
+            start,
+            end,
+            filters,
+        }
+    }
+
+    /// A fingerprint of what the query lists and in which order (not its limit or cursor).
+    pub(crate) fn fingerprint(&self, index: Option<&str>, plan: &Plan) -> u64 {
+        let mut h = fnv1a(
+            FNV_OFFSET,
+            &[u8::from(index.is_some()), self.direction as u8],
+        );
+        for part in [
+            index.unwrap_or("").as_bytes(),
+            &self.group.encode(),
+            &plan.start,
+            plan.end.as_deref().unwrap_or(&[]),
+        ] {
+            h = fnv1a(h, &(part.len() as u64).to_be_bytes());
+            h = fnv1a(h, part);
+        }
+        fnv1a(h, &[u8::from(plan.end.is_some())])
+    }
+}
+
+/// The sort-key byte range of a query and the key ranges every listed path must match.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub start: Vec<u8>,
+    pub end: Option<Vec<u8>>,
+    pub filters: Vec<KeyRange>,
+}
+
+impl Plan {
+    pub fn matches(&self, sort_path: &KeyPath) -> bool {
+        self.filters.iter().all(|r| r.matches(sort_path))
+    }
+}
+
+/// One page of a list: the items and, if more may follow, the cursor to resume after them.
+///
+/// ```
+/// let page: keypath_store::Page<u8> = keypath_store::Page { items: vec![1], cursor: None };
+/// assert_eq!(page.items.len(), 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Page<T> {
+    /// The items, in the query's order.
+    pub items: Vec<T>,
+    /// Set when the page is full and more records follow in the range; pass it to
+    /// [`Query::after`] to continue. A following page may still turn out empty.
+    pub cursor: Option<Cursor>,
+}

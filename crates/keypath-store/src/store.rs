@@ -1,0 +1,255 @@
+//! The store: typed items with secondary indexes over a [`Backend`].
+
+use std::sync::Arc;
+
+use keypath::KeyPath;
+
+use crate::backend::{Backend, Key};
+use crate::envelope::Envelope;
+use crate::item::{Item, RawItem, Versioned};
+use crate::layout::counter_key;
+use crate::{Limits, StoreError};
+
+mod list;
+pub(crate) mod write;
+
+pub use write::PutMode;
+
+/// Item collections with secondary indexes over a backend. Cloning shares the backend.
+///
+/// Every write to a group bumps the group's version counter in the same atomic backend
+/// batch as the item and its index entries; the item's version is the counter's new value.
+///
+/// ```
+/// use keypath::{KeyPath, PathError};
+/// use keypath_store::{backend::memory::MemoryBackend, Item, Query, Store};
+///
+/// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// struct Post { user: u64, id: u64, title: String }
+/// impl Item for Post {
+///     const TYPE: &'static str = "post";
+///     fn key_path(&self) -> Result<KeyPath, PathError> {
+///         KeyPath::new().push("user", self.user)?.push("post", self.id)
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let store = Store::new(MemoryBackend::new());
+/// for id in [9, 10, 100] {
+///     store.put(&Post { user: 1, id, title: format!("post {id}") }).await?;
+/// }
+/// let page = store.list::<Post>(&Query::children(&"/user-1".parse()?, "post")?.reverse()).await?;
+/// let ids: Vec<u64> = page.items.iter().map(|p| p.item.id).collect();
+/// assert_eq!(ids, [100, 10, 9]);
+/// assert_eq!(store.group_version(&"/user-1".parse()?).await?, 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug)]
+pub struct Store<B: Backend> {
+    backend: Arc<B>,
+    limits: Limits,
+}
+
+impl<B: Backend> Clone for Store<B> {
+    fn clone(&self) -> Self {
+        Store {
+            backend: self.backend.clone(),
+            limits: self.limits,
+        }
+    }
+}
+
+#[cfg(feature = "redb")]
+impl Store<crate::backend::redb::RedbBackend> {
+    /// Opens (or creates) the embedded store in directory `dir`.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = keypath_store::Store::open(dir.path()).await.unwrap();
+    /// assert_eq!(store.group_version(&"/a-1".parse().unwrap()).await.unwrap(), 0);
+    /// # });
+    /// ```
+    pub async fn open(
+        dir: impl AsRef<std::path::Path>,
+    ) -> Result<Self, crate::backend::redb::OpenError> {
+        Ok(Store::new(
+            crate::backend::redb::RedbBackend::open(dir).await?,
+        ))
+    }
+}
+
+/// Splits a key path into its backend key.
+pub(crate) fn backend_key(path: &KeyPath) -> Result<Key, StoreError> {
+    let (group, sort) = path.split_group().map_err(|e| StoreError::InvalidKey {
+        key: path.to_string(),
+        reason: e.to_string(),
+    })?;
+    if path.components().last().is_some_and(|c| c.id().is_none()) {
+        return Err(StoreError::InvalidKey {
+            key: path.to_string(),
+            reason: "an item's last component needs an ID".to_owned(),
+        });
+    }
+    Ok(Key { group, sort })
+}
+
+impl<B: Backend> Store<B> {
+    /// A store over `backend` with the default [`Limits`].
+    ///
+    /// ```
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert_eq!(store.limits(), keypath_store::Limits::default());
+    /// ```
+    pub fn new(backend: B) -> Self {
+        Store {
+            backend: Arc::new(backend),
+            limits: Limits::default(),
+        }
+    }
+
+    /// The same store with other limits.
+    ///
+    /// ```
+    /// use keypath_store::{backend::memory::MemoryBackend, Limits, Store};
+    /// let store = Store::new(MemoryBackend::new()).with_limits(Limits::new(64, 64, 1024));
+    /// assert_eq!(store.limits().max_value, 1024);
+    /// ```
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits in force.
+    ///
+    /// ```
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert_eq!(store.limits().max_sort_key, 1024);
+    /// ```
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The backend.
+    ///
+    /// ```
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert!(store.backend().is_empty());
+    /// ```
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    /// Reads the item at `path` as type `T`.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// let got = store.get_raw(&"/user-1".parse().unwrap()).await.unwrap();
+    /// assert!(got.is_none());
+    /// # });
+    /// ```
+    pub async fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, StoreError> {
+        self.get_raw(path)
+            .await?
+            .map(RawItem::into_item)
+            .transpose()
+    }
+
+    /// Reads the item at `path` without decoding its value.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert!(store.get_raw(&"/user".parse().unwrap()).await.is_err()); // no group ID
+    /// # });
+    /// ```
+    pub async fn get_raw(&self, path: &KeyPath) -> Result<Option<RawItem>, StoreError> {
+        Ok(self
+            .batch_get_raw(std::slice::from_ref(path))
+            .await?
+            .pop()
+            .flatten())
+    }
+
+    /// Reads several items as type `T`, one slot per path in order.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// let got = store.batch_get_raw(&["/a-1".parse().unwrap(), "/b-2/c-3".parse().unwrap()]).await.unwrap();
+    /// assert_eq!(got, [None, None]);
+    /// # });
+    /// ```
+    pub async fn batch_get<T: Item>(
+        &self,
+        paths: &[KeyPath],
+    ) -> Result<Vec<Option<Versioned<T>>>, StoreError> {
+        let raws = self.batch_get_raw(paths).await?;
+        raws.into_iter()
+            .map(|r| r.map(RawItem::into_item).transpose())
+            .collect()
+    }
+
+    /// Reads several items without decoding them, one slot per path in order.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert!(store.batch_get_raw(&[]).await.unwrap().is_empty());
+    /// # });
+    /// ```
+    pub async fn batch_get_raw(
+        &self,
+        paths: &[KeyPath],
+    ) -> Result<Vec<Option<RawItem>>, StoreError> {
+        let keys = paths
+            .iter()
+            .map(backend_key)
+            .collect::<Result<Vec<_>, _>>()?;
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let records = self.backend.batch_get(keys).await?;
+        paths
+            .iter()
+            .zip(records)
+            .map(|(path, rec)| {
+                rec.map(|r| {
+                    let (item_type, payload) = Envelope::into_item_parts(r.value)?;
+                    Ok(RawItem {
+                        key: path.clone(),
+                        item_type,
+                        version: r.version,
+                        payload,
+                    })
+                })
+                .transpose()
+            })
+            .collect()
+    }
+
+    /// The version counter of `path`'s group: how many writes the group has had (0 if none).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert_eq!(store.group_version(&"/a-1/b-2".parse().unwrap()).await.unwrap(), 0);
+    /// # });
+    /// ```
+    pub async fn group_version(&self, path: &KeyPath) -> Result<u64, StoreError> {
+        let group = path
+            .split_group()
+            .map_err(|e| StoreError::InvalidKey {
+                key: path.to_string(),
+                reason: e.to_string(),
+            })?
+            .0;
+        Ok(self
+            .backend
+            .get(counter_key(&group))
+            .await?
+            .map_or(0, |r| r.version))
+    }
+}

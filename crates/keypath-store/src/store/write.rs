@@ -1,0 +1,633 @@
+//! Writes: every put, delete, update and transaction goes through [`Store::commit`], which
+//! reads the group counters and the old items, then writes counters, items and index
+//! entries in one conditional backend batch, retrying when a concurrent writer won.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use keypath::KeyPath;
+use serde::Serialize;
+
+use super::{backend_key, Store};
+use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
+use crate::envelope::Envelope;
+use crate::item::{encode_value, Item, Versioned};
+use crate::layout::{counter_key, entry_path, index_group, is_valid_index_name};
+use crate::StoreError;
+
+/// How a put treats an existing item.
+///
+/// ```
+/// assert_eq!(keypath_store::PutMode::default(), keypath_store::PutMode::Upsert);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PutMode {
+    /// Insert or replace.
+    #[default]
+    Upsert,
+    /// Insert only if no item exists ([`StoreError::AlreadyExists`] otherwise).
+    IfAbsent,
+    /// Replace only the item at exactly this version ([`StoreError::VersionMismatch`]
+    /// otherwise).
+    IfVersion(u64),
+}
+
+/// Attempts before a write gives up with [`StoreError::Contention`].
+const MAX_ATTEMPTS: u32 = 1000;
+/// Longest pause between attempts.
+const MAX_BACKOFF: Duration = Duration::from_millis(5);
+
+/// What a write requires of the item it replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Expect {
+    Any,
+    Absent,
+    Version(u64),
+    /// A transaction read the item at this version (`None`: absent); otherwise a conflict.
+    Read(Option<u64>),
+}
+
+/// A new item value, encoded, with its index keys.
+#[derive(Clone, Debug)]
+pub(crate) struct NewItem {
+    pub item_type: String,
+    pub payload: Vec<u8>,
+    /// Sorted by name, unique names.
+    pub indexes: Vec<(String, KeyPath)>,
+}
+
+/// One item write of a commit: `new: None` deletes.
+#[derive(Clone, Debug)]
+pub(crate) struct ItemWrite {
+    pub path: KeyPath,
+    pub key: Key,
+    pub new: Option<NewItem>,
+    pub expect: Expect,
+}
+
+/// A transaction's read of an item it does not write: fails the commit if it changed.
+#[derive(Clone, Debug)]
+pub(crate) struct ReadCheck {
+    pub path: KeyPath,
+    pub key: Key,
+    pub version: Option<u64>,
+}
+
+/// The effect of one item write of a commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    /// An item was there before.
+    pub existed: bool,
+    /// The new item's version (`None` for a delete).
+    pub version: Option<u64>,
+}
+
+/// What each write of a backend batch stands for, to explain a failed condition.
+enum Origin {
+    Counter,
+    Item,
+    Index,
+    Check(usize),
+}
+
+/// Encodes an index entry's value: the number of base path components.
+pub(crate) fn entry_value(base: &KeyPath) -> Vec<u8> {
+    (base.len() as u16).to_be_bytes().to_vec()
+}
+
+/// The backend key of an index entry.
+pub(crate) fn entry_key(
+    name: &str,
+    index_path: &KeyPath,
+    base: &KeyPath,
+) -> Result<Key, StoreError> {
+    let invalid = |reason: String| StoreError::InvalidKey {
+        key: index_path.to_string(),
+        reason,
+    };
+    let (group, rest) = index_path
+        .group_parts()
+        .map_err(|e| invalid(e.to_string()))?;
+    let entry = entry_path(&rest, base).ok_or_else(|| {
+        invalid(format!(
+            "index {name}: every component of an index key path needs an ID"
+        ))
+    })?;
+    Ok(Key {
+        group: index_group(name, &group.encode()),
+        sort: entry.encode(),
+    })
+}
+
+/// Computes a typed item's index keys.
+pub(crate) fn index_keys<T: Item>(item: &T) -> Result<Vec<(String, KeyPath)>, StoreError> {
+    let mut out = Vec::new();
+    for index in T::INDEXES {
+        if !is_valid_index_name(index.name) {
+            return Err(StoreError::InvalidIndexName {
+                name: index.name.to_owned(),
+            });
+        }
+        let key = (index.key)(item).map_err(|e| StoreError::InvalidKey {
+            key: format!("(index {} of a {})", index.name, T::TYPE),
+            reason: e.to_string(),
+        })?;
+        if let Some(k) = key {
+            out.push((index.name.to_owned(), k));
+        }
+    }
+    Ok(out)
+}
+
+fn backoff(attempt: u32) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    // Random jitter without a dependency: std's randomly keyed hasher.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(attempt);
+    let cap = (20u64 << attempt.min(8)).min(MAX_BACKOFF.as_micros() as u64);
+    Duration::from_micros(h.finish() % cap.max(1))
+}
+
+impl<B: Backend> Store<B> {
+    /// Inserts or replaces an item; returns its new version.
+    ///
+    /// ```
+    /// # use keypath::{KeyPath, PathError};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
+    /// # impl keypath_store::Item for User {
+    /// #     const TYPE: &'static str = "user";
+    /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
+    /// # }
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert_eq!(store.put(&User { id: 1 }).await.unwrap(), 1);
+    /// assert_eq!(store.put(&User { id: 1 }).await.unwrap(), 2);
+    /// # });
+    /// ```
+    pub async fn put<T: Item>(&self, item: &T) -> Result<u64, StoreError> {
+        self.put_with(item, PutMode::Upsert).await
+    }
+
+    /// Puts an item with a [`PutMode`]; returns its new version.
+    ///
+    /// ```
+    /// # use keypath::{KeyPath, PathError};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
+    /// # impl keypath_store::Item for User {
+    /// #     const TYPE: &'static str = "user";
+    /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
+    /// # }
+    /// use keypath_store::{PutMode, StoreError};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// let v = store.put_with(&User { id: 1 }, PutMode::IfAbsent).await.unwrap();
+    /// let again = store.put_with(&User { id: 1 }, PutMode::IfAbsent).await;
+    /// assert!(matches!(again, Err(StoreError::AlreadyExists { .. })));
+    /// assert!(store.put_with(&User { id: 1 }, PutMode::IfVersion(v)).await.is_ok());
+    /// # });
+    /// ```
+    pub async fn put_with<T: Item>(&self, item: &T, mode: PutMode) -> Result<u64, StoreError> {
+        let path = item.key_path().map_err(|e| StoreError::InvalidKey {
+            key: format!("(key path of a {})", T::TYPE),
+            reason: e.to_string(),
+        })?;
+        let indexes = index_keys(item)?;
+        self.put_encoded(&path, T::TYPE, encode_value(&path, item)?, indexes, mode)
+            .await
+    }
+
+    /// Puts a value of any serializable type at `path` with an explicit item type and index
+    /// keys (`(index name, index key path)`), e.g. items that arrive as JSON. Returns the new
+    /// version.
+    ///
+    /// ```
+    /// use keypath_store::{PutMode, Store, backend::memory::MemoryBackend};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let store = Store::new(MemoryBackend::new());
+    /// let path = "/ticket-7".parse().unwrap();
+    /// let index = vec![("by_status".to_owned(), "/status-open/ticket-7".parse().unwrap())];
+    /// store.put_raw(&path, "ticket", &serde_json::json!({"status": "open"}), index, PutMode::Upsert).await.unwrap();
+    /// let raw = store.get_raw(&path).await.unwrap().unwrap();
+    /// assert_eq!(raw.decode::<serde_json::Value>().unwrap()["status"], "open");
+    /// # });
+    /// ```
+    pub async fn put_raw<V: Serialize + ?Sized>(
+        &self,
+        path: &KeyPath,
+        item_type: &str,
+        value: &V,
+        indexes: Vec<(String, KeyPath)>,
+        mode: PutMode,
+    ) -> Result<u64, StoreError> {
+        for (name, _) in &indexes {
+            if !is_valid_index_name(name) {
+                return Err(StoreError::InvalidIndexName { name: name.clone() });
+            }
+        }
+        self.put_encoded(path, item_type, encode_value(path, value)?, indexes, mode)
+            .await
+    }
+
+    async fn put_encoded(
+        &self,
+        path: &KeyPath,
+        item_type: &str,
+        payload: Vec<u8>,
+        indexes: Vec<(String, KeyPath)>,
+        mode: PutMode,
+    ) -> Result<u64, StoreError> {
+        let expect = match mode {
+            PutMode::Upsert => Expect::Any,
+            PutMode::IfAbsent => Expect::Absent,
+            PutMode::IfVersion(v) => Expect::Version(v),
+        };
+        let new = NewItem {
+            item_type: item_type.to_owned(),
+            payload,
+            indexes,
+        };
+        let write = ItemWrite {
+            path: path.clone(),
+            key: backend_key(path)?,
+            new: Some(new),
+            expect,
+        };
+        let outcomes = self.commit(vec![write], Vec::new()).await?;
+        Ok(outcomes[0].version.unwrap_or(0))
+    }
+
+    /// Deletes the item at `path` and its index entries; returns whether it existed.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert!(!store.delete(&"/user-1".parse().unwrap()).await.unwrap());
+    /// # });
+    /// ```
+    pub async fn delete(&self, path: &KeyPath) -> Result<bool, StoreError> {
+        let write = ItemWrite {
+            path: path.clone(),
+            key: backend_key(path)?,
+            new: None,
+            expect: Expect::Any,
+        };
+        Ok(self.commit(vec![write], Vec::new()).await?[0].existed)
+    }
+
+    /// Deletes the item at `path` only if it is at `version`.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert!(store.delete_if_version(&"/user-1".parse().unwrap(), 3).await.is_err());
+    /// # });
+    /// ```
+    pub async fn delete_if_version(&self, path: &KeyPath, version: u64) -> Result<(), StoreError> {
+        let write = ItemWrite {
+            path: path.clone(),
+            key: backend_key(path)?,
+            new: None,
+            expect: Expect::Version(version),
+        };
+        self.commit(vec![write], Vec::new()).await.map(drop)
+    }
+
+    /// Reads the item at `path`, passes it to `f` and writes what `f` returns (`None`
+    /// deletes), atomically: if the item changed in between, it is read again and `f` runs
+    /// again. Returns the written item, or `None` if it was deleted or stayed absent.
+    ///
+    /// ```
+    /// # use keypath::{KeyPath, PathError};
+    /// # #[derive(serde::Serialize, serde::Deserialize, Default)] struct Counter { id: u64, n: u64 }
+    /// # impl keypath_store::Item for Counter {
+    /// #     const TYPE: &'static str = "counter";
+    /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("counter", self.id) }
+    /// # }
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// let path = "/counter-1".parse().unwrap();
+    /// for _ in 0..3 {
+    ///     store.update(&path, |c: Option<Counter>| {
+    ///         let mut c = c.unwrap_or(Counter { id: 1, n: 0 });
+    ///         c.n += 1;
+    ///         Some(c)
+    ///     }).await.unwrap();
+    /// }
+    /// assert_eq!(store.get::<Counter>(&path).await.unwrap().unwrap().item.n, 3);
+    /// # });
+    /// ```
+    pub async fn update<T, F>(
+        &self,
+        path: &KeyPath,
+        mut f: F,
+    ) -> Result<Option<Versioned<T>>, StoreError>
+    where
+        T: Item,
+        F: FnMut(Option<T>) -> Option<T>,
+    {
+        let key = backend_key(path)?;
+        for attempt in 0..MAX_ATTEMPTS {
+            let current = self.get::<T>(path).await?;
+            let expect = current
+                .as_ref()
+                .map_or(Expect::Read(None), |c| Expect::Read(Some(c.version)));
+            let next = f(current.map(|c| c.item));
+            let new = match &next {
+                Some(item) => {
+                    let found = item.key_path().map_err(|e| StoreError::InvalidKey {
+                        key: format!("(key path of a {})", T::TYPE),
+                        reason: e.to_string(),
+                    })?;
+                    if found != *path {
+                        return Err(StoreError::KeyChanged {
+                            key: path.clone(),
+                            found,
+                        });
+                    }
+                    Some(NewItem {
+                        item_type: T::TYPE.to_owned(),
+                        payload: encode_value(path, item)?,
+                        indexes: index_keys(item)?,
+                    })
+                }
+                None => None,
+            };
+            let write = ItemWrite {
+                path: path.clone(),
+                key: key.clone(),
+                new,
+                expect,
+            };
+            match self.commit(vec![write], Vec::new()).await {
+                Ok(outcomes) => {
+                    return Ok(match (next, outcomes[0].version) {
+                        (Some(item), Some(version)) => Some(Versioned {
+                            key: path.clone(),
+                            version,
+                            item,
+                        }),
+                        _ => None,
+                    })
+                }
+                Err(StoreError::Conflict { .. }) => tokio::time::sleep(backoff(attempt)).await,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Contention {
+            key: path.clone(),
+            attempts: MAX_ATTEMPTS,
+        })
+    }
+
+    /// Checks sizes against the limits before anything is written.
+    fn check_limits(&self, w: &ItemWrite, envelope_len: usize) -> Result<(), StoreError> {
+        let l = self.limits;
+        let too_large = |what: String, found: usize, limit: usize| {
+            if found > limit {
+                Err(StoreError::TooLarge {
+                    what,
+                    key: w.path.clone(),
+                    found,
+                    limit,
+                })
+            } else {
+                Ok(())
+            }
+        };
+        // The counter's group is the item group plus two bytes.
+        too_large(
+            "group key".into(),
+            counter_key(&w.key.group).group.len(),
+            l.max_group_key,
+        )?;
+        too_large("sort key".into(), w.key.sort.len(), l.max_sort_key)?;
+        too_large("value".into(), envelope_len, l.max_value)?;
+        if let Some(new) = &w.new {
+            for (name, path) in &new.indexes {
+                let k = entry_key(name, path, &w.path)?;
+                too_large(
+                    format!("index {name} group key"),
+                    k.group.len(),
+                    l.max_group_key,
+                )?;
+                too_large(
+                    format!("index {name} sort key"),
+                    k.sort.len(),
+                    l.max_sort_key,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Encodes the new envelope of a write, checking its shape and the limits.
+    fn encode_envelope(&self, w: &ItemWrite) -> Result<Option<Vec<u8>>, StoreError> {
+        let Some(new) = &w.new else {
+            self.check_limits(w, 0)?;
+            return Ok(None);
+        };
+        let invalid = |reason: String| StoreError::InvalidKey {
+            key: w.path.to_string(),
+            reason,
+        };
+        if new.item_type.is_empty() || new.item_type.len() > 255 {
+            return Err(invalid(format!(
+                "item type {:?} must be 1 to 255 bytes",
+                new.item_type
+            )));
+        }
+        if new.indexes.len() > 255 {
+            return Err(invalid(format!(
+                "{} index keys; at most 255 per item",
+                new.indexes.len()
+            )));
+        }
+        let mut names = BTreeSet::new();
+        for (name, path) in &new.indexes {
+            if !names.insert(name) {
+                return Err(invalid(format!("index {name} is given twice")));
+            }
+            if path.encoded_len() > usize::from(u16::MAX) {
+                return Err(invalid(format!(
+                    "index {name}'s key path is over 65535 bytes"
+                )));
+            }
+        }
+        let mut env = Envelope {
+            item_type: new.item_type.clone(),
+            indexes: new.indexes.clone(),
+            payload: Vec::new(),
+        };
+        env.indexes.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = Vec::with_capacity(new.payload.len() + 64);
+        env.encode_into(&mut out);
+        out.extend_from_slice(&new.payload);
+        self.check_limits(w, out.len())?;
+        Ok(Some(out))
+    }
+
+    /// Writes items atomically with the group counters and index entries. Returns, per
+    /// write, whether an item existed and the new version.
+    pub(crate) async fn commit(
+        &self,
+        writes: Vec<ItemWrite>,
+        checks: Vec<ReadCheck>,
+    ) -> Result<Vec<Outcome>, StoreError> {
+        let envelopes = writes
+            .iter()
+            .map(|w| self.encode_envelope(w))
+            .collect::<Result<Vec<_>, _>>()?;
+        let groups: BTreeSet<&[u8]> = writes.iter().map(|w| w.key.group.as_slice()).collect();
+        let groups: Vec<&[u8]> = groups.into_iter().collect();
+        for attempt in 0..MAX_ATTEMPTS {
+            let mut keys: Vec<Key> = groups.iter().map(|g| counter_key(g)).collect();
+            keys.extend(writes.iter().map(|w| w.key.clone()));
+            let got = self.backend.batch_get(keys).await?;
+            let (counters, olds) = got.split_at(groups.len());
+            let new_counter: BTreeMap<&[u8], u64> = groups
+                .iter()
+                .zip(counters)
+                .map(|(g, c)| (*g, c.as_ref().map_or(0, |r| r.version) + 1))
+                .collect();
+
+            let mut batch = Vec::new();
+            let mut origin = Vec::new();
+            let mut versions = Vec::with_capacity(writes.len());
+            let mut touched = BTreeSet::new();
+            for ((w, old), env) in writes.iter().zip(olds).zip(&envelopes) {
+                let found = old.as_ref().map(|r| r.version);
+                match w.expect {
+                    Expect::Any => {}
+                    Expect::Absent if found.is_none() => {}
+                    Expect::Absent => {
+                        return Err(StoreError::AlreadyExists {
+                            key: w.path.clone(),
+                        })
+                    }
+                    Expect::Version(v) if found == Some(v) => {}
+                    Expect::Version(v) => {
+                        return Err(StoreError::VersionMismatch {
+                            key: w.path.clone(),
+                            expected: v,
+                            found,
+                        })
+                    }
+                    Expect::Read(v) if v == found => {}
+                    Expect::Read(_) => {
+                        return Err(StoreError::Conflict {
+                            key: w.path.clone(),
+                        })
+                    }
+                }
+                if old.is_none() && env.is_none() {
+                    versions.push(Outcome {
+                        existed: false,
+                        version: None,
+                    }); // deleting nothing writes nothing
+                    continue;
+                }
+                let version = new_counter[w.key.group.as_slice()];
+                touched.insert(w.key.group.as_slice());
+                let condition = found.map_or(Condition::NotExists, Condition::VersionEquals);
+                let old_indexes = match old {
+                    Some(r) => Envelope::decode(&r.value)?.indexes,
+                    None => Vec::new(),
+                };
+                let new_indexes = w.new.as_ref().map_or(&[][..], |n| n.indexes.as_slice());
+                for (name, path) in &old_indexes {
+                    if !new_indexes.iter().any(|(n, p)| n == name && p == path) {
+                        let key = entry_key(name, path, &w.path)?;
+                        batch.push(Write::Delete {
+                            key,
+                            condition: Condition::None,
+                        });
+                        origin.push(Origin::Index);
+                    }
+                }
+                for (name, path) in new_indexes {
+                    let key = entry_key(name, path, &w.path)?;
+                    let record = Record {
+                        value: entry_value(&w.path),
+                        version,
+                    };
+                    batch.push(Write::Put {
+                        key,
+                        record,
+                        condition: Condition::None,
+                    });
+                    origin.push(Origin::Index);
+                }
+                batch.push(match env {
+                    Some(value) => Write::Put {
+                        key: w.key.clone(),
+                        record: Record {
+                            value: value.clone(),
+                            version,
+                        },
+                        condition,
+                    },
+                    None => Write::Delete {
+                        key: w.key.clone(),
+                        condition,
+                    },
+                });
+                origin.push(Origin::Item);
+                versions.push(Outcome {
+                    existed: old.is_some(),
+                    version: env.as_ref().map(|_| version),
+                });
+            }
+            for (g, c) in groups.iter().zip(counters) {
+                if touched.contains(g) {
+                    let condition = c.as_ref().map_or(Condition::NotExists, |r| {
+                        Condition::VersionEquals(r.version)
+                    });
+                    let record = Record {
+                        value: Vec::new(),
+                        version: new_counter[g],
+                    };
+                    batch.push(Write::Put {
+                        key: counter_key(g),
+                        record,
+                        condition,
+                    });
+                    origin.push(Origin::Counter);
+                }
+            }
+            for (i, c) in checks.iter().enumerate() {
+                let condition = c
+                    .version
+                    .map_or(Condition::NotExists, Condition::VersionEquals);
+                batch.push(Write::Check {
+                    key: c.key.clone(),
+                    condition,
+                });
+                origin.push(Origin::Check(i));
+            }
+            if batch.is_empty() {
+                return Ok(versions);
+            }
+            match self.backend.write(batch).await {
+                Ok(()) => return Ok(versions),
+                Err(BackendError::ConditionFailed { index, .. }) => match origin.get(index) {
+                    Some(Origin::Check(i)) => {
+                        return Err(StoreError::Conflict {
+                            key: checks[*i].path.clone(),
+                        })
+                    }
+                    // A concurrent writer of the group won: read again and retry.
+                    Some(Origin::Counter | Origin::Item | Origin::Index) | None => {
+                        tokio::time::sleep(backoff(attempt)).await
+                    }
+                },
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let key = writes.first().map(|w| w.path.clone()).unwrap_or_default();
+        Err(StoreError::Contention {
+            key,
+            attempts: MAX_ATTEMPTS,
+        })
+    }
+}

@@ -1,0 +1,265 @@
+//! Bad input gets a clear error, never a panic, and changes nothing.
+
+mod common;
+
+use common::{path, Counter, Ticket};
+use keypath::KeyPath;
+use keypath_store::backend::{memory::MemoryBackend, Backend, Condition, Key, Record, Write};
+use keypath_store::{Cursor, CursorError, Limits, PutMode, Query, Store, StoreError};
+
+fn ticket(id: i64) -> Ticket {
+    Ticket {
+        owner: 1,
+        id,
+        updated_at: id,
+        status: Some("open".into()),
+        title: String::new(),
+    }
+}
+
+#[tokio::test]
+async fn oversize_keys_and_values_write_nothing() {
+    let store = Store::new(MemoryBackend::new()).with_limits(Limits::new(64, 48, 200));
+    let long = "x".repeat(60);
+    let t = Ticket {
+        title: "y".repeat(300),
+        ..ticket(1)
+    };
+    match store.put(&t).await {
+        Err(StoreError::TooLarge {
+            what,
+            found,
+            limit: 200,
+            ..
+        }) => {
+            assert_eq!(what, "value");
+            assert!(found > 200);
+        }
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+    let deep = KeyPath::new()
+        .push("user", 1u64)
+        .unwrap()
+        .push("ticket", long.as_str())
+        .unwrap();
+    let err = store
+        .put_raw(&deep, "t", &1, vec![], PutMode::Upsert)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().starts_with("sort key of /user-1/ticket-"),
+        "{err}"
+    );
+    // The index entry's sort key (index path rest + item path) is over the limit too.
+    let idx = vec![(
+        "by_x".to_owned(),
+        KeyPath::new()
+            .push("x", 1u64)
+            .unwrap()
+            .push("y", &long[..30])
+            .unwrap(),
+    )];
+    let err = store
+        .put_raw(&path("/user-1/ticket-1"), "t", &1, idx, PutMode::Upsert)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("index by_x sort key"), "{err}");
+    let wide = KeyPath::new().push("user", long.as_str()).unwrap();
+    let err = store
+        .put_raw(&wide, "t", &1, vec![], PutMode::Upsert)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("group key"), "{err}");
+    assert!(store.backend().is_empty(), "nothing was written");
+}
+
+#[tokio::test]
+async fn malformed_paths_and_names() {
+    let store = Store::new(MemoryBackend::new());
+    let no_group = path("/user");
+    assert!(matches!(
+        store.get_raw(&no_group).await,
+        Err(StoreError::InvalidKey { .. })
+    ));
+    assert!(matches!(
+        store.delete(&no_group).await,
+        Err(StoreError::InvalidKey { .. })
+    ));
+    let ns_only = path("/user-1/post");
+    let err = store
+        .put_raw(&ns_only, "t", &1, vec![], PutMode::Upsert)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("needs an ID"), "{err}");
+    let err = store
+        .put_raw(
+            &path("/a-1"),
+            "t",
+            &1,
+            vec![("bad name".into(), path("/x-1"))],
+            PutMode::Upsert,
+        )
+        .await;
+    assert!(matches!(err, Err(StoreError::InvalidIndexName { .. })));
+    let err = store
+        .put_raw(&path("/a-1"), "", &1, vec![], PutMode::Upsert)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("item type"), "{err}");
+    let two = vec![("i".into(), path("/x-1")), ("i".into(), path("/x-2"))];
+    let err = store
+        .put_raw(&path("/a-1"), "t", &1, two, PutMode::Upsert)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("given twice"), "{err}");
+    let q = Query::prefix(&path("/a-1")).unwrap();
+    assert!(matches!(
+        q.clone().gt(&path("/b-1/c-2")),
+        Err(StoreError::InvalidQuery(_))
+    ));
+    assert!(matches!(
+        store.query_index_raw("", &q).await,
+        Err(StoreError::InvalidIndexName { .. })
+    ));
+    assert!(store.backend().is_empty());
+}
+
+#[tokio::test]
+async fn cursors_from_elsewhere_are_rejected() {
+    let store = Store::new(MemoryBackend::new());
+    for id in 0..5 {
+        store.put(&ticket(id)).await.unwrap();
+    }
+    let q = Query::prefix(&path("/user-1")).unwrap().limit(2);
+    let cursor = store.list_raw(&q).await.unwrap().cursor.unwrap();
+    let text = cursor.to_string();
+    // Another query (other direction, other range, an index) rejects it.
+    for other in [
+        q.clone().reverse(),
+        Query::children(&path("/user-1"), "ticket")
+            .unwrap()
+            .limit(2),
+        Query::prefix(&path("/user-2")).unwrap(),
+    ] {
+        let err = store
+            .list_raw(&other.after(cursor.clone()))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::Cursor(CursorError::OtherQuery)),
+            "{err}"
+        );
+    }
+    let idx_q = Query::prefix(&path("/tickets-0")).unwrap();
+    let err = store
+        .query_index_raw("by_updated", &idx_q.after(cursor.clone()))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::Cursor(CursorError::OtherQuery)),
+        "{err}"
+    );
+    // Truncated, altered, or not base64.
+    assert!(matches!(
+        text[..text.len() - 3].parse::<Cursor>(),
+        Err(CursorError::Corrupt(_))
+    ));
+    let mut bytes = text.clone().into_bytes();
+    bytes[4] = if bytes[4] == b'A' { b'B' } else { b'A' };
+    assert!(String::from_utf8(bytes).unwrap().parse::<Cursor>().is_err());
+    assert!(matches!(
+        "not a cursor!".parse::<Cursor>(),
+        Err(CursorError::NotBase64(_))
+    ));
+    // The real one still works.
+    let rest = store
+        .list_raw(&q.clone().after(text.parse().unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(rest.items.len(), 2);
+}
+
+#[tokio::test]
+async fn corrupt_records_are_errors_not_panics() {
+    let store = Store::new(MemoryBackend::new());
+    store.put(&ticket(1)).await.unwrap();
+    let p = path("/user-1/ticket-2");
+    let (group, sort) = p.split_group().unwrap();
+    for garbage in [
+        vec![],
+        vec![0x01],
+        vec![0x01, 200, b'x'],
+        vec![0x09, 0, 0],
+        vec![0x01, 1, b't', 1, 1, b'i', 0, 9, 1],
+    ] {
+        let put = Write::Put {
+            key: Key::new(group.clone(), sort.clone()),
+            record: Record {
+                value: garbage.clone(),
+                version: 1,
+            },
+            condition: Condition::None,
+        };
+        store.backend().write(vec![put]).await.unwrap();
+        let err = store.get_raw(&p).await.unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt(_)), "{garbage:?}: {err}");
+        let err = store
+            .list_raw(&Query::prefix(&path("/user-1")).unwrap())
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("corrupt"), "{err}");
+        assert!(matches!(
+            store.put(&Ticket { id: 2, ..ticket(1) }).await,
+            Err(StoreError::Corrupt(_))
+        ));
+    }
+    // A garbage key in an item group.
+    let put = Write::Put {
+        key: Key::new(group, vec![0xFF]),
+        record: Record {
+            value: vec![],
+            version: 1,
+        },
+        condition: Condition::None,
+    };
+    store.backend().write(vec![put]).await.unwrap();
+    let err = store
+        .list_raw(&Query::prefix(&path("/user-1")).unwrap().reverse())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("corrupt"), "{err}");
+}
+
+#[tokio::test]
+async fn wrong_types_versions_and_keys() {
+    let store = Store::new(MemoryBackend::new());
+    let v = store.put(&ticket(1)).await.unwrap();
+    let p = path("/user-1/ticket-1");
+    assert!(matches!(
+        store.get::<Counter>(&p).await,
+        Err(StoreError::Decode { .. })
+    ));
+    assert!(matches!(
+        store.put_with(&ticket(1), PutMode::IfVersion(v + 1)).await,
+        Err(StoreError::VersionMismatch { expected, found: Some(f), .. }) if expected == v + 1 && f == v
+    ));
+    assert!(matches!(
+        store.put_with(&ticket(1), PutMode::IfAbsent).await,
+        Err(StoreError::AlreadyExists { .. })
+    ));
+    assert!(matches!(
+        store.delete_if_version(&p, v + 5).await,
+        Err(StoreError::VersionMismatch { .. })
+    ));
+    let moved = store
+        .update(&p, |t: Option<Ticket>| t.map(|t| Ticket { id: 9, ..t }))
+        .await;
+    assert!(matches!(moved, Err(StoreError::KeyChanged { .. })));
+    assert_eq!(
+        store.get::<Ticket>(&p).await.unwrap().unwrap().version,
+        v,
+        "unchanged"
+    );
+    store.delete_if_version(&p, v).await.unwrap();
+    assert!(store.get_raw(&p).await.unwrap().is_none());
+}
