@@ -186,7 +186,7 @@ fn many_lines_round_trip_through_encode_and_decode() {
 
 #[test]
 fn demo_runs() {
-    let o = keypath(&["demo"], b"");
+    let o = keypath(&["demo", "--keys-only"], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     let nine = text.rfind("/post-9 ").unwrap();
