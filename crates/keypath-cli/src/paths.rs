@@ -26,7 +26,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err(format!(
             "at character {}: expected an even number of hex digits, found {}",
             text.len(),

@@ -287,7 +287,7 @@ impl FromStr for SortKey {
 
     fn from_str(s: &str) -> Result<SortKey, CollateError> {
         let bytes = s.as_bytes();
-        if bytes.len() % 2 != 0 {
+        if !bytes.len().is_multiple_of(2) {
             return Err(CollateError::Hex(bytes.len() - 1));
         }
         bytes
