@@ -619,7 +619,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::test_cases(20_000)))]
+    #![proptest_config(ProptestConfig::with_cases(crate::test_cases(100_000)))]
 
     /// Without UUIDs mixed in, byte ranges alone are exact.
     #[test]
