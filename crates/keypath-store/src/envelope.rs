@@ -90,8 +90,8 @@ impl Envelope {
     /// paths are checked for framing only (reads do not need them).
     pub fn into_item_parts(mut value: Vec<u8>) -> Result<(String, Vec<u8>), EnvelopeError> {
         let (item_type, start) = {
-            let h = Header::parse(&value)?;
-            (h.item_type.to_owned(), h.payload_start)
+            let (item_type, start) = Header::walk(&value, |_, _, _| {})?;
+            (item_type.to_owned(), start)
         };
         value.drain(..start);
         Ok((item_type, value))
@@ -108,6 +108,23 @@ pub(crate) struct Header<'a> {
 
 impl<'a> Header<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<Header<'a>, EnvelopeError> {
+        let mut indexes = Vec::new();
+        let (item_type, payload_start) =
+            Header::walk(bytes, |name, at, key| indexes.push((name, at, key)))?;
+        Ok(Header {
+            item_type,
+            indexes,
+            payload_start,
+        })
+    }
+
+    /// Checks the framing, passing each index entry `(name, offset, key path encoding)` to
+    /// `on_index` (reads that need only the payload pass a no-op and allocate nothing);
+    /// returns the item type and where the payload starts.
+    pub fn walk(
+        bytes: &'a [u8],
+        mut on_index: impl FnMut(&'a str, usize, &'a [u8]),
+    ) -> Result<(&'a str, usize), EnvelopeError> {
         let mut r = Reader { bytes, pos: 0 };
         let format = r.take(1, "envelope format 01")?[0];
         if format != ENVELOPE_FORMAT {
@@ -116,20 +133,15 @@ impl<'a> Header<'a> {
         let len = r.take(1, "type name length")?[0] as usize;
         let item_type = r.utf8(len, "item type name")?;
         let count = r.take(1, "index count")?[0] as usize;
-        let mut indexes = Vec::with_capacity(count);
         for _ in 0..count {
             let len = r.take(1, "index name length")?[0] as usize;
             let name = r.utf8(len, "index name")?;
             let lb = r.take(2, "index key length")?;
             let len = u16::from_be_bytes([lb[0], lb[1]]) as usize;
             let at = r.pos;
-            indexes.push((name, at, r.take(len, "index key path")?));
+            on_index(name, at, r.take(len, "index key path")?);
         }
-        Ok(Header {
-            item_type,
-            indexes,
-            payload_start: r.pos,
-        })
+        Ok((item_type, r.pos))
     }
 }
 

@@ -60,14 +60,7 @@ pub(crate) fn index_group(name: &str, index_group: &[u8]) -> Vec<u8> {
 /// after the group, then the base path's components. `None` if the result is not a valid
 /// path (a namespace-only component in the middle).
 pub(crate) fn entry_path(index_rest: &KeyPath, base: &KeyPath) -> Option<KeyPath> {
-    let mut out = index_rest.clone();
-    for c in base.components() {
-        out = match c.id() {
-            Some(id) => out.push(c.namespace(), id.clone()).ok()?,
-            None => out.push_namespace(c.namespace()).ok()?,
-        };
-    }
-    Some(out)
+    index_rest.join(base).ok()
 }
 
 /// Splits an entry path into the index path's rest and the base path (its last `base_len`

@@ -271,6 +271,33 @@ impl KeyPath {
         })
     }
 
+    /// `self` followed by the components of `tail`: `/user-1` joined with `/post-2` is
+    /// `/user-1/post-2`. Fails when `self` ends in a namespace-only component and `tail` is
+    /// not empty (only the last component may lack an ID).
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// let user: KeyPath = "/user-1".parse()?;
+    /// let joined = user.join(&"/post-2/comment".parse()?)?;
+    /// assert_eq!(joined.to_string(), "/user-1/post-2/comment");
+    /// assert!("/user".parse::<KeyPath>()?.join(&joined).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn join(&self, tail: &KeyPath) -> Result<KeyPath, PathError> {
+        if let (Some(last), Some(next)) = (self.components.last(), tail.components.first()) {
+            if last.id.is_none() {
+                return Err(PathError::IdRequired {
+                    previous: last.namespace.to_string(),
+                    namespace: next.namespace.to_string(),
+                });
+            }
+        }
+        let mut components = Vec::with_capacity(self.len() + tail.len());
+        components.extend_from_slice(&self.components);
+        components.extend_from_slice(&tail.components);
+        Ok(KeyPath { components })
+    }
+
     /// Whether `prefix`'s components are the first components of `self` (every path starts
     /// with itself and with the empty path). A namespace-only last component of `prefix`
     /// matches that namespace with any ID.

@@ -596,7 +596,9 @@ proptest! {
     fn group_split_round_trip(a in any_path()) {
         if let Ok((group, sort)) = a.split_group() {
             prop_assert!(!group.is_empty() && !sort.is_empty());
-            prop_assert_eq!(KeyPath::from_group(&group, &sort), Ok(a));
+            prop_assert_eq!(KeyPath::from_group(&group, &sort), Ok(a.clone()));
+            let (g, rest) = a.group_parts().unwrap();
+            prop_assert_eq!(g.join(&rest), Ok(a));
         }
     }
 
