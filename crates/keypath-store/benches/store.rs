@@ -87,29 +87,25 @@ fn raw_get(raw: &Database, key: &[u8]) -> Vec<u8> {
     v
 }
 
-fn raw_list(raw: &Database, start: &[u8]) -> Vec<Vec<u8>> {
+/// A 100-record raw range scan, each value passed through `read` (a copy, or a decode).
+fn raw_list<T>(raw: &Database, start: &[u8], read: impl Fn(&[u8]) -> T) -> Vec<T> {
     let txn = raw.begin_read().unwrap();
     let t = txn.open_table(RAW).unwrap();
     let items = t
         .range(start..)
         .unwrap()
         .take(100)
-        .map(|r| r.unwrap().1.value().to_vec())
+        .map(|r| read(r.unwrap().1.value()))
         .collect();
     items
 }
 
-/// [`raw_list`], with each value decoded into a `Post`.
-fn raw_list_decoded(raw: &Database, start: &[u8]) -> Vec<Post> {
-    let txn = raw.begin_read().unwrap();
-    let t = txn.open_table(RAW).unwrap();
-    let items = t
-        .range(start..)
-        .unwrap()
-        .take(100)
-        .map(|r| rmp_serde::from_slice(r.unwrap().1.value()).unwrap())
-        .collect();
-    items
+fn copy_value(v: &[u8]) -> Vec<u8> {
+    v.to_vec()
+}
+
+fn decode_post(v: &[u8]) -> Post {
+    rmp_serde::from_slice(v).unwrap()
 }
 
 fn benches(c: &mut Criterion) {
@@ -208,14 +204,14 @@ fn benches(c: &mut Criterion) {
     });
     let start = KeyPath::new().push("user", 1u64).unwrap().encode();
     g.bench_function("raw_redb", |b| {
-        b.iter(|| black_box(raw_list(&raw, &start).len()))
+        b.iter(|| black_box(raw_list(&raw, &start, copy_value).len()))
     });
     g.bench_function("raw_redb_blocking", |b| {
         b.to_async(&rt).iter(|| {
             let (raw, start) = (raw.clone(), start.clone());
             async move {
                 black_box(
-                    tokio::task::spawn_blocking(move || raw_list(&raw, &start))
+                    tokio::task::spawn_blocking(move || raw_list(&raw, &start, copy_value))
                         .await
                         .unwrap()
                         .len(),
@@ -228,7 +224,7 @@ fn benches(c: &mut Criterion) {
             let (raw, start) = (raw.clone(), start.clone());
             async move {
                 black_box(
-                    tokio::task::spawn_blocking(move || raw_list_decoded(&raw, &start))
+                    tokio::task::spawn_blocking(move || raw_list(&raw, &start, decode_post))
                         .await
                         .unwrap()
                         .len(),
