@@ -178,3 +178,137 @@ fn fuzz_seed_corpus_matches_model() {
         });
     }
 }
+
+/// What kind of case an operation is in the state `model` (so that coverage can be checked).
+fn case_of(model: &Model, op: &Op) -> Option<&'static str> {
+    let changed = model.after(op) != *model;
+    let count = |keep: &dyn Fn(&Ticket) -> bool| model.items().filter(|(_, t, _)| keep(t)).count();
+    Some(match op {
+        Op::Put { kind, .. } => match (kind, changed) {
+            (PutKind::Upsert, _) => "upsert",
+            (PutKind::IfAbsent, true) => "if-absent put",
+            (PutKind::IfAbsent, false) => "if-absent put refused",
+            (PutKind::IfVersionCurrent, true) => "if-version put with the right version",
+            (PutKind::IfVersionCurrent, false) => "if-version put of an absent item refused",
+            (PutKind::IfVersionStale, _) => "if-version put with a wrong version refused",
+        },
+        Op::Delete { .. } if changed => "delete",
+        Op::Delete { .. } => "delete of an absent item",
+        Op::DeleteIfVersion { current: true, .. } if changed => "if-version delete",
+        Op::DeleteIfVersion { current: false, .. } => {
+            "if-version delete with a wrong version refused"
+        }
+        Op::Update { .. } if changed => "update",
+        Op::Txn {
+            reads,
+            interfere: true,
+            ..
+        } if !reads.is_empty() => "transaction conflict",
+        Op::Txn { puts, deletes, .. } if changed => {
+            let mut groups: Vec<u64> = puts.iter().map(|t| t.owner).collect();
+            groups.extend(deletes.iter().map(|d| d.0));
+            groups.sort();
+            groups.dedup();
+            if groups.len() > 1 {
+                "transaction over several groups"
+            } else {
+                "transaction in one group"
+            }
+        }
+        Op::List {
+            owner,
+            range,
+            reverse,
+            limit,
+        } => {
+            let n =
+                count(&|t| t.owner == *owner && range.is_none_or(|(a, b)| a <= t.id && t.id < b));
+            match (n > *limit, reverse) {
+                (true, false) => "list over several pages forward",
+                (true, true) => "list over several pages backward",
+                _ => return None,
+            }
+        }
+        Op::ByUpdated {
+            from,
+            reverse,
+            limit,
+        } => {
+            let n = count(&|t| from.is_none_or(|f| t.updated_at >= f));
+            match (n > *limit, reverse) {
+                (true, false) => "by_updated query over several pages forward",
+                (true, true) => "by_updated query over several pages backward",
+                _ => return None,
+            }
+        }
+        Op::ByStatus { status, limit, .. } => {
+            if count(&|t| t.status.as_deref() == Some(status.as_str())) > *limit {
+                "by_status query over several pages"
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    })
+}
+
+const EVERY_CASE: [&str; 19] = [
+    "upsert",
+    "if-absent put",
+    "if-absent put refused",
+    "if-version put with the right version",
+    "if-version put of an absent item refused",
+    "if-version put with a wrong version refused",
+    "delete",
+    "delete of an absent item",
+    "if-version delete",
+    "if-version delete with a wrong version refused",
+    "update",
+    "transaction conflict",
+    "transaction over several groups",
+    "transaction in one group",
+    "list over several pages forward",
+    "list over several pages backward",
+    "by_updated query over several pages forward",
+    "by_updated query over several pages backward",
+    "by_status query over several pages",
+];
+
+fn cases_hit(sequences: impl IntoIterator<Item = Vec<Op>>) -> BTreeMap<&'static str, usize> {
+    let mut hit = BTreeMap::new();
+    for ops in sequences {
+        let mut model = Model::new(0);
+        for op in &ops {
+            if let Some(case) = case_of(&model, op) {
+                *hit.entry(case).or_default() += 1;
+            }
+            model = model.after(op);
+        }
+    }
+    hit
+}
+
+/// The generators (the proptest strategies here and the byte decoder of the fuzz target)
+/// reach every case the model distinguishes, including the refusals and the conflicts.
+#[test]
+fn generated_operations_cover_every_case() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = proptest::collection::vec(op(), 1..40);
+    let from_strategies =
+        cases_hit((0..64).map(|_| strategy.new_tree(&mut runner).unwrap().current()));
+    let from_bytes =
+        cases_hit((0..64).map(|seed| keypath_store::conformance::model::random_ops(seed, 40)));
+    for (name, hit) in [
+        ("proptest strategies", &from_strategies),
+        ("byte decoder", &from_bytes),
+    ] {
+        println!("{name}: {hit:?}");
+        for case in EVERY_CASE {
+            assert!(
+                hit.contains_key(case),
+                "{name} never made a case of {case:?}"
+            );
+        }
+    }
+}
