@@ -112,8 +112,8 @@ async fn mixed_writers<B: Dump>(store: Store<B>, rounds: u64) {
                 };
                 loop {
                     let mut txn = store.transaction();
-                    let pf = KeyPath::new().push("counter", from as u64).unwrap();
-                    let pt = KeyPath::new().push("counter", to as u64).unwrap();
+                    let pf = KeyPath::new().push("counter", from).unwrap();
+                    let pt = KeyPath::new().push("counter", to).unwrap();
                     let f = txn.get::<Counter>(&pf).await.unwrap().unwrap().item;
                     let t = txn.get::<Counter>(&pt).await.unwrap().unwrap().item;
                     if f.n == 0 {

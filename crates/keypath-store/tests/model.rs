@@ -241,12 +241,10 @@ fn case_of(model: &Model, op: &Op) -> Option<&'static str> {
                 _ => return None,
             }
         }
-        Op::ByStatus { status, limit, .. } => {
-            if count(&|t| t.status.as_deref() == Some(status.as_str())) > *limit {
-                "by_status query over several pages"
-            } else {
-                return None;
-            }
+        Op::ByStatus { status, limit, .. }
+            if count(&|t| t.status.as_deref() == Some(status.as_str())) > *limit =>
+        {
+            "by_status query over several pages"
         }
         _ => return None,
     })

@@ -202,17 +202,17 @@ impl RedbBackend {
             "{DATA_FILE_NAME}.{}.{nanos}.tmp",
             std::process::id()
         ));
-        let made = (|| -> Result<(), redb::Error> {
-            let db = Database::create(&tmp)?;
-            let txn = db.begin_write()?;
-            txn.open_table(RECORDS)?;
-            txn.commit()?;
+        let made = (|| -> Result<(), Box<redb::Error>> {
+            let db = Database::create(&tmp).map_err(|e| Box::new(e.into()))?;
+            let txn = db.begin_write().map_err(|e| Box::new(e.into()))?;
+            txn.open_table(RECORDS).map_err(|e| Box::new(e.into()))?;
+            txn.commit().map_err(|e| Box::new(e.into()))?;
             Ok(())
         })();
         let linked = made
-            .map_err(|e| OpenError::Database {
+            .map_err(|source| OpenError::Database {
                 path: tmp.clone(),
-                source: Box::new(e),
+                source,
             })
             .and_then(|()| match std::fs::hard_link(&tmp, file) {
                 Ok(()) => Ok(()),
