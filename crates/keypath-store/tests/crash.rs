@@ -80,7 +80,10 @@ impl Rng {
 
 #[test]
 fn sigkill_during_writes_keeps_acknowledged_and_atomic() {
-    let rounds = u64::from(cases(40));
+    let rounds = std::env::var("KEYPATH_CRASH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| u64::from(cases(40)));
     let seed = std::env::var("KEYPATH_CRASH_SEED")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -167,6 +167,14 @@ fn check_fired(fired: bool, fault: Fault, ctx: &str) {
     );
 }
 
+/// The first seed of the random scenarios: `KEYPATH_FAULT_SEED` or a fixed one.
+fn base_seed(default: u64) -> u64 {
+    std::env::var("KEYPATH_FAULT_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// How many backend calls `ops` make without faults.
 async fn count_calls(ops: &[Op]) -> u64 {
     let store = Store::new(FaultyBackend::new(MemoryBackend::new()));
@@ -255,12 +263,9 @@ fn random_scenarios_every_call_fails_once_memory() {
     runtime().block_on(async {
         let mut total = 0;
         for seed in 0..seeds {
-            let ops = random_ops(0xFA17_0000 + seed, 16);
-            total += every_call_on_memory(
-                &ops,
-                &format!("random scenario seed {:#x}", 0xFA17_0000 + seed),
-            )
-            .await;
+            let seed = base_seed(0xFA17_0000) + seed;
+            let ops = random_ops(seed, 16);
+            total += every_call_on_memory(&ops, &format!("random scenario seed {seed}")).await;
         }
         println!("{seeds} random scenarios, {total} backend calls, each failed in 2 ways");
     });
@@ -273,13 +278,9 @@ fn random_scenarios_faults_redb() {
     runtime().block_on(async {
         let mut runs = 0;
         for seed in 0..seeds {
-            let ops = random_ops(0xFA17_1000 + seed, 12);
-            runs += every_call_on_redb(
-                &ops,
-                &format!("random scenario seed {:#x}", 0xFA17_1000 + seed),
-                1,
-            )
-            .await;
+            let seed = base_seed(0xFA17_1000) + seed;
+            let ops = random_ops(seed, 12);
+            runs += every_call_on_redb(&ops, &format!("random scenario seed {seed}"), 1).await;
         }
         println!("{seeds} random scenarios on redb: {runs} faulted runs, each reopened");
     });
