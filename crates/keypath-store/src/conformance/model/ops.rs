@@ -115,9 +115,11 @@ pub enum PutKind {
     Upsert,
     /// [`PutMode::IfAbsent`](crate::PutMode::IfAbsent).
     IfAbsent,
-    /// [`PutMode::IfVersion`](crate::PutMode::IfVersion) with the ticket's current version (0 if absent: fails).
+    /// [`PutMode::IfVersion`](crate::PutMode::IfVersion) with the ticket's current version
+    /// (0 if absent: fails).
     IfVersionCurrent,
-    /// [`PutMode::IfVersion`](crate::PutMode::IfVersion) with a version the ticket does not have.
+    /// [`PutMode::IfVersion`](crate::PutMode::IfVersion) with a version the ticket does not
+    /// have.
     IfVersionStale,
 }
 
@@ -144,7 +146,8 @@ pub enum Op {
         /// Ticket ID.
         id: i64,
     },
-    /// [`Store::delete_if_version`](crate::Store::delete_if_version) with the current version or a wrong one.
+    /// [`Store::delete_if_version`](crate::Store::delete_if_version) with the current version
+    /// or a wrong one.
     DeleteIfVersion {
         /// Owner (relative).
         owner: u64,
@@ -153,8 +156,8 @@ pub enum Op {
         /// Whether to give the current version (else a wrong one).
         current: bool,
     },
-    /// [`Store::update`](crate::Store::update): set `updated_at` and `status` of the ticket if it exists (moves it
-    /// in both indexes; an absent ticket stays absent).
+    /// [`Store::update`](crate::Store::update): set `updated_at` and `status` of the ticket
+    /// if it exists (moves it in both indexes; an absent ticket stays absent).
     Update {
         /// Owner (relative).
         owner: u64,
