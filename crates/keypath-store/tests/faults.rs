@@ -199,12 +199,12 @@ async fn every_call_on_memory(ops: &[Op], name: &str) -> u64 {
 }
 
 #[cfg(feature = "redb")]
-async fn every_call_on_redb(ops: &[Op], name: &str, stride: u64) -> u64 {
+async fn every_call_on_redb(ops: &[Op], name: &str) -> u64 {
     use keypath_store::backend::redb::RedbBackend;
     let total = count_calls(ops).await;
     let mut runs = 0;
     for fault in [Fault::Error, Fault::AckLost] {
-        for call in (0..total).step_by(stride as usize) {
+        for call in 0..total {
             let ctx = format!("{name}, redb, {fault:?} at call {call}");
             let dir = tempfile::tempdir().unwrap();
             let model = {
@@ -252,7 +252,7 @@ fn fixed_scenario_every_call_fails_once_memory() {
 #[test]
 fn fixed_scenario_every_call_fails_once_redb() {
     runtime().block_on(async {
-        let runs = every_call_on_redb(&scenario(), "fixed scenario", 1).await;
+        let runs = every_call_on_redb(&scenario(), "fixed scenario").await;
         println!("fixed scenario on redb: {runs} faulted runs, each reopened");
     });
 }
@@ -280,7 +280,7 @@ fn random_scenarios_faults_redb() {
         for seed in 0..seeds {
             let seed = base_seed(0xFA17_1000) + seed;
             let ops = random_ops(seed, 12);
-            runs += every_call_on_redb(&ops, &format!("random scenario seed {seed}"), 1).await;
+            runs += every_call_on_redb(&ops, &format!("random scenario seed {seed}")).await;
         }
         println!("{seeds} random scenarios on redb: {runs} faulted runs, each reopened");
     });
