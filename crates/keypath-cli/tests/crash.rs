@@ -4,6 +4,8 @@
 //! item that has it, every indexed item has its entries), as `keypath db get` and
 //! `keypath db index` then show too.
 
+#![cfg(unix)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -11,7 +11,7 @@
 //! The child is this test binary itself, re-run with `KEYPATH_CRASH_CHILD_DIR` set to run
 //! only the (otherwise ignored) `crash_child`.
 
-#![cfg(all(feature = "conformance", feature = "redb"))]
+#![cfg(all(feature = "conformance", feature = "redb", unix))]
 
 mod common;
 
