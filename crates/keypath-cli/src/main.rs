@@ -71,6 +71,7 @@ impl From<io::Error> for Failure {
 }
 
 fn main() -> ExitCode {
+    quiet_pool_panics();
     let cli = Cli::parse();
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -112,6 +113,19 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The store runs redb on tokio's blocking pool, where a panic (redb panics on some damaged
+/// store files) is caught and comes back as a store error, which is reported as one line
+/// like any other. So panics on other threads print nothing here; a panic on the main
+/// thread is a bug and still prints as usual.
+fn quiet_pool_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some("main") {
+            default(info);
+        }
+    }));
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {

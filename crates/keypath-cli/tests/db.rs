@@ -323,3 +323,119 @@ fn demo_runs_and_checks_itself() {
         "{text}"
     );
 }
+
+/// Everything the store holds, as the CLI shows it: the export and both index listings.
+fn state(d: &Path) -> Vec<u8> {
+    let mut out = db(d, &["export"]).stdout;
+    out.extend(db(d, &["index", "by_n", "/ns-1"]).stdout);
+    out.extend(db(d, &["index", "by_n", "/ns-1", "--reverse"]).stdout);
+    out
+}
+
+#[test]
+fn bad_input_campaign_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["init", "--index", "by_n=item.n@/ns-1"]));
+    for i in 0..5 {
+        ok(&db(
+            d,
+            &["put", &format!("/a-1/item-{i}"), &format!("{{\"n\": {i}}}")],
+        ));
+    }
+    let before = state(d);
+    assert_eq!(keys(&ok(&db(d, &["export"]))).len(), 5);
+    let page = ok(&db(d, &["list", "/a-1", "--limit", "2"]));
+    let cursor = page.last().unwrap()["cursor"].as_str().unwrap().to_owned();
+    let long_key = format!("/a-1/item-{}", "k".repeat(1100));
+    let tampered = {
+        let mut t = cursor.clone().into_bytes();
+        t[3] = if t[3] == b'A' { b'B' } else { b'A' };
+        String::from_utf8(t).unwrap()
+    };
+    let cases: Vec<Vec<&str>> = vec![
+        // Malformed key paths.
+        vec!["put", "", "{}"],
+        vec!["put", "a-1", "{}"],
+        vec!["put", "/a-1/", "{}"],
+        vec!["put", "/a-1/b/c-2", "{}"],
+        vec!["put", "/9-1", "{}"],
+        vec!["put", "/a-~!!", "{}"],
+        vec!["put", "/a-99999999999999999999999", "{}"],
+        vec!["put", "/a", "{}"],
+        vec!["put", "/a-1/item", "{}"],
+        vec!["get", "/a-%zz"],
+        vec!["delete", "/a"],
+        vec!["list", "/a-1", "--gt", "/b-1"],
+        vec!["list", "/a-1", "--lt", "not a path"],
+        // Malformed JSON, and a JSON value the index cannot take.
+        vec!["put", "/a-1/item-9", "{nope"],
+        vec!["put", "/a-1/item-9", ""],
+        vec!["put", "/a-1/item-9", "{\"n\": 1} trailing"],
+        vec!["put", "/a-1/item-9", "{\"n\": [1]}"],
+        vec!["put", "/a-1/item-9", "{\"n\": 1.5}"],
+        // Conditions that do not hold.
+        vec!["put", "/a-1/item-1", "{}", "--if-absent"],
+        vec!["put", "/a-1/item-1", "{}", "--if-version", "999"],
+        // Cursors: tampered, truncated, garbage, another query's.
+        vec!["list", "/a-1", "--limit", "2", "--cursor", &tampered],
+        vec![
+            "list",
+            "/a-1",
+            "--limit",
+            "2",
+            "--cursor",
+            &cursor[..cursor.len() - 4],
+        ],
+        vec!["list", "/a-1", "--limit", "2", "--cursor", "!!!"],
+        vec!["list", "/a-1", "--reverse", "--cursor", &cursor],
+        vec!["list", "/a-1/item", "--cursor", &cursor],
+        vec!["index", "by_n", "/ns-1", "--cursor", &cursor],
+        // Oversize key (over the 1024-byte sort key limit); unknown index.
+        vec!["put", &long_key, "{}"],
+        vec!["index", "nope", "/ns-1"],
+    ];
+    for args in &cases {
+        let o = db(d, args);
+        fails(&o, 2, "");
+    }
+    // Oversize value, through import (an argument cannot be that long).
+    let big = d.join("big.jsonl");
+    std::fs::write(
+        &big,
+        format!(
+            "{{\"key\": \"/a-1/item-1\", \"value\": \"{}\"}}\n",
+            "x".repeat(500 * 1024)
+        ),
+    )
+    .unwrap();
+    fails(&db(d, &["import", big.to_str().unwrap()]), 2, "line 1");
+    assert_eq!(state(d), before, "bad input changed the store");
+}
+
+#[test]
+fn damaged_store_file_is_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for i in 0..20 {
+        ok(&db(
+            d,
+            &["put", &format!("/a-1/item-{i}"), &format!("{{\"n\": {i}}}")],
+        ));
+    }
+    let file = d.join("keypath.redb");
+    let original = std::fs::read(&file).unwrap();
+    for cut in [0, 1, 512, 4096, original.len() / 2, original.len() - 1] {
+        std::fs::write(&file, &original[..cut]).unwrap();
+        for args in [
+            vec!["get", "/a-1/item-1"],
+            vec!["list", "/a-1"],
+            vec!["put", "/a-1/item-99", "{}"],
+        ] {
+            let o = db(d, &args);
+            fails(&o, 1, "store file");
+        }
+    }
+    std::fs::write(&file, &original).unwrap();
+    assert_eq!(keys(&ok(&db(d, &["list", "/a-1"]))).len(), 20);
+}

@@ -14,7 +14,7 @@ use keypath::KeyPath;
 use keypath_store::backend::{memory::MemoryBackend, redb::RedbBackend, Backend};
 use keypath_store::{Item, Query, Store, StoreError};
 
-/// Runs `check` on a fresh in-memory store and a fresh redb store.
+/// Runs `check` on a fresh in-memory store and a fresh redb store, each within a time limit.
 async fn on_both<F1, F2>(
     mem: impl FnOnce(Store<MemoryBackend>) -> F1,
     redb: impl FnOnce(Store<RedbBackend>) -> F2,
@@ -22,9 +22,15 @@ async fn on_both<F1, F2>(
     F1: std::future::Future<Output = ()>,
     F2: std::future::Future<Output = ()>,
 {
-    mem(Store::new(MemoryBackend::new())).await;
+    // A deadlock or livelock fails the test instead of hanging it.
+    let limit = std::time::Duration::from_secs(120);
+    tokio::time::timeout(limit, mem(Store::new(MemoryBackend::new())))
+        .await
+        .expect("memory: not done within 120 s: deadlock or livelock");
     let dir = tempfile::tempdir().unwrap();
-    redb(Store::open(dir.path()).await.unwrap()).await;
+    tokio::time::timeout(limit, redb(Store::open(dir.path()).await.unwrap()))
+        .await
+        .expect("redb: not done within 120 s: deadlock or livelock");
 }
 
 async fn counter_no_lost_update<B: Backend>(store: Store<B>) {

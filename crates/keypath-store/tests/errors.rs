@@ -263,3 +263,185 @@ async fn wrong_types_versions_and_keys() {
     store.delete_if_version(&p, v).await.unwrap();
     assert!(store.get_raw(&p).await.unwrap().is_none());
 }
+
+/// Every kind of bad input against a populated store: each is an error (never a panic) and
+/// the backend holds exactly the same records afterwards.
+#[tokio::test]
+async fn bad_input_campaign_changes_nothing() {
+    let store = Store::new(MemoryBackend::new()).with_limits(Limits::new(64, 48, 400));
+    for id in 0..6 {
+        store.put(&ticket(id)).await.unwrap();
+    }
+    store.put(&Counter { id: 1, n: 1 }).await.unwrap();
+    let before = store.backend().snapshot();
+
+    // Malformed key path text never becomes a path.
+    for text in [
+        "",
+        "user-1",
+        "/-1",
+        "/user-%zz",
+        "/user-%4",
+        "/user-1/",
+        "//a-1",
+        "/a b-1",
+        "/\u{fc}-1",
+        "/9-1",
+        "/user-~!!",
+        "/user-99999999999999999999999",
+        "/a-1/b/c-2",
+    ] {
+        assert!(text.parse::<KeyPath>().is_err(), "{text:?} parsed");
+    }
+    // Oversize keys and values, bad paths and names, wrong versions: errors.
+    let long = "k".repeat(100);
+    let results = [
+        store
+            .put(&Ticket {
+                title: "x".repeat(1000),
+                ..ticket(1)
+            })
+            .await
+            .err(),
+        store
+            .put(&Ticket {
+                owner: 1,
+                id: 1,
+                status: Some(long.clone()),
+                ..ticket(1)
+            })
+            .await
+            .err(),
+        store
+            .put_raw(
+                &KeyPath::new().push("user", long.as_str()).unwrap(),
+                "t",
+                &1,
+                vec![],
+                PutMode::Upsert,
+            )
+            .await
+            .err(),
+        store
+            .put_raw(&path("/user-1/post"), "t", &1, vec![], PutMode::Upsert)
+            .await
+            .err(),
+        store
+            .put_raw(&path("/user-1"), "", &1, vec![], PutMode::Upsert)
+            .await
+            .err(),
+        store
+            .put_raw(
+                &path("/user-1"),
+                "t",
+                &1,
+                vec![("no spaces".into(), path("/x-1"))],
+                PutMode::Upsert,
+            )
+            .await
+            .err(),
+        store.put_with(&ticket(1), PutMode::IfAbsent).await.err(),
+        store
+            .put_with(&ticket(1), PutMode::IfVersion(999))
+            .await
+            .err(),
+        store
+            .put_with(&ticket(77), PutMode::IfVersion(1))
+            .await
+            .err(),
+        store
+            .delete_if_version(&path("/user-1/ticket-1"), 999)
+            .await
+            .err(),
+        store.delete(&path("/user")).await.err(),
+        store.get::<Counter>(&path("/user-1/ticket-1")).await.err(),
+        store
+            .query_index_raw("", &Query::prefix(&path("/tickets-0")).unwrap())
+            .await
+            .err(),
+        store
+            .update(&path("/user-1/ticket-1"), |t: Option<Ticket>| {
+                t.map(|t| Ticket { id: 5, ..t })
+            })
+            .await
+            .err(),
+    ];
+    for (i, r) in results.iter().enumerate() {
+        assert!(r.is_some(), "bad input {i} was accepted");
+    }
+
+    // Cursors: every single-character change and every truncation is rejected.
+    let q = Query::prefix(&path("/user-1")).unwrap().limit(2);
+    let cursor = store.list_raw(&q).await.unwrap().cursor.unwrap();
+    let text = cursor.to_string();
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for i in 0..text.len() {
+        for &c in &ALPHABET[..8] {
+            let mut t = text.clone().into_bytes();
+            if t[i] == c {
+                continue;
+            }
+            t[i] = c;
+            let t = String::from_utf8(t).unwrap();
+            assert!(
+                t.parse::<Cursor>().is_err(),
+                "cursor changed at {i} accepted: {t}"
+            );
+        }
+    }
+    for n in 0..text.len() {
+        assert!(
+            text[..n].parse::<Cursor>().is_err(),
+            "cursor cut to {n} accepted"
+        );
+    }
+    // Another query's cursor (other group, direction, range, or an index) is rejected.
+    for other in [
+        q.clone().reverse(),
+        Query::prefix(&path("/user-2")).unwrap().limit(2),
+        Query::children(&path("/user-1"), "ticket")
+            .unwrap()
+            .limit(2),
+    ] {
+        assert!(matches!(
+            store.list_raw(&other.after(cursor.clone())).await,
+            Err(StoreError::Cursor(CursorError::OtherQuery))
+        ));
+    }
+    assert!(matches!(
+        store
+            .query_index_raw(
+                "by_updated",
+                &Query::prefix(&path("/tickets-0"))
+                    .unwrap()
+                    .after(cursor.clone())
+            )
+            .await,
+        Err(StoreError::Cursor(CursorError::OtherQuery))
+    ));
+    // A cursor carries a query and a position, not a store: another store's cursor for the
+    // same query resumes at the same position there (after /user-1/ticket-0), staying
+    // inside the query's range.
+    let other = Store::new(MemoryBackend::new());
+    for id in [-5, 0, 3, 9] {
+        other.put(&ticket(id)).await.unwrap();
+    }
+    let foreign = other.list_raw(&q).await.unwrap().cursor.unwrap();
+    let resumed = store
+        .list_raw(&q.clone().limit(10).after(foreign))
+        .await
+        .unwrap();
+    let keys: Vec<String> = resumed.items.iter().map(|i| i.key().to_string()).collect();
+    assert_eq!(
+        keys,
+        (1..6)
+            .map(|i| format!("/user-1/ticket-{i}"))
+            .collect::<Vec<_>>()
+    );
+
+    assert_eq!(
+        store.backend().snapshot(),
+        before,
+        "bad input changed the store"
+    );
+}

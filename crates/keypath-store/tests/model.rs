@@ -1,352 +1,76 @@
 //! Random operation sequences against the store and an in-memory model: items, versions,
 //! group counters, lists with cursors in both directions, and index queries must match after
-//! every step, and the backend must hold exactly the index entries the model implies.
+//! every step, and the backend must hold exactly the records (items, counters, index
+//! entries) the model implies. The model and the checker live in
+//! `keypath_store::conformance::model`, so any backend can be pointed at them; the
+//! `store_model` fuzz target runs the same checker on operations decoded from bytes.
+
+#![cfg(feature = "conformance")]
 
 mod common;
 
 use std::collections::BTreeMap;
-use std::ops::Bound;
 
-use common::{cases, path, Ticket};
-use keypath::{Id, KeyPath};
-use keypath_store::backend::{memory::MemoryBackend, Backend, Scan};
-use keypath_store::layout::{RESERVED_GROUP, TAG_INDEX};
-use keypath_store::{Item, PutMode, Query, Store, StoreError};
+use common::cases;
+use keypath_store::backend::memory::MemoryBackend;
+use keypath_store::conformance::check_consistency;
+use keypath_store::conformance::model::{
+    diff, ops_from_bytes, run_ops, Model, Op, PutKind, Ticket, IDS, STATUSES, UPDATED,
+};
+use keypath_store::Store;
 use proptest::prelude::*;
 
-#[derive(Clone, Debug)]
-enum Op {
-    Put(Ticket, u8),
-    Delete(u64, i64),
-    Update(u64, i64, i64, Option<String>),
-    Txn(Vec<(u64, i64)>, Vec<Ticket>, Vec<(u64, i64)>),
-    List(u64, Option<(i64, i64)>, bool, usize),
-    ByUpdated(Option<i64>, bool, usize),
-    ByStatus(String, bool, usize),
+fn status() -> impl Strategy<Value = Option<String>> {
+    proptest::sample::select(STATUSES.to_vec()).prop_map(|s| s.map(str::to_owned))
 }
 
-fn status() -> impl Strategy<Value = Option<String>> {
-    prop_oneof![
-        Just(None),
-        Just(Some("open".to_owned())),
-        Just(Some(String::new())),
-        Just(Some("a\0b".to_owned()))
-    ]
+fn key() -> impl Strategy<Value = (u64, i64)> {
+    (0u64..3, IDS)
 }
 
 fn ticket() -> impl Strategy<Value = Ticket> {
-    (0u64..3, -3i64..5, -4i64..4, status(), "[a-z]{0,3}").prop_map(
-        |(owner, id, updated_at, status, title)| Ticket {
+    (key(), UPDATED, status(), "[a-z]{0,3}").prop_map(|((owner, id), updated_at, status, title)| {
+        Ticket {
             owner,
             id,
             updated_at,
             status,
             title,
-        },
-    )
+        }
+    })
 }
 
-fn op() -> impl Strategy<Value = Op> {
-    let key = (0u64..3, -3i64..5);
+fn put_kind() -> impl Strategy<Value = PutKind> {
     prop_oneof![
-        4 => (ticket(), 0u8..4).prop_map(|(t, m)| Op::Put(t, m)),
-        1 => key.clone().prop_map(|(o, i)| Op::Delete(o, i)),
-        2 => (key.clone(), -4i64..4, status()).prop_map(|((o, i), u, s)| Op::Update(o, i, u, s)),
-        1 => (proptest::collection::vec(key.clone(), 0..3), proptest::collection::vec(ticket(), 0..3),
-              proptest::collection::vec(key, 0..2)).prop_map(|(r, p, d)| Op::Txn(r, p, d)),
-        1 => (0u64..3, proptest::option::of((-3i64..5, -3i64..5)), any::<bool>(), 1usize..4)
-            .prop_map(|(o, r, rev, l)| Op::List(o, r, rev, l)),
-        1 => (proptest::option::of(-4i64..4), any::<bool>(), 1usize..4).prop_map(|(lo, rev, l)| Op::ByUpdated(lo, rev, l)),
-        1 => (status().prop_map(|s| s.unwrap_or_default()), any::<bool>(), 1usize..4)
-            .prop_map(|(s, rev, l)| Op::ByStatus(s, rev, l)),
+        Just(PutKind::Upsert),
+        Just(PutKind::IfAbsent),
+        Just(PutKind::IfVersionCurrent),
+        Just(PutKind::IfVersionStale),
     ]
 }
 
-#[derive(Default)]
-struct Model {
-    items: BTreeMap<KeyPath, (Ticket, u64)>,
-    counters: BTreeMap<u64, u64>,
-}
-
-impl Model {
-    fn key(owner: u64, id: i64) -> KeyPath {
-        KeyPath::new()
-            .push("user", owner)
-            .unwrap()
-            .push("ticket", id)
-            .unwrap()
-    }
-
-    /// Applies a set of writes as one commit: one counter bump per group with an effect.
-    fn commit(&mut self, writes: BTreeMap<KeyPath, Option<Ticket>>) {
-        let mut bumped: BTreeMap<u64, u64> = BTreeMap::new();
-        for (k, new) in writes {
-            let owner = owner_of(&k);
-            if new.is_none() && !self.items.contains_key(&k) {
-                continue;
-            }
-            let v = *bumped
-                .entry(owner)
-                .or_insert_with(|| self.counters.get(&owner).copied().unwrap_or(0) + 1);
-            match new {
-                Some(t) => {
-                    self.items.insert(k, (t, v));
-                }
-                None => {
-                    self.items.remove(&k);
-                }
-            }
-        }
-        self.counters.extend(bumped);
-    }
-
-    fn version(&self, k: &KeyPath) -> Option<u64> {
-        self.items.get(k).map(|(_, v)| *v)
-    }
-}
-
-fn owner_of(k: &KeyPath) -> u64 {
-    match k.components()[0].id() {
-        Some(Id::Int(i)) => i.to_i128() as u64,
-        other => panic!("unexpected group id {other:?}"),
-    }
-}
-
-/// Pages through a query with the given page size, checking page sizes.
-async fn page_all<B: Backend>(
-    store: &Store<B>,
-    index: Option<&str>,
-    q: Query,
-    limit: usize,
-) -> Vec<(KeyPath, Ticket, u64)> {
-    let mut out = Vec::new();
-    let mut cursor = None;
-    for _ in 0..1000 {
-        let mut page_q = q.clone().limit(limit);
-        if let Some(c) = cursor.take() {
-            page_q = page_q.after(c);
-        }
-        let page = match index {
-            Some(name) => store.query_index::<Ticket>(name, &page_q).await.unwrap(),
-            None => store.list::<Ticket>(&page_q).await.unwrap(),
-        };
-        assert!(page.items.len() <= limit);
-        if page.cursor.is_some() {
-            assert_eq!(
-                page.items.len(),
-                limit,
-                "a cursor comes only with a full page"
-            );
-        }
-        out.extend(page.items.into_iter().map(|v| (v.key, v.item, v.version)));
-        match page.cursor {
-            Some(c) => cursor = Some(c),
-            None => return out,
-        }
-    }
-    panic!("paging did not end");
-}
-
-fn index_group(name: &str, group: &KeyPath) -> Vec<u8> {
-    let mut g = vec![RESERVED_GROUP, TAG_INDEX, name.len() as u8];
-    g.extend_from_slice(name.as_bytes());
-    g.extend_from_slice(&group.encode());
-    g
-}
-
-async fn run_ops<B: Backend>(store: &Store<B>, ops: Vec<Op>) {
-    let mut model = Model::default();
-    for (step, op) in ops.into_iter().enumerate() {
-        match op.clone() {
-            Op::Put(t, mode) => {
-                let k = t.key_path().unwrap();
-                let current = model.version(&k);
-                let mode = match mode {
-                    0 => PutMode::Upsert,
-                    1 => PutMode::IfAbsent,
-                    2 => PutMode::IfVersion(current.unwrap_or(0)),
-                    _ => PutMode::IfVersion(current.map_or(5, |v| v + 1)),
-                };
-                let result = store.put_with(&t, mode).await;
-                let ok = match mode {
-                    PutMode::IfAbsent => current.is_none(),
-                    PutMode::IfVersion(v) => current == Some(v),
-                    _ => true,
-                };
-                match result {
-                    Ok(version) => {
-                        assert!(ok, "step {step}: {op:?} should have failed");
-                        model.commit([(k.clone(), Some(t))].into());
-                        assert_eq!(Some(version), model.version(&k));
-                    }
-                    Err(StoreError::AlreadyExists { .. } | StoreError::VersionMismatch { .. }) => {
-                        assert!(!ok, "step {step}: {op:?} should have succeeded")
-                    }
-                    Err(e) => panic!("step {step}: {op:?}: {e}"),
-                }
-            }
-            Op::Delete(o, i) => {
-                let k = Model::key(o, i);
-                let existed = store.delete(&k).await.unwrap();
-                assert_eq!(existed, model.items.contains_key(&k));
-                model.commit([(k, None)].into());
-            }
-            Op::Update(o, i, u, s) => {
-                let k = Model::key(o, i);
-                let got = store
-                    .update(&k, |t: Option<Ticket>| {
-                        t.map(|mut t| {
-                            t.updated_at = u;
-                            t.status = s.clone();
-                            t
-                        })
-                    })
-                    .await
-                    .unwrap();
-                if let Some((t, _)) = model.items.get(&k).cloned() {
-                    let t = Ticket {
-                        updated_at: u,
-                        status: s,
-                        ..t
-                    };
-                    model.commit([(k.clone(), Some(t.clone()))].into());
-                    assert_eq!(
-                        got.map(|v| (v.item, v.version)),
-                        Some((t, model.version(&k).unwrap()))
-                    );
-                } else {
-                    assert!(got.is_none());
-                }
-            }
-            Op::Txn(reads, puts, deletes) => {
-                let mut txn = store.transaction();
-                for (o, i) in reads {
-                    let k = Model::key(o, i);
-                    let got = txn
-                        .get::<Ticket>(&k)
-                        .await
-                        .unwrap()
-                        .map(|v| (v.item, v.version));
-                    assert_eq!(got, model.items.get(&k).cloned(), "txn read {k}");
-                }
-                let mut writes = BTreeMap::new();
-                for t in puts {
-                    txn.put(&t).unwrap();
-                    writes.insert(t.key_path().unwrap(), Some(t));
-                }
-                for (o, i) in deletes {
-                    txn.delete(&Model::key(o, i)).unwrap();
-                    writes.insert(Model::key(o, i), None);
-                }
-                let versions = txn.commit().await.unwrap();
-                model.commit(writes);
-                for (k, v) in versions {
-                    assert_eq!(v, model.version(&k), "txn version of {k}");
-                }
-            }
-            Op::List(o, range, reverse, limit) => {
-                let parent = Model::key(o, 0).parent().unwrap();
-                let mut q = match range {
-                    Some((a, b)) => Query::between(
-                        &parent,
-                        "ticket",
-                        Bound::Included(Id::from(a)),
-                        Bound::Excluded(Id::from(b)),
-                    )
-                    .unwrap(),
-                    None => Query::prefix(&parent).unwrap(),
-                };
-                if reverse {
-                    q = q.reverse();
-                }
-                let got = page_all(store, None, q, limit).await;
-                let mut expected: Vec<_> = model
-                    .items
-                    .iter()
-                    .filter(|(k, (t, _))| {
-                        owner_of(k) == o && range.is_none_or(|(a, b)| a <= t.id && t.id < b)
-                    })
-                    .map(|(k, (t, v))| (k.clone(), t.clone(), *v))
-                    .collect();
-                if reverse {
-                    expected.reverse();
-                }
-                assert_eq!(got, expected, "step {step}: {op:?}");
-            }
-            Op::ByUpdated(lo, reverse, limit) => {
-                let mut q = Query::prefix(&path("/tickets-0")).unwrap();
-                if let Some(lo) = lo {
-                    q = q
-                        .gte(&path("/tickets-0").push("updated", lo).unwrap())
-                        .unwrap();
-                }
-                if reverse {
-                    q = q.reverse();
-                }
-                let got = page_all(store, Some("by_updated"), q, limit).await;
-                let mut expected: Vec<_> = model
-                    .items
-                    .iter()
-                    .filter(|(_, (t, _))| lo.is_none_or(|lo| t.updated_at >= lo))
-                    .map(|(k, (t, v))| (k.clone(), t.clone(), *v))
-                    .collect();
-                expected.sort_by(|a, b| (a.1.updated_at, &a.0).cmp(&(b.1.updated_at, &b.0)));
-                if reverse {
-                    expected.reverse();
-                }
-                assert_eq!(got, expected, "step {step}: {op:?}");
-            }
-            Op::ByStatus(s, reverse, limit) => {
-                let group = KeyPath::new().push("status", s.as_str()).unwrap();
-                let mut q = Query::prefix(&group).unwrap();
-                if reverse {
-                    q = q.reverse();
-                }
-                let got = page_all(store, Some("by_status"), q, limit).await;
-                let mut expected: Vec<_> = model
-                    .items
-                    .iter()
-                    .filter(|(_, (t, _))| t.status.as_deref() == Some(s.as_str()))
-                    .map(|(k, (t, v))| (k.clone(), t.clone(), *v))
-                    .collect();
-                expected.sort_by(|a, b| (a.1.id, &a.0).cmp(&(b.1.id, &b.0)));
-                if reverse {
-                    expected.reverse();
-                }
-                assert_eq!(got, expected, "step {step}: {op:?}");
-            }
-        }
-        // Exactly the index entries the model implies: none left behind, none missing.
-        let mut entries = store
-            .backend()
-            .scan(Scan::group(index_group("by_updated", &path("/tickets-0"))))
-            .await
-            .unwrap()
-            .len();
-        for s in ["open", "", "a\0b"] {
-            let g = KeyPath::new().push("status", s).unwrap();
-            entries += store
-                .backend()
-                .scan(Scan::group(index_group("by_status", &g)))
-                .await
-                .unwrap()
-                .len();
-        }
-        let expected: usize = model
-            .items
-            .values()
-            .map(|(t, _)| 1 + usize::from(t.status.is_some()))
-            .sum();
-        assert_eq!(entries, expected, "step {step}: index entries after {op:?}");
-        for o in 0..3 {
-            let v = store.group_version(&Model::key(o, 0)).await.unwrap();
-            assert_eq!(
-                v,
-                model.counters.get(&o).copied().unwrap_or(0),
-                "step {step}: counter of user {o}"
-            );
-        }
-    }
+fn op() -> impl Strategy<Value = Op> {
+    use proptest::collection::vec;
+    prop_oneof![
+        4 => (ticket(), put_kind()).prop_map(|(ticket, kind)| Op::Put { ticket, kind }),
+        1 => key().prop_map(|(owner, id)| Op::Delete { owner, id }),
+        1 => (key(), any::<bool>())
+            .prop_map(|((owner, id), current)| Op::DeleteIfVersion { owner, id, current }),
+        2 => (key(), UPDATED, status()).prop_map(|((owner, id), updated_at, status)| Op::Update {
+            owner,
+            id,
+            updated_at,
+            status
+        }),
+        2 => (vec(key(), 0..3), vec(ticket(), 0..3), vec(key(), 0..2), proptest::bool::weighted(0.2))
+            .prop_map(|(reads, puts, deletes, interfere)| Op::Txn { reads, puts, deletes, interfere }),
+        1 => (0u64..3, proptest::option::of((IDS, IDS)), any::<bool>(), 1usize..4)
+            .prop_map(|(owner, range, reverse, limit)| Op::List { owner, range, reverse, limit }),
+        1 => (proptest::option::of(UPDATED), any::<bool>(), 1usize..4)
+            .prop_map(|(from, reverse, limit)| Op::ByUpdated { from, reverse, limit }),
+        1 => (status().prop_map(Option::unwrap_or_default), any::<bool>(), 1usize..4)
+            .prop_map(|(status, reverse, limit)| Op::ByStatus { status, reverse, limit }),
+    ]
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -356,12 +80,31 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// The whole backend (not only the model's groups) is exactly what the model implies, and
+/// the generic invariants hold.
+fn check_whole(
+    all: BTreeMap<keypath_store::backend::Key, keypath_store::backend::Record>,
+    model: &Model,
+) {
+    if let Some(d) = diff(&all, &model.records()) {
+        panic!("the backend holds records outside the model:\n{d}");
+    }
+    let census = check_consistency(&all).unwrap_or_else(|e| panic!("inconsistent store:\n{e}"));
+    assert_eq!(census.items, model.len());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(256)))]
 
     #[test]
     fn memory_store_matches_model(ops in proptest::collection::vec(op(), 1..40)) {
-        runtime().block_on(run_ops(&Store::new(MemoryBackend::new()), ops));
+        runtime().block_on(async {
+            let store = Store::new(MemoryBackend::new());
+            let model = run_ops(&store, &ops).await;
+            check_whole(store.backend().snapshot().into_iter().collect(), &model);
+            // Reading the model back from the store gives the same model.
+            assert_eq!(Model::read_from(&store, 0).await.unwrap(), model);
+        });
     }
 }
 
@@ -373,8 +116,197 @@ proptest! {
     fn redb_store_matches_model(ops in proptest::collection::vec(op(), 1..30)) {
         let dir = tempfile::tempdir().unwrap();
         runtime().block_on(async {
-            let store = Store::open(dir.path()).await.unwrap();
-            run_ops(&store, ops).await;
+            let model = {
+                let store = Store::open(dir.path()).await.unwrap();
+                run_ops(&store, &ops).await
+            };
+            // Reopened, the file holds exactly the same records.
+            let backend = keypath_store::backend::redb::RedbBackend::open_existing(dir.path()).await.unwrap();
+            check_whole(keypath_store::conformance::dump_redb(&backend).await.unwrap(), &model);
         });
+    }
+}
+
+/// Two models in different spaces share one backend without seeing each other (how a shared
+/// DynamoDB table runs many cases).
+#[test]
+fn spaces_share_one_backend() {
+    runtime().block_on(async {
+        let store = Store::new(MemoryBackend::new());
+        let mut models: Vec<Model> = (0..3).map(Model::new).collect();
+        for seed in 0..3u64 {
+            for (space, model) in models.iter_mut().enumerate() {
+                let ops =
+                    keypath_store::conformance::model::random_ops(seed * 10 + space as u64, 20);
+                model.run(&store, &ops).await;
+            }
+        }
+        let mut all = BTreeMap::new();
+        for m in &models {
+            assert!(!m.is_empty());
+            all.extend(m.records());
+        }
+        let whole: BTreeMap<_, _> = store.backend().snapshot().into_iter().collect();
+        if let Some(d) = diff(&whole, &all) {
+            panic!("the spaces together differ from the backend:\n{d}");
+        }
+        let census = check_consistency(&whole).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(census.items, models.iter().map(Model::len).sum::<usize>());
+    });
+}
+
+/// The committed seed corpus of the `store_model` fuzz target, run as a plain test (the
+/// fuzz target itself needs nightly and cargo-fuzz).
+#[test]
+fn fuzz_seed_corpus_matches_model() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/store_model");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 8, "seed corpus of {} files", files.len());
+    for file in files {
+        let data = std::fs::read(&file).unwrap();
+        let ops = ops_from_bytes(&data);
+        println!("{}: {} ops", file.display(), ops.len());
+        runtime().block_on(async {
+            let store = Store::new(MemoryBackend::new());
+            let model = run_ops(&store, &ops).await;
+            check_whole(store.backend().snapshot().into_iter().collect(), &model);
+        });
+    }
+}
+
+/// What kind of case an operation is in the state `model` (so that coverage can be checked).
+fn case_of(model: &Model, op: &Op) -> Option<&'static str> {
+    let changed = model.after(op) != *model;
+    let count = |keep: &dyn Fn(&Ticket) -> bool| model.items().filter(|(_, t, _)| keep(t)).count();
+    Some(match op {
+        Op::Put { kind, .. } => match (kind, changed) {
+            (PutKind::Upsert, _) => "upsert",
+            (PutKind::IfAbsent, true) => "if-absent put",
+            (PutKind::IfAbsent, false) => "if-absent put refused",
+            (PutKind::IfVersionCurrent, true) => "if-version put with the right version",
+            (PutKind::IfVersionCurrent, false) => "if-version put of an absent item refused",
+            (PutKind::IfVersionStale, _) => "if-version put with a wrong version refused",
+        },
+        Op::Delete { .. } if changed => "delete",
+        Op::Delete { .. } => "delete of an absent item",
+        Op::DeleteIfVersion { current: true, .. } if changed => "if-version delete",
+        Op::DeleteIfVersion { current: false, .. } => {
+            "if-version delete with a wrong version refused"
+        }
+        Op::Update { .. } if changed => "update",
+        Op::Txn {
+            reads,
+            interfere: true,
+            ..
+        } if !reads.is_empty() => "transaction conflict",
+        Op::Txn { puts, deletes, .. } if changed => {
+            let mut groups: Vec<u64> = puts.iter().map(|t| t.owner).collect();
+            groups.extend(deletes.iter().map(|d| d.0));
+            groups.sort();
+            groups.dedup();
+            if groups.len() > 1 {
+                "transaction over several groups"
+            } else {
+                "transaction in one group"
+            }
+        }
+        Op::List {
+            owner,
+            range,
+            reverse,
+            limit,
+        } => {
+            let n =
+                count(&|t| t.owner == *owner && range.is_none_or(|(a, b)| a <= t.id && t.id < b));
+            match (n > *limit, reverse) {
+                (true, false) => "list over several pages forward",
+                (true, true) => "list over several pages backward",
+                _ => return None,
+            }
+        }
+        Op::ByUpdated {
+            from,
+            reverse,
+            limit,
+        } => {
+            let n = count(&|t| from.is_none_or(|f| t.updated_at >= f));
+            match (n > *limit, reverse) {
+                (true, false) => "by_updated query over several pages forward",
+                (true, true) => "by_updated query over several pages backward",
+                _ => return None,
+            }
+        }
+        Op::ByStatus { status, limit, .. }
+            if count(&|t| t.status.as_deref() == Some(status.as_str())) > *limit =>
+        {
+            "by_status query over several pages"
+        }
+        _ => return None,
+    })
+}
+
+const EVERY_CASE: [&str; 19] = [
+    "upsert",
+    "if-absent put",
+    "if-absent put refused",
+    "if-version put with the right version",
+    "if-version put of an absent item refused",
+    "if-version put with a wrong version refused",
+    "delete",
+    "delete of an absent item",
+    "if-version delete",
+    "if-version delete with a wrong version refused",
+    "update",
+    "transaction conflict",
+    "transaction over several groups",
+    "transaction in one group",
+    "list over several pages forward",
+    "list over several pages backward",
+    "by_updated query over several pages forward",
+    "by_updated query over several pages backward",
+    "by_status query over several pages",
+];
+
+fn cases_hit(sequences: impl IntoIterator<Item = Vec<Op>>) -> BTreeMap<&'static str, usize> {
+    let mut hit = BTreeMap::new();
+    for ops in sequences {
+        let mut model = Model::new(0);
+        for op in &ops {
+            if let Some(case) = case_of(&model, op) {
+                *hit.entry(case).or_default() += 1;
+            }
+            model = model.after(op);
+        }
+    }
+    hit
+}
+
+/// The generators (the proptest strategies here and the byte decoder of the fuzz target)
+/// reach every case the model distinguishes, including the refusals and the conflicts.
+#[test]
+fn generated_operations_cover_every_case() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = proptest::collection::vec(op(), 1..40);
+    let from_strategies =
+        cases_hit((0..64).map(|_| strategy.new_tree(&mut runner).unwrap().current()));
+    let from_bytes =
+        cases_hit((0..64).map(|seed| keypath_store::conformance::model::random_ops(seed, 40)));
+    for (name, hit) in [
+        ("proptest strategies", &from_strategies),
+        ("byte decoder", &from_bytes),
+    ] {
+        println!("{name}: {hit:?}");
+        for case in EVERY_CASE {
+            assert!(
+                hit.contains_key(case),
+                "{name} never made a case of {case:?}"
+            );
+        }
     }
 }

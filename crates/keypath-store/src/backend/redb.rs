@@ -75,6 +75,14 @@ pub enum OpenError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The store file is damaged: empty, cut short, or redb failed on its contents.
+    #[error("the store file {} is damaged: {message}", path.display())]
+    Damaged {
+        /// The store file.
+        path: PathBuf,
+        /// What was found.
+        message: String,
+    },
     /// redb could not open the file (corrupt, locked by another process, ...).
     #[error("cannot open the store file {}: {source}", path.display())]
     Database {
@@ -129,34 +137,99 @@ impl RedbBackend {
     }
 
     async fn open_in(dir: PathBuf, create: bool) -> Result<Self, OpenError> {
-        let opened = tokio::task::spawn_blocking(move || {
-            let file = dir.join(DATA_FILE_NAME);
-            if !create && !file.exists() {
-                return Err(OpenError::Missing(dir));
-            }
-            std::fs::create_dir_all(&dir).map_err(|source| OpenError::Io { path: dir, source })?;
-            let db_err = |path: &Path, e: redb::Error| OpenError::Database {
-                path: path.to_owned(),
-                source: Box::new(e),
-            };
-            let db = Database::create(&file).map_err(|e| db_err(&file, e.into()))?;
-            // Create the table once, so readers can always open it.
-            let txn = db.begin_write().map_err(|e| db_err(&file, e.into()))?;
-            txn.open_table(RECORDS)
-                .map_err(|e| db_err(&file, e.into()))?;
-            txn.commit().map_err(|e| db_err(&file, e.into()))?;
-            Ok(RedbBackend {
-                db: Arc::new(db),
-                path: Arc::new(file),
-            })
-        })
-        .await;
+        let file = dir.join(DATA_FILE_NAME);
+        let opened = {
+            let file = file.clone();
+            tokio::task::spawn_blocking(move || Self::open_blocking(dir, file, create)).await
+        };
         opened.unwrap_or_else(|join| {
-            Err(OpenError::Io {
-                path: PathBuf::new(),
-                source: std::io::Error::other(join),
+            Err(OpenError::Damaged {
+                path: file,
+                message: format!("redb failed on it: {}", panic_message(join)),
             })
         })
+    }
+
+    fn open_blocking(dir: PathBuf, file: PathBuf, create: bool) -> Result<Self, OpenError> {
+        let db_err = |path: &Path, e: redb::Error| OpenError::Database {
+            path: path.to_owned(),
+            source: Box::new(e),
+        };
+        let io_err = |path: &Path, source| OpenError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        match std::fs::metadata(&file) {
+            Ok(m) if m.len() == 0 => {
+                // redb would initialize an empty file as a new database, hiding the loss.
+                // A store file is never empty: it is created whole (below).
+                return Err(OpenError::Damaged {
+                    path: file,
+                    message: "the file is empty".to_owned(),
+                });
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !create {
+                    return Err(OpenError::Missing(dir));
+                }
+                std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+                Self::create_file(&dir, &file)?;
+            }
+            Err(e) => return Err(io_err(&file, e)),
+        }
+        let db = Database::open(&file).map_err(|e| db_err(&file, e.into()))?;
+        // Make sure the table exists, so readers can always open it.
+        let txn = db.begin_write().map_err(|e| db_err(&file, e.into()))?;
+        txn.open_table(RECORDS)
+            .map_err(|e| db_err(&file, e.into()))?;
+        txn.commit().map_err(|e| db_err(&file, e.into()))?;
+        Ok(RedbBackend {
+            db: Arc::new(db),
+            path: Arc::new(file),
+        })
+    }
+
+    /// Creates the store file whole: a new database with its table is written to a temporary
+    /// file, then linked into place only if no store file appeared meanwhile. A crash leaves
+    /// either no store file or a complete one (never an empty file, which redb would take
+    /// for a new database).
+    fn create_file(dir: &Path, file: &Path) -> Result<(), OpenError> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let tmp = dir.join(format!(
+            "{DATA_FILE_NAME}.{}.{nanos}.tmp",
+            std::process::id()
+        ));
+        let made = (|| -> Result<(), Box<redb::Error>> {
+            let db = Database::create(&tmp).map_err(|e| Box::new(e.into()))?;
+            let txn = db.begin_write().map_err(|e| Box::new(e.into()))?;
+            txn.open_table(RECORDS).map_err(|e| Box::new(e.into()))?;
+            txn.commit().map_err(|e| Box::new(e.into()))?;
+            Ok(())
+        })();
+        let linked = made
+            .map_err(|source| OpenError::Database {
+                path: tmp.clone(),
+                source,
+            })
+            .and_then(|()| match std::fs::hard_link(&tmp, file) {
+                Ok(()) => Ok(()),
+                // Another process created it first: use theirs.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+                Err(source) => Err(OpenError::Io {
+                    path: file.to_owned(),
+                    source,
+                }),
+            });
+        let _ = std::fs::remove_file(&tmp);
+        linked?;
+        // Make the new directory entry durable.
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
     }
 
     /// Every group key in the file whose first byte is at least `from`, in byte order (one
@@ -206,9 +279,27 @@ impl RedbBackend {
         let db = self.db.clone();
         match tokio::task::spawn_blocking(move || work(&db)).await {
             Ok(result) => result,
-            Err(join) => Err(BackendError::storage(join)),
+            Err(join) => Err(BackendError::storage(format!(
+                "redb failed (the store file {} may be damaged): {}",
+                self.path.display(),
+                panic_message(join)
+            ))),
         }
     }
+}
+
+/// What a failed blocking task says: its panic message (redb panics on some damaged files;
+/// tokio catches the panic on the blocking pool and it becomes an error here).
+fn panic_message(join: tokio::task::JoinError) -> String {
+    if !join.is_panic() {
+        return join.to_string();
+    }
+    let payload = join.into_panic();
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_owned())
 }
 
 fn storage(e: impl Into<redb::Error>) -> BackendError {
