@@ -138,6 +138,7 @@ mod int128;
 mod int64;
 mod prefix;
 mod ser;
+mod write;
 
 #[cfg(feature = "chrono")]
 pub mod chrono_utc;
@@ -175,14 +176,17 @@ pub const SEQ_END: u8 = 0x00;
 /// assert_eq!(keypath::codec::to_vec(&(7u64, "ab")).unwrap(), [0x08, 0x07, 0x61, 0x62, 0x00]);
 /// ```
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::with_capacity(64);
+    let mut out = Vec::with_capacity(WINDOW);
     encode_into(value, &mut out)?;
     Ok(out)
 }
 
+/// Bytes of spare capacity the encoder first writes into (most keys are shorter).
+const WINDOW: usize = 64;
+
 /// Appends the encoding of `value` to `out`. Existing bytes are kept, and `out` does not
-/// reallocate when its spare capacity is large enough. On error, `out` may hold part of
-/// the encoding after its original bytes.
+/// reallocate when its spare capacity is large enough. On error, `out` holds its original
+/// bytes.
 ///
 /// ```
 /// let mut buf = Vec::with_capacity(64);
@@ -191,8 +195,67 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// keypath::codec::encode_into(&"ab", &mut buf).unwrap();
 /// assert_eq!(buf, [0x61, 0x62, 0x00]);
 /// ```
+///
+/// The encoder writes into a zeroed window of `out`'s spare capacity (up to 64 bytes).
+/// A longer key is measured by that first pass and serialized again into a window of its
+/// exact length, so `value.serialize` runs twice for it.
+#[inline]
 pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
-    value.serialize(&mut ser::Serializer { out })
+    let start = out.len();
+    if out.capacity() - start < WINDOW {
+        return encode_sized(value, out, start, out.capacity() - start);
+    }
+    // A constant-size zero fill: a few vector stores, no call.
+    out.extend_from_slice(&[0; WINDOW]);
+    let len = encode_window(value, out, start)?;
+    if len > WINDOW {
+        return encode_sized(value, out, start, len);
+    }
+    out.truncate(start + len);
+    Ok(())
+}
+
+/// The slow path of [`encode_into`]: encodes into a window of `out` of `size` bytes after
+/// `start`, and again into a window of the encoded length while that is larger (a
+/// `Serialize` impl may write more the second time).
+#[cold]
+#[inline(never)]
+fn encode_sized<T: ?Sized + Serialize>(
+    value: &T,
+    out: &mut Vec<u8>,
+    start: usize,
+    size: usize,
+) -> Result<(), Error> {
+    let mut size = size;
+    loop {
+        out.resize(start + size, 0);
+        let len = encode_window(value, out, start)?;
+        if len <= size {
+            out.truncate(start + len);
+            return Ok(());
+        }
+        size = len;
+    }
+}
+
+/// Encodes `value` into `out[start..]`, returning the encoded length (larger than the
+/// window if it did not fit). On error, `out` is truncated to `start`.
+#[inline]
+fn encode_window<T: ?Sized + Serialize>(
+    value: &T,
+    out: &mut Vec<u8>,
+    start: usize,
+) -> Result<usize, Error> {
+    let mut ser = ser::Serializer {
+        out: write::Writer::new(&mut out[start..]),
+    };
+    match value.serialize(&mut ser) {
+        Ok(()) => Ok(ser.out.len()),
+        Err(e) => {
+            out.truncate(start);
+            Err(e)
+        }
+    }
 }
 
 /// Writes the encoding of `value` to `writer` (encoded in memory first, then written once).
