@@ -93,8 +93,23 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Reads a sort-byte integer that must fit the unsigned type `T`.
-    #[inline]
+    #[inline(always)]
     fn uint<T: TryFrom<u64>>(&mut self, expected: &'static str) -> Result<T, Error> {
+        // The common case inline: ascending, positive, minimal, in range.
+        if self.mask == 0 {
+            if let Some((magnitude, end)) = int64::decode_positive(self.input, self.pos) {
+                if let Ok(v) = T::try_from(magnitude) {
+                    self.pos = end;
+                    return Ok(v);
+                }
+            }
+        }
+        self.uint_general(expected)
+    }
+
+    /// [`Self::uint`] for every case: descending, zero, negative, malformed, too large.
+    #[inline(never)]
+    fn uint_general<T: TryFrom<u64>>(&mut self, expected: &'static str) -> Result<T, Error> {
         let start = self.pos;
         match self.int()? {
             (false, magnitude) => match T::try_from(magnitude) {
@@ -249,7 +264,7 @@ impl<'de> Deserializer<'de> {
 /// `bytes`, known to be ASCII, as a `String` of exactly their length, without a UTF-8 check.
 /// Short strings are pushed byte by byte (no validation pass, no copy call); longer
 /// ones are copied after the standard check, which is fast on long runs of ASCII.
-#[inline]
+#[inline(always)]
 fn ascii_string(bytes: &[u8]) -> String {
     debug_assert!(bytes.is_ascii());
     if bytes.len() > 16 {

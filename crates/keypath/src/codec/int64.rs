@@ -83,6 +83,25 @@ pub(crate) fn decode_at(input: &[u8], pos: usize, mask: u8) -> Result<(bool, u64
     Ok((negative_or_zero && magnitude != 0, magnitude, k + 1))
 }
 
+/// The fast path of [`decode_at`] for an ascending positive integer at `input[pos..]`: its
+/// magnitude and where it ends, or `None` if it is anything else (which includes every
+/// error: [`decode_at`] then says which).
+#[inline(always)]
+pub(crate) fn decode_positive(input: &[u8], pos: usize) -> Option<(u64, usize)> {
+    let sort = *input.get(pos)?;
+    if !(INT_SORT_BYTE_ZERO + 1..=INT_SORT_BYTE_MAX).contains(&sort) {
+        return None;
+    }
+    let k = usize::from(sort - INT_SORT_BYTE_ZERO);
+    let end = pos + 1 + k;
+    if end > input.len() {
+        return None;
+    }
+    let magnitude = load_be(input, end, k);
+    // Minimal: the first magnitude byte is not zero.
+    (magnitude >> (8 * (k - 1)) != 0).then_some((magnitude, end))
+}
+
 /// The `k` (1..=8) bytes of `input` that end at `end` (at most `input.len()`) as a
 /// big-endian number, with a fixed number of loads: the 8 bytes ending there when the
 /// input has them (the bytes before the `k` are masked off), else two overlapping 4-byte

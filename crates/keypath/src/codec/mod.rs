@@ -294,16 +294,24 @@ pub fn to_vec_ordered<T: ?Sized + Serialize>(value: &T, order: Order) -> Result<
 /// let err = keypath::codec::from_slice::<u64>(&[0x08, 0x07, 0x00]).unwrap_err();
 /// assert_eq!(err.to_string(), "expected the end of input, found 1 trailing byte(s) at byte offset 2");
 /// ```
+#[inline]
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
-    let (value, used) = from_slice_partial(bytes)?;
-    if used != bytes.len() {
-        return Err(Error::unexpected(
-            "the end of input",
-            error::Found::Text(format!("{} trailing byte(s)", bytes.len() - used)),
-            used,
-        ));
+    let mut de = de::Deserializer::new(bytes);
+    match T::deserialize(&mut de) {
+        Ok(value) if de.position() == bytes.len() => Ok(value),
+        Ok(_) => Err(trailing_bytes(bytes.len(), de.position())),
+        Err(e) => Err(e.or_at(de.position())),
     }
-    Ok(value)
+}
+
+/// The error for bytes left over after a value.
+#[cold]
+fn trailing_bytes(len: usize, used: usize) -> Error {
+    Error::unexpected(
+        "the end of input",
+        error::Found::Text(format!("{} trailing byte(s)", len - used)),
+        used,
+    )
 }
 
 /// Decodes a value from the start of `bytes`, returning it and the number of bytes used
