@@ -103,15 +103,21 @@ pub(crate) fn decode_positive(input: &[u8], pos: usize) -> Option<(u64, usize)> 
 }
 
 /// The `k` (1..=8) bytes of `input` that end at `end` (at most `input.len()`) as a
-/// big-endian number, with a fixed number of loads: the 8 bytes ending there when the
-/// input has them (the bytes before the `k` are masked off), else two overlapping 4-byte
-/// loads or three single bytes.
+/// big-endian number, with a fixed number of loads: the 8 (or 4, for `k <= 4`) bytes
+/// ending there when the input has them (the bytes before the `k` are masked off), else
+/// two overlapping 4-byte loads or three single bytes.
 #[inline]
 fn load_be(input: &[u8], end: usize, k: usize) -> u64 {
     debug_assert!((1..=8).contains(&k) && k <= end && end <= input.len());
     if let Some(word) = end.checked_sub(8).and_then(|start| input.get(start..end)) {
         let word = u64::from_be_bytes(word.try_into().unwrap_or_default());
         return word & (u64::MAX >> (8 * (8 - k)));
+    }
+    if k <= 4 {
+        if let Some(word) = end.checked_sub(4).and_then(|start| input.get(start..end)) {
+            let word = u32::from_be_bytes(word.try_into().unwrap_or_default());
+            return u64::from(word & (u32::MAX >> (8 * (4 - k))));
+        }
     }
     // Fewer than 8 bytes up to `end`, so k <= 7.
     let b = &input[end - k..end];
