@@ -16,11 +16,11 @@ pub const ESCAPED_NUL: u8 = 0x01;
 /// After [`ESCAPE`]: the content byte `0x01`.
 pub const ESCAPED_ESCAPE: u8 = 0x02;
 
-use super::write::Writer;
+use super::write::Sink;
 
 /// Writes the escaped `bytes` and the terminator.
 #[inline(always)]
-pub(crate) fn encode_into(out: &mut Writer<'_>, bytes: &[u8]) {
+pub(crate) fn encode_into(out: &mut impl Sink, bytes: &[u8]) {
     let n = bytes.len();
     if n < 8 {
         // Short content (most key components): the bytes and the terminator fit one word.
@@ -36,7 +36,7 @@ pub(crate) fn encode_into(out: &mut Writer<'_>, bytes: &[u8]) {
 
 /// [`encode_into`] for content of 8 bytes or more, or that needs escaping.
 #[inline(never)]
-fn encode_long(out: &mut Writer<'_>, bytes: &[u8]) {
+fn encode_long(out: &mut impl Sink, bytes: &[u8]) {
     if bytes.len() >= 8 && !needs_escape_long(bytes) {
         // Nothing to escape, so the content is copied as is.
         out.bytes(bytes);
@@ -106,7 +106,7 @@ fn needs_escape_long(bytes: &[u8]) -> bool {
 }
 
 /// The slow path of [`encode_into`], for content holding `0x00` or `0x01` bytes.
-fn encode_escaped(out: &mut Writer<'_>, bytes: &[u8]) {
+fn encode_escaped(out: &mut impl Sink, bytes: &[u8]) {
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         if b <= ESCAPE {

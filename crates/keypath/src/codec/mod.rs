@@ -176,13 +176,10 @@ pub const SEQ_END: u8 = 0x00;
 /// assert_eq!(keypath::codec::to_vec(&(7u64, "ab")).unwrap(), [0x08, 0x07, 0x61, 0x62, 0x00]);
 /// ```
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::with_capacity(WINDOW);
+    let mut out = Vec::with_capacity(write::WINDOW);
     encode_into(value, &mut out)?;
     Ok(out)
 }
-
-/// Bytes of spare capacity the encoder first writes into (most keys are shorter).
-const WINDOW: usize = 64;
 
 /// Appends the encoding of `value` to `out`. Existing bytes are kept, and `out` does not
 /// reallocate when its spare capacity is large enough. On error, `out` holds its original
@@ -202,22 +199,32 @@ const WINDOW: usize = 64;
 #[inline]
 pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
     let start = out.len();
-    if out.capacity() - start < WINDOW {
+    if out.capacity() - start < write::WINDOW {
         return encode_sized(value, out, start, out.capacity() - start);
     }
     // A constant-size zero fill: a few vector stores, no call.
-    out.extend_from_slice(&[0; WINDOW]);
-    let len = encode_window(value, out, start)?;
-    if len > WINDOW {
+    out.extend_from_slice(&[0; write::WINDOW]);
+    let window: &mut [u8; write::WINDOW] = (&mut out[start..])
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("the window was just appended"));
+    let mut ser = ser::Serializer {
+        out: write::Window::new(window),
+    };
+    if let Err(e) = value.serialize(&mut ser) {
+        out.truncate(start);
+        return Err(e);
+    }
+    let len = write::Sink::len(&ser.out);
+    if len > write::WINDOW_LIMIT {
         return encode_sized(value, out, start, len);
     }
     out.truncate(start + len);
     Ok(())
 }
 
-/// The slow path of [`encode_into`]: encodes into a window of `out` of `size` bytes after
-/// `start`, and again into a window of the encoded length while that is larger (a
-/// `Serialize` impl may write more the second time).
+/// The general path of [`encode_into`]: encodes into `size` zeroed bytes after `start`,
+/// and again into the encoded length while that is larger (a `Serialize` impl may write
+/// more the second time).
 #[cold]
 #[inline(never)]
 fn encode_sized<T: ?Sized + Serialize>(
@@ -229,32 +236,19 @@ fn encode_sized<T: ?Sized + Serialize>(
     let mut size = size;
     loop {
         out.resize(start + size, 0);
-        let len = encode_window(value, out, start)?;
+        let mut ser = ser::Serializer {
+            out: write::Writer::new(&mut out[start..]),
+        };
+        if let Err(e) = value.serialize(&mut ser) {
+            out.truncate(start);
+            return Err(e);
+        }
+        let len = write::Sink::len(&ser.out);
         if len <= size {
             out.truncate(start + len);
             return Ok(());
         }
         size = len;
-    }
-}
-
-/// Encodes `value` into `out[start..]`, returning the encoded length (larger than the
-/// window if it did not fit). On error, `out` is truncated to `start`.
-#[inline]
-fn encode_window<T: ?Sized + Serialize>(
-    value: &T,
-    out: &mut Vec<u8>,
-    start: usize,
-) -> Result<usize, Error> {
-    let mut ser = ser::Serializer {
-        out: write::Writer::new(&mut out[start..]),
-    };
-    match value.serialize(&mut ser) {
-        Ok(()) => Ok(ser.out.len()),
-        Err(e) => {
-            out.truncate(start);
-            Err(e)
-        }
     }
 }
 

@@ -4,17 +4,17 @@ use serde::ser::{self, Serialize};
 
 use super::desc::{DESC_MASK, DESC_NAME};
 use super::error::Error;
-use super::write::Writer;
+use super::write::Sink;
 use super::{
     escape, float, int128, int64, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE,
 };
 
-/// Writes encodings to a [`Writer`] window; [`super::encode_into`] sizes the window.
-pub(crate) struct Serializer<'a> {
-    pub(crate) out: Writer<'a>,
+/// Writes encodings to a [`Sink`]; [`super::encode_into`] chooses and sizes it.
+pub(crate) struct Serializer<W> {
+    pub(crate) out: W,
 }
 
-impl Serializer<'_> {
+impl<W: Sink> Serializer<W> {
     #[inline]
     fn int(&mut self, v: impl Into<i64>) {
         let v = v.into();
@@ -43,21 +43,21 @@ impl Serializer<'_> {
 
 /// Sequences and maps: [`SEQ_ELEMENT`] before every element (map entry), [`SEQ_END`] after
 /// the last, so a sequence sorts before its extensions.
-pub(crate) struct Framed<'s, 'a>(&'s mut Serializer<'a>);
+pub(crate) struct Framed<'s, W>(&'s mut Serializer<W>);
 
 /// Tuples, structs and variant payloads: a fixed number of fields, written back to back.
-pub(crate) struct Fixed<'s, 'a>(&'s mut Serializer<'a>);
+pub(crate) struct Fixed<'s, W>(&'s mut Serializer<W>);
 
-impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
+impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Framed<'s, 'a>;
-    type SerializeTuple = Fixed<'s, 'a>;
-    type SerializeTupleStruct = Fixed<'s, 'a>;
-    type SerializeTupleVariant = Fixed<'s, 'a>;
-    type SerializeMap = Framed<'s, 'a>;
-    type SerializeStruct = Fixed<'s, 'a>;
-    type SerializeStructVariant = Fixed<'s, 'a>;
+    type SerializeSeq = Framed<'s, W>;
+    type SerializeTuple = Fixed<'s, W>;
+    type SerializeTupleStruct = Fixed<'s, W>;
+    type SerializeTupleVariant = Fixed<'s, W>;
+    type SerializeMap = Framed<'s, W>;
+    type SerializeStruct = Fixed<'s, W>;
+    type SerializeStructVariant = Fixed<'s, W>;
 
     #[inline]
     fn is_human_readable(&self) -> bool {
@@ -213,11 +213,11 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     }
 
     #[inline]
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Framed<'s, 'a>, Error> {
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Framed<'s, W>, Error> {
         Ok(Framed(self))
     }
     #[inline]
-    fn serialize_tuple(self, _len: usize) -> Result<Fixed<'s, 'a>, Error> {
+    fn serialize_tuple(self, _len: usize) -> Result<Fixed<'s, W>, Error> {
         Ok(Fixed(self))
     }
     #[inline]
@@ -225,7 +225,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         self,
         _name: &'static str,
         _len: usize,
-    ) -> Result<Fixed<'s, 'a>, Error> {
+    ) -> Result<Fixed<'s, W>, Error> {
         Ok(Fixed(self))
     }
     #[inline]
@@ -235,16 +235,16 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         index: u32,
         _variant: &'static str,
         _len: usize,
-    ) -> Result<Fixed<'s, 'a>, Error> {
+    ) -> Result<Fixed<'s, W>, Error> {
         self.variant(index);
         Ok(Fixed(self))
     }
     #[inline]
-    fn serialize_map(self, _len: Option<usize>) -> Result<Framed<'s, 'a>, Error> {
+    fn serialize_map(self, _len: Option<usize>) -> Result<Framed<'s, W>, Error> {
         Ok(Framed(self))
     }
     #[inline]
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Fixed<'s, 'a>, Error> {
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Fixed<'s, W>, Error> {
         Ok(Fixed(self))
     }
     #[inline]
@@ -254,13 +254,13 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         index: u32,
         _variant: &'static str,
         _len: usize,
-    ) -> Result<Fixed<'s, 'a>, Error> {
+    ) -> Result<Fixed<'s, W>, Error> {
         self.variant(index);
         Ok(Fixed(self))
     }
 }
 
-impl Framed<'_, '_> {
+impl<W: Sink> Framed<'_, W> {
     #[inline]
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
         self.0.out.byte(SEQ_ELEMENT);
@@ -273,7 +273,7 @@ impl Framed<'_, '_> {
     }
 }
 
-impl ser::SerializeSeq for Framed<'_, '_> {
+impl<W: Sink> ser::SerializeSeq for Framed<'_, W> {
     type Ok = ();
     type Error = Error;
     #[inline]
@@ -286,7 +286,7 @@ impl ser::SerializeSeq for Framed<'_, '_> {
     }
 }
 
-impl ser::SerializeMap for Framed<'_, '_> {
+impl<W: Sink> ser::SerializeMap for Framed<'_, W> {
     type Ok = ();
     type Error = Error;
     #[inline]
@@ -303,7 +303,7 @@ impl ser::SerializeMap for Framed<'_, '_> {
     }
 }
 
-impl Fixed<'_, '_> {
+impl<W: Sink> Fixed<'_, W> {
     #[inline(always)]
     fn field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
         value.serialize(&mut *self.0)
@@ -313,7 +313,7 @@ impl Fixed<'_, '_> {
 /// The fixed-field compound traits all write their fields back to back.
 macro_rules! fixed_compound {
     ($($trait:ident :: $method:ident ($($key:ident)?);)*) => {$(
-        impl ser::$trait for Fixed<'_, '_> {
+        impl<W: Sink> ser::$trait for Fixed<'_, W> {
             type Ok = ();
             type Error = Error;
             #[inline(always)]
