@@ -88,6 +88,13 @@ fn decode_block(all: &[u8], ends: &[usize], decode: impl Fn(&[u8]) -> u64) -> u6
     sum
 }
 
+/// Runs `f` `n` times.
+fn run(n: usize, mut f: impl FnMut()) {
+    for _ in 0..n {
+        f();
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let op = args.next().unwrap_or_default();
@@ -122,65 +129,66 @@ fn main() {
     let (codec_u64, codec_ends) = encode_block(|k, b| keypath::codec::encode_into(&k, b).unwrap());
     let (sk_u64, sk_ends) = encode_block(|k, b| storekey::encode(&mut *b, &k).unwrap());
     let mut buf = Vec::with_capacity(256);
-    for _ in 0..n {
+    // The operation is chosen once, outside its loop.
+    {
         match op.as_str() {
-            "keypath-encode" => {
+            "keypath-encode" => run(n, || {
                 buf.clear();
                 black_box(&path).encode_into(&mut buf);
-            }
-            "storekey-encode" => {
+            }),
+            "storekey-encode" => run(n, || {
                 buf.clear();
                 storekey::encode(&mut buf, black_box(&t)).unwrap();
-            }
-            "keypath-decode" => {
+            }),
+            "keypath-decode" => run(n, || {
                 black_box(KeyPath::decode(black_box(&encoded)).unwrap());
-            }
-            "storekey-decode" => {
+            }),
+            "storekey-decode" => run(n, || {
                 black_box(storekey::decode_borrow::<Tuple>(black_box(&sk)).unwrap());
-            }
-            "codec-encode" => {
+            }),
+            "codec-encode" => run(n, || {
                 buf.clear();
                 keypath::codec::encode_into(black_box(&key), &mut buf).unwrap();
                 black_box(buf.len());
-            }
-            "storekey-struct-encode" => {
+            }),
+            "storekey-struct-encode" => run(n, || {
                 buf.clear();
                 storekey::encode(&mut buf, black_box(&key)).unwrap();
                 black_box(buf.len());
-            }
-            "codec-decode" => {
+            }),
+            "codec-decode" => run(n, || {
                 black_box(keypath::codec::from_slice::<Key>(black_box(&codec_key)).unwrap());
-            }
-            "codec-decode-borrowed" => {
+            }),
+            "codec-decode-borrowed" => run(n, || {
                 black_box(keypath::codec::from_slice::<KeyRef>(black_box(&codec_key)).unwrap());
-            }
-            "storekey-struct-decode" => {
+            }),
+            "storekey-struct-decode" => run(n, || {
                 black_box(storekey::decode_borrow::<Key>(black_box(&sk_key)).unwrap());
-            }
-            "codec-u64-encode" => {
+            }),
+            "codec-u64-encode" => run(n, || {
                 for k in block() {
                     buf.clear();
                     keypath::codec::encode_into(black_box(&k), &mut buf).unwrap();
                     black_box(buf.len());
                 }
-            }
-            "storekey-u64-encode" => {
+            }),
+            "storekey-u64-encode" => run(n, || {
                 for k in block() {
                     buf.clear();
                     storekey::encode(&mut buf, black_box(&k)).unwrap();
                     black_box(buf.len());
                 }
-            }
-            "codec-u64-decode" => {
+            }),
+            "codec-u64-decode" => run(n, || {
                 black_box(decode_block(&codec_u64, &codec_ends, |b| {
                     keypath::codec::from_slice::<u64>(b).unwrap()
                 }));
-            }
-            "storekey-u64-decode" => {
+            }),
+            "storekey-u64-decode" => run(n, || {
                 black_box(decode_block(&sk_u64, &sk_ends, |b| {
                     storekey::decode_borrow::<u64>(b).unwrap()
                 }));
-            }
+            }),
             _ => panic!("unknown operation {op}"),
         }
     }
