@@ -62,7 +62,9 @@ impl<'de> Deserializer<'de> {
                 self.pos += 1;
                 Ok(b ^ self.mask)
             }
-            None => Err(self.err(expected, self.pos)),
+            // Built from values only (the input ended), so the error path reads nothing
+            // back from `self`.
+            None => Err(Error::unexpected(expected, Found::End, self.pos)),
         }
     }
 

@@ -193,9 +193,10 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// assert_eq!(buf, [0x61, 0x62, 0x00]);
 /// ```
 ///
-/// The encoder writes into a zeroed window of `out`'s spare capacity (up to 64 bytes).
-/// A longer key is measured by that first pass and serialized again into a window of its
-/// exact length, so `value.serialize` runs twice for it.
+/// The encoder writes into zeroed bytes of `out`'s spare capacity: a 64-byte window when
+/// there is that much (keys of up to 55 bytes fit it), else all of it. A key that does not
+/// fit is measured by that first pass and serialized again into exactly its length, so
+/// `value.serialize` runs twice for it.
 #[inline]
 pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
     let start = out.len();

@@ -32,10 +32,10 @@ pub(crate) const WINDOW: usize = 64;
 /// starts at or before this position fits the window.
 pub(crate) const WINDOW_LIMIT: usize = WINDOW - 9;
 
-/// A fixed-size output. Every write lands at `min(pos, WINDOW_LIMIT)`, which the compiler
-/// sees is in bounds, so writes need no checks. If the final length is at most
-/// [`WINDOW_LIMIT`], no write started past it, so none was clamped and the bytes are the
-/// encoding; otherwise the caller discards them.
+/// A fixed-size output. Every write lands at `min(pos, WINDOW_LIMIT)` (a single byte at
+/// `pos % WINDOW`), which the compiler sees is in bounds, so writes need no checks. If the
+/// final length is at most [`WINDOW_LIMIT`], no write started past it, so none was moved
+/// and the bytes are the encoding; otherwise the caller discards them.
 pub(crate) struct Window<'a> {
     buf: &'a mut [u8; WINDOW],
     pos: usize,
@@ -60,8 +60,10 @@ impl Sink for Window<'_> {
 
     #[inline(always)]
     fn byte(&mut self, b: u8) {
-        let at = self.at();
-        self.buf[at] = b;
+        // Wrapping instead of clamping: one instruction fewer per byte (an array of bytes
+        // is a run of these). A wrapped write means the position passed the window, so the
+        // encoding is discarded anyway.
+        self.buf[self.pos % WINDOW] = b;
         self.pos += 1;
     }
 
