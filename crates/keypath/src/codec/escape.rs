@@ -209,12 +209,12 @@ pub(crate) fn first_escape_byte(word: u64) -> Option<usize> {
     (flags != 0).then(|| flags.trailing_zeros() as usize / 8)
 }
 
-/// Unescapes into a new buffer; `plain` bytes at the start need no unescaping.
-/// The buffer never grows beyond the input length.
+/// Unescapes into a new buffer; `plain` bytes at the start need no unescaping. A first
+/// pass checks the escapes and measures the content, so the buffer is allocated once with
+/// exactly its length (never more than the input length).
 fn decode_slow(input: &[u8], mask: u8, plain: usize) -> Result<(Decoded<'_>, usize), Malformed> {
-    let mut out = Vec::with_capacity(plain + 8);
-    out.extend(input[..plain].iter().map(|b| b ^ mask));
     let mut i = plain;
+    let mut len = plain;
     loop {
         let Some(&b) = input.get(i) else {
             return Err(Malformed {
@@ -223,19 +223,30 @@ fn decode_slow(input: &[u8], mask: u8, plain: usize) -> Result<(Decoded<'_>, usi
             });
         };
         match b ^ mask {
-            TERMINATOR => return Ok((Decoded::Owned(out), i + 1)),
+            TERMINATOR => break,
             ESCAPE => {
                 let next = input.get(i + 1).map(|n| n ^ mask);
-                match next {
-                    Some(ESCAPED_NUL) => out.push(0x00),
-                    Some(ESCAPED_ESCAPE) => out.push(0x01),
-                    _ => {
-                        return Err(Malformed {
-                            offset: i + 1,
-                            found: next,
-                        })
-                    }
+                if !matches!(next, Some(ESCAPED_NUL | ESCAPED_ESCAPE)) {
+                    return Err(Malformed {
+                        offset: i + 1,
+                        found: next,
+                    });
                 }
+                i += 2;
+            }
+            _ => i += 1,
+        }
+        len += 1;
+    }
+    let end = i;
+    let mut out = Vec::with_capacity(len);
+    out.extend(input[..plain].iter().map(|b| b ^ mask));
+    let mut i = plain;
+    while i < end {
+        match input[i] ^ mask {
+            // 01 01 -> 0x00, 01 02 -> 0x01: the content byte is the second byte minus one.
+            ESCAPE => {
+                out.push((input[i + 1] ^ mask) - ESCAPED_NUL);
                 i += 2;
             }
             plain => {
@@ -244,4 +255,6 @@ fn decode_slow(input: &[u8], mask: u8, plain: usize) -> Result<(Decoded<'_>, usi
             }
         }
     }
+    debug_assert_eq!(out.len(), len);
+    Ok((Decoded::Owned(out), end + 1))
 }
