@@ -209,6 +209,21 @@ impl<'de> Deserializer<'de> {
         Some(content)
     }
 
+    /// [`de::Deserializer::deserialize_string`] for every string.
+    #[inline(never)]
+    fn string_general<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
+        let start = self.pos;
+        let scanned = self.escaped()?;
+        match scanned.content {
+            Decoded::Borrowed(bytes) if scanned.ascii => visitor.visit_string(ascii_string(bytes)),
+            Decoded::Borrowed(bytes) => match std::str::from_utf8(bytes) {
+                Ok(s) => visitor.visit_borrowed_str(s),
+                Err(e) => Err(self.utf8_error(start, e.valid_up_to())),
+            },
+            Decoded::Owned(bytes) => self.owned_string(start, bytes, visitor),
+        }
+    }
+
     /// An unescaped string: checked as UTF-8 in place, then handed over.
     fn owned_string<V: Visitor<'de>>(
         &self,
@@ -270,12 +285,18 @@ impl<'de> Deserializer<'de> {
 fn ascii_string(bytes: &[u8]) -> String {
     debug_assert!(bytes.is_ascii());
     if bytes.len() > 16 {
-        return String::from_utf8_lossy(bytes).into_owned();
+        return long_ascii_string(bytes);
     }
     let mut s = String::with_capacity(bytes.len());
     // `& 0x7F` changes no ASCII byte; it tells the compiler each char is one byte.
     s.extend(bytes.iter().map(|&b| char::from(b & 0x7F)));
     s
+}
+
+/// [`ascii_string`] for longer strings: the standard check is fast on long ASCII runs.
+#[inline(never)]
+fn long_ascii_string(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The error for a well-formed integer that does not fit the requested type.
@@ -428,21 +449,13 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     /// Like [`Self::deserialize_str`], but hands the visitor an owned `String`, built
-    /// without a second UTF-8 check when the scan found only ASCII.
-    #[inline]
+    /// without a second UTF-8 check when the scan found only ASCII. Small when inlined:
+    /// the common short string here, everything else out of line.
+    #[inline(always)]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if let Some(content) = self.short_ascii() {
-            return visitor.visit_string(ascii_string(content));
-        }
-        let start = self.pos;
-        let scanned = self.escaped()?;
-        match scanned.content {
-            Decoded::Borrowed(bytes) if scanned.ascii => visitor.visit_string(ascii_string(bytes)),
-            Decoded::Borrowed(bytes) => match std::str::from_utf8(bytes) {
-                Ok(s) => visitor.visit_borrowed_str(s),
-                Err(e) => Err(self.utf8_error(start, e.valid_up_to())),
-            },
-            Decoded::Owned(bytes) => self.owned_string(start, bytes, visitor),
+        match self.short_ascii() {
+            Some(content) => visitor.visit_string(ascii_string(content)),
+            None => self.string_general(visitor),
         }
     }
 
