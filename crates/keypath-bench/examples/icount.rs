@@ -3,16 +3,97 @@
 //!
 //! `cargo build --release -p keypath-bench --example icount`, then
 //! `valgrind --tool=callgrind target/release/examples/icount keypath-encode 100000`.
+//! Run each operation for two counts and take the per-iteration difference, which
+//! cancels the setup cost.
+//!
+//! Operations: `keypath-encode`/`-decode` (key paths), `storekey-encode`/`-decode` (the
+//! same fields as a storekey tuple), and for the codec benchmark's key struct
+//! `codec-encode`, `codec-decode` (owned), `codec-decode-borrowed`,
+//! `storekey-struct-encode`, `storekey-struct-decode`; for u64 keys (one iteration is a
+//! block of 1,000 keys spread over `0..1_000_000`, as in the criterion batch)
+//! `codec-u64-encode`, `codec-u64-decode`, `storekey-u64-encode`, `storekey-u64-decode`.
 
 use std::hint::black_box;
 
 use keypath::KeyPath;
+use serde::{Deserialize, Serialize};
 
 const EXAMPLE: &str =
     "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42";
 
 #[derive(Debug, Clone, PartialEq, storekey::Encode, storekey::Decode, storekey::BorrowDecode)]
 struct Tuple(String, [u8; 16], String, u64, String, u64, String, u64);
+
+/// The codec benchmark's key struct (`benches/codec.rs`).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    storekey::Encode,
+    storekey::Decode,
+    storekey::BorrowDecode,
+)]
+struct Key {
+    user: String,
+    id: [u8; 16],
+    post: String,
+    post_id: u64,
+    comment: String,
+    comment_id: u64,
+    react: String,
+    react_id: u64,
+}
+
+/// The same key borrowing its strings.
+#[derive(Debug, PartialEq, Deserialize)]
+struct KeyRef<'a> {
+    user: &'a str,
+    id: [u8; 16],
+    post: &'a str,
+    post_id: u64,
+    comment: &'a str,
+    comment_id: u64,
+    react: &'a str,
+    react_id: u64,
+}
+
+/// Keys per iteration of the u64 operations.
+const BLOCK: u64 = 1_000;
+
+/// The u64 keys of one block: spread over `0..1_000_000` like the criterion batch.
+fn block() -> impl Iterator<Item = u64> {
+    (0..BLOCK).map(|j| j * 997)
+}
+
+/// Encodes every key of the block back to back, returning the bytes and each key's end.
+fn encode_block(encode: impl Fn(u64, &mut Vec<u8>)) -> (Vec<u8>, Vec<usize>) {
+    let mut all = Vec::new();
+    let mut ends = Vec::new();
+    for k in block() {
+        encode(k, &mut all);
+        ends.push(all.len());
+    }
+    (all, ends)
+}
+
+fn decode_block(all: &[u8], ends: &[usize], decode: impl Fn(&[u8]) -> u64) -> u64 {
+    let mut start = 0;
+    let mut sum = 0u64;
+    for &end in ends {
+        sum = sum.wrapping_add(decode(black_box(&all[start..end])));
+        start = end;
+    }
+    sum
+}
+
+/// Runs `f` `n` times.
+fn run(n: usize, mut f: impl FnMut()) {
+    for _ in 0..n {
+        f();
+    }
+}
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -29,26 +110,85 @@ fn main() {
         "react".into(),
         42,
     );
+    let key = Key {
+        user: "user".into(),
+        id: 0x67e5_5044_10b1_426f_9247_bb68_0e5f_e0c8u128.to_be_bytes(),
+        post: "post".into(),
+        post_id: 1234,
+        comment: "comment".into(),
+        comment_id: 1_678_901_234,
+        react: "react".into(),
+        react_id: 42,
+    };
     let encoded = path.encode();
     let mut sk = Vec::new();
     storekey::encode(&mut sk, &t).unwrap();
+    let codec_key = keypath::codec::to_vec(&key).unwrap();
+    let mut sk_key = Vec::new();
+    storekey::encode(&mut sk_key, &key).unwrap();
+    let (codec_u64, codec_ends) = encode_block(|k, b| keypath::codec::encode_into(&k, b).unwrap());
+    let (sk_u64, sk_ends) = encode_block(|k, b| storekey::encode(&mut *b, &k).unwrap());
     let mut buf = Vec::with_capacity(256);
-    for _ in 0..n {
+    // The operation is chosen once, outside its loop.
+    {
         match op.as_str() {
-            "keypath-encode" => {
+            "keypath-encode" => run(n, || {
                 buf.clear();
                 black_box(&path).encode_into(&mut buf);
-            }
-            "storekey-encode" => {
+            }),
+            "storekey-encode" => run(n, || {
                 buf.clear();
                 storekey::encode(&mut buf, black_box(&t)).unwrap();
-            }
-            "keypath-decode" => {
+            }),
+            "keypath-decode" => run(n, || {
                 black_box(KeyPath::decode(black_box(&encoded)).unwrap());
-            }
-            "storekey-decode" => {
+            }),
+            "storekey-decode" => run(n, || {
                 black_box(storekey::decode_borrow::<Tuple>(black_box(&sk)).unwrap());
-            }
+            }),
+            "codec-encode" => run(n, || {
+                buf.clear();
+                keypath::codec::encode_into(black_box(&key), &mut buf).unwrap();
+                black_box(buf.len());
+            }),
+            "storekey-struct-encode" => run(n, || {
+                buf.clear();
+                storekey::encode(&mut buf, black_box(&key)).unwrap();
+                black_box(buf.len());
+            }),
+            "codec-decode" => run(n, || {
+                black_box(keypath::codec::from_slice::<Key>(black_box(&codec_key)).unwrap());
+            }),
+            "codec-decode-borrowed" => run(n, || {
+                black_box(keypath::codec::from_slice::<KeyRef>(black_box(&codec_key)).unwrap());
+            }),
+            "storekey-struct-decode" => run(n, || {
+                black_box(storekey::decode_borrow::<Key>(black_box(&sk_key)).unwrap());
+            }),
+            "codec-u64-encode" => run(n, || {
+                for k in block() {
+                    buf.clear();
+                    keypath::codec::encode_into(black_box(&k), &mut buf).unwrap();
+                    black_box(buf.len());
+                }
+            }),
+            "storekey-u64-encode" => run(n, || {
+                for k in block() {
+                    buf.clear();
+                    storekey::encode(&mut buf, black_box(&k)).unwrap();
+                    black_box(buf.len());
+                }
+            }),
+            "codec-u64-decode" => run(n, || {
+                black_box(decode_block(&codec_u64, &codec_ends, |b| {
+                    keypath::codec::from_slice::<u64>(b).unwrap()
+                }));
+            }),
+            "storekey-u64-decode" => run(n, || {
+                black_box(decode_block(&sk_u64, &sk_ends, |b| {
+                    storekey::decode_borrow::<u64>(b).unwrap()
+                }));
+            }),
             _ => panic!("unknown operation {op}"),
         }
     }

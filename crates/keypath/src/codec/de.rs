@@ -26,6 +26,7 @@ pub(crate) struct Deserializer<'de> {
 }
 
 impl<'de> Deserializer<'de> {
+    #[inline]
     pub(crate) fn new(input: &'de [u8]) -> Self {
         Deserializer {
             input,
@@ -35,6 +36,7 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    #[inline]
     pub(crate) fn position(&self) -> usize {
         self.pos
     }
@@ -44,6 +46,7 @@ impl<'de> Deserializer<'de> {
         &self.input[self.pos..]
     }
 
+    #[cold]
     fn err(&self, expected: &'static str, at: usize) -> Error {
         let found = match self.input.get(at) {
             Some(b) => Found::Byte(b ^ self.mask),
@@ -52,18 +55,21 @@ impl<'de> Deserializer<'de> {
         Error::unexpected(expected, found, at)
     }
 
-    #[inline]
+    #[inline(always)]
     fn byte(&mut self, expected: &'static str) -> Result<u8, Error> {
         match self.input.get(self.pos) {
             Some(b) => {
                 self.pos += 1;
                 Ok(b ^ self.mask)
             }
-            None => Err(self.err(expected, self.pos)),
+            // Built from values only (the input ended), so the error path reads nothing
+            // back from `self`.
+            None => Err(Error::unexpected(expected, Found::End, self.pos)),
         }
     }
 
     /// The next `N` bytes, unmasked.
+    #[inline]
     fn array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N], Error> {
         let Some(bytes) = self.rest().get(..N) else {
             return Err(Error::unexpected(expected, Found::End, self.input.len()));
@@ -79,7 +85,7 @@ impl<'de> Deserializer<'de> {
     /// Reads a sort-byte integer as (negative, magnitude).
     #[inline]
     fn int(&mut self) -> Result<(bool, u64), Error> {
-        match int64::decode(self.rest(), self.mask) {
+        match int64::decode_at(self.input, self.pos, self.mask) {
             Ok((negative, magnitude, used)) => {
                 self.pos += used;
                 Ok((negative, magnitude))
@@ -89,8 +95,23 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Reads a sort-byte integer that must fit the unsigned type `T`.
-    #[inline]
+    #[inline(always)]
     fn uint<T: TryFrom<u64>>(&mut self, expected: &'static str) -> Result<T, Error> {
+        // The common case inline: ascending, positive, minimal, in range.
+        if self.mask == 0 {
+            if let Some((magnitude, end)) = int64::decode_positive(self.input, self.pos) {
+                if let Ok(v) = T::try_from(magnitude) {
+                    self.pos = end;
+                    return Ok(v);
+                }
+            }
+        }
+        self.uint_general(expected)
+    }
+
+    /// [`Self::uint`] for every case: descending, zero, negative, malformed, too large.
+    #[inline(never)]
+    fn uint_general<T: TryFrom<u64>>(&mut self, expected: &'static str) -> Result<T, Error> {
         let start = self.pos;
         match self.int()? {
             (false, magnitude) => match T::try_from(magnitude) {
@@ -133,6 +154,7 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    #[inline]
     fn wide(&mut self, expected: &'static str) -> Result<(bool, u128), Error> {
         match int128::decode(self.rest(), self.mask) {
             Ok((negative, magnitude, used)) => {
@@ -149,12 +171,12 @@ impl<'de> Deserializer<'de> {
     }
 
     #[inline]
-    fn escaped(&mut self) -> Result<Decoded<'de>, Error> {
+    fn escaped(&mut self) -> Result<escape::Scanned<'de>, Error> {
         let start = self.pos;
         match escape::decode(self.rest(), self.mask) {
-            Ok((decoded, used)) => {
-                self.pos += used;
-                Ok(decoded)
+            Ok(scanned) => {
+                self.pos += scanned.used;
+                Ok(scanned)
             }
             Err(bad) => Err(Error::unexpected(
                 "an escape (01 01 or 01 02) or the string terminator 00",
@@ -164,18 +186,78 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// The fast path for the common string: ascending, ASCII, at most 7 bytes with the
+    /// terminator in the next 8 input bytes. Takes it if so (the general path would
+    /// borrow the same bytes and find them ASCII).
+    #[inline(always)]
+    fn short_ascii(&mut self) -> Option<&'de [u8]> {
+        if self.mask != 0 {
+            return None;
+        }
+        let input = self.input;
+        let word = u64::from_le_bytes(*input.get(self.pos..)?.first_chunk::<8>()?);
+        let len = escape::first_escape_byte(word)?;
+        // The terminator (not an escape), and no high bit in the bytes before it.
+        let content_and_stop = word & (u64::MAX >> (8 * (7 - len)));
+        if content_and_stop >> (8 * len) != u64::from(escape::TERMINATOR)
+            || content_and_stop & escape::HIGHS != 0
+        {
+            return None;
+        }
+        let content = &input[self.pos..self.pos + len];
+        self.pos += len + 1;
+        Some(content)
+    }
+
+    /// [`de::Deserializer::deserialize_string`] for every string.
+    #[inline(never)]
+    fn string_general<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
+        let start = self.pos;
+        let scanned = self.escaped()?;
+        match scanned.content {
+            Decoded::Borrowed(bytes) if scanned.ascii => visitor.visit_string(ascii_string(bytes)),
+            Decoded::Borrowed(bytes) => match std::str::from_utf8(bytes) {
+                Ok(s) => visitor.visit_borrowed_str(s),
+                Err(e) => Err(self.utf8_error(start, e.valid_up_to())),
+            },
+            Decoded::Owned(bytes) => self.owned_string(start, bytes, visitor),
+        }
+    }
+
+    /// An unescaped string: checked as UTF-8 in place, then handed over.
+    fn owned_string<V: Visitor<'de>>(
+        &self,
+        start: usize,
+        bytes: Vec<u8>,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match String::from_utf8(bytes) {
+            Ok(s) => visitor.visit_string(s),
+            // The offset is in the unescaped content; it points at or before the bad byte.
+            Err(e) => Err(self.utf8_error(start, e.utf8_error().valid_up_to())),
+        }
+    }
+
+    #[cold]
     fn utf8_error(&self, start: usize, valid_up_to: usize) -> Error {
         Error::unexpected("a UTF-8 string", Found::InvalidUtf8, start + valid_up_to)
     }
 
+    #[inline]
+    #[cold]
+    fn too_deep(&self) -> Error {
+        Error::unexpected(
+            "at most 128 levels of nesting",
+            Found::Text("deeper nesting".into()),
+            self.pos,
+        )
+    }
+
     /// Runs `f` one nesting level deeper, refusing to go past [`MAX_DEPTH`].
+    #[inline]
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
         if self.depth >= MAX_DEPTH {
-            return Err(Error::unexpected(
-                "at most 128 levels of nesting",
-                Found::Text("deeper nesting".into()),
-                self.pos,
-            ));
+            return Err(self.too_deep());
         }
         self.depth += 1;
         let result = f(self);
@@ -194,6 +276,27 @@ impl<'de> Deserializer<'de> {
             )),
         }
     }
+}
+
+/// `bytes`, known to be ASCII, as a `String` of exactly their length, without a UTF-8 check.
+/// Short strings are pushed byte by byte (no validation pass, no copy call); longer
+/// ones are copied after the standard check, which is fast on long runs of ASCII.
+#[inline(always)]
+fn ascii_string(bytes: &[u8]) -> String {
+    debug_assert!(bytes.is_ascii());
+    if bytes.len() > 16 {
+        return long_ascii_string(bytes);
+    }
+    let mut s = String::with_capacity(bytes.len());
+    // `& 0x7F` changes no ASCII byte; it tells the compiler each char is one byte.
+    s.extend(bytes.iter().map(|&b| char::from(b & 0x7F)));
+    s
+}
+
+/// [`ascii_string`] for longer strings: the standard check is fast on long ASCII runs.
+#[inline(never)]
+fn long_ascii_string(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The error for a well-formed integer that does not fit the requested type.
@@ -220,10 +323,12 @@ macro_rules! int_methods {
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     type Error = Error;
 
+    #[inline]
     fn is_human_readable(&self) -> bool {
         false
     }
 
+    #[inline]
     /// The format is not self-describing: the type must say what to read.
     fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
         Err(Error::unexpected(
@@ -233,10 +338,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         ))
     }
 
+    #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_any(visitor)
     }
 
+    #[inline]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         const EXPECTED: &str = "a bool (0x00 or 0x01)";
         match self.byte(EXPECTED)? {
@@ -256,10 +363,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         deserialize_u64 visit_u64 uint u64, "a u64";
     }
 
+    #[inline(always)]
     fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_u8(self.byte("a u8 byte")?)
     }
 
+    #[inline]
     fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let start = self.pos;
         let (negative, magnitude) = self.wide("a 128-bit sort-byte integer")?;
@@ -279,6 +388,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor.visit_i128(v)
     }
 
+    #[inline]
     fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let start = self.pos;
         let (negative, magnitude) = self.wide("a 128-bit sort-byte integer")?;
@@ -292,16 +402,19 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor.visit_u128(magnitude)
     }
 
+    #[inline]
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let key = u32::from_be_bytes(self.array("4 bytes of an f32")?);
         visitor.visit_f32(float::f32_from_key(key))
     }
 
+    #[inline]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let key = u64::from_be_bytes(self.array("8 bytes of an f64")?);
         visitor.visit_f64(float::f64_from_key(key))
     }
 
+    #[inline]
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         const EXPECTED: &str = "a UTF-8 encoded char";
         let start = self.pos;
@@ -323,36 +436,43 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
     }
 
+    #[inline]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let start = self.pos;
-        match self.escaped()? {
+        match self.escaped()?.content {
             Decoded::Borrowed(bytes) => match std::str::from_utf8(bytes) {
                 Ok(s) => visitor.visit_borrowed_str(s),
                 Err(e) => Err(self.utf8_error(start, e.valid_up_to())),
             },
-            Decoded::Owned(bytes) => match String::from_utf8(bytes) {
-                Ok(s) => visitor.visit_string(s),
-                // The offset is in the unescaped content; it points at or before the bad byte.
-                Err(e) => Err(self.utf8_error(start, e.utf8_error().valid_up_to())),
-            },
+            Decoded::Owned(bytes) => self.owned_string(start, bytes, visitor),
         }
     }
 
+    /// Like [`Self::deserialize_str`], but hands the visitor an owned `String`, built
+    /// without a second UTF-8 check when the scan found only ASCII. Small when inlined:
+    /// the common short string here, everything else out of line.
+    #[inline(always)]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_str(visitor)
+        match self.short_ascii() {
+            Some(content) => visitor.visit_string(ascii_string(content)),
+            None => self.string_general(visitor),
+        }
     }
 
+    #[inline]
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.escaped()? {
+        match self.escaped()?.content {
             Decoded::Borrowed(bytes) => visitor.visit_borrowed_bytes(bytes),
             Decoded::Owned(bytes) => visitor.visit_byte_buf(bytes),
         }
     }
 
+    #[inline]
     fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_bytes(visitor)
     }
 
+    #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         const EXPECTED: &str = "an option tag (0x00 or 0x01)";
         match self.byte(EXPECTED)? {
@@ -362,10 +482,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
     }
 
+    #[inline]
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_unit()
     }
 
+    #[inline]
     fn deserialize_unit_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -374,6 +496,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor.visit_unit()
     }
 
+    #[inline]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -391,14 +514,17 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         })
     }
 
+    #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.nested(|de| visitor.visit_seq(FramedAccess(de)))
     }
 
+    #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
         self.nested(|de| visitor.visit_seq(FixedAccess { de, left: len }))
     }
 
+    #[inline]
     fn deserialize_tuple_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -408,10 +534,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.deserialize_tuple(len, visitor)
     }
 
+    #[inline]
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.nested(|de| visitor.visit_map(FramedAccess(de)))
     }
 
+    #[inline]
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -421,6 +549,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.deserialize_tuple(fields.len(), visitor)
     }
 
+    #[inline]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -430,6 +559,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.nested(|de| visitor.visit_enum(de))
     }
 
+    #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_u32(self.uint::<u32>("a variant index")?)
     }
@@ -440,6 +570,7 @@ struct FramedAccess<'a, 'de>(&'a mut Deserializer<'de>);
 
 impl<'de> de::SeqAccess<'de> for FramedAccess<'_, 'de> {
     type Error = Error;
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -454,12 +585,14 @@ impl<'de> de::SeqAccess<'de> for FramedAccess<'_, 'de> {
 
 impl<'de> de::MapAccess<'de> for FramedAccess<'_, 'de> {
     type Error = Error;
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
         de::SeqAccess::next_element_seed(self, seed)
     }
+    #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
         seed.deserialize(&mut *self.0)
     }
@@ -473,6 +606,14 @@ struct FixedAccess<'a, 'de> {
 
 impl<'de> de::SeqAccess<'de> for FixedAccess<'_, 'de> {
     type Error = Error;
+    // Forced inline (with `next_element`): a derived struct or an array reads every field
+    // through here, and inlined the field count folds away and each field's result stays in
+    // registers.
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>, Error> {
+        self.next_element_seed(std::marker::PhantomData)
+    }
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -483,6 +624,7 @@ impl<'de> de::SeqAccess<'de> for FixedAccess<'_, 'de> {
         self.left -= 1;
         seed.deserialize(&mut *self.de).map(Some)
     }
+    #[inline]
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
     }
@@ -491,6 +633,7 @@ impl<'de> de::SeqAccess<'de> for FixedAccess<'_, 'de> {
 impl<'de> de::EnumAccess<'de> for &mut Deserializer<'de> {
     type Error = Error;
     type Variant = Self;
+    #[inline]
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
         let start = self.pos;
         let index: u32 = self.uint("a variant index")?;
@@ -502,18 +645,22 @@ impl<'de> de::EnumAccess<'de> for &mut Deserializer<'de> {
 
 impl<'de> de::VariantAccess<'de> for &mut Deserializer<'de> {
     type Error = Error;
+    #[inline]
     fn unit_variant(self) -> Result<(), Error> {
         Ok(())
     }
+    #[inline]
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
         seed.deserialize(self)
     }
+    #[inline]
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_seq(FixedAccess {
             de: self,
             left: len,
         })
     }
+    #[inline]
     fn struct_variant<V: Visitor<'de>>(
         self,
         fields: &'static [&'static str],

@@ -14,17 +14,20 @@ pub const WIDE_SORT_BYTE_MAX: u8 = 0x1F;
 /// Longest encoding of a 128-bit integer: a sort byte and 16 magnitude bytes.
 pub const WIDE_MAX_ENCODED_LEN: usize = 17;
 
-/// Appends the widened sort-byte encoding of `±magnitude` (`negative` is ignored for 0).
+/// The widened sort-byte encoding of `±magnitude` (`negative` is ignored for 0): the sort
+/// byte, the stored magnitude as 16 big-endian bytes, and how many of them (the last `k`)
+/// are written.
 #[inline]
-pub(crate) fn encode_into(out: &mut Vec<u8>, negative: bool, magnitude: u128) {
+pub(crate) fn encode(negative: bool, magnitude: u128) -> (u8, [u8; 16], usize) {
     let k = (16 - magnitude.leading_zeros() as usize / 8).max(1);
-    let be = magnitude.to_be_bytes();
     if negative || magnitude == 0 {
-        out.push(WIDE_SORT_BYTE_ZERO + 1 - k as u8);
-        out.extend(be[16 - k..].iter().map(|b| !b));
+        (
+            WIDE_SORT_BYTE_ZERO + 1 - k as u8,
+            (!magnitude).to_be_bytes(),
+            k,
+        )
     } else {
-        out.push(WIDE_SORT_BYTE_ZERO + k as u8);
-        out.extend_from_slice(&be[16 - k..]);
+        (WIDE_SORT_BYTE_ZERO + k as u8, magnitude.to_be_bytes(), k)
     }
 }
 

@@ -9,11 +9,14 @@ use crate::consts::int::{
     SORT_BYTE_MAX as INT_SORT_BYTE_MAX, SORT_BYTE_ZERO as INT_SORT_BYTE_ZERO,
 };
 
-/// Appends the sort-byte encoding of `-magnitude` (if `negative`) or `magnitude`.
+/// The sort-byte encoding of `-magnitude` (if `negative`) or `magnitude` as the sort byte,
+/// the magnitude bytes left-aligned (big-endian) in a word, and how many of them are used.
+/// The caller writes the sort byte and the first `k` bytes of the word; the word is whole
+/// so that it can be stored at once.
 #[inline]
-pub(crate) fn encode_into(out: &mut Vec<u8>, negative: bool, magnitude: u64) {
-    // Magnitude bytes: 1..=8 (zero takes one byte).
-    let k = (8 - magnitude.leading_zeros() as usize / 8).max(1);
+pub(crate) fn encode(negative: bool, magnitude: u64) -> (u8, [u8; 8], usize) {
+    // Magnitude bytes: 1..=8 (zero takes one byte, as 1 does).
+    let k = 8 - (magnitude | 1).leading_zeros() as usize / 8;
     // Zero counts as negative: sort byte 0x07 and the inverted magnitude `FF`.
     let negative_or_zero = negative || magnitude == 0;
     let (sort, stored) = if negative_or_zero {
@@ -21,18 +24,16 @@ pub(crate) fn encode_into(out: &mut Vec<u8>, negative: bool, magnitude: u64) {
     } else {
         (INT_SORT_BYTE_ZERO + k as u8, magnitude)
     };
-    // The magnitude bytes left-aligned in one word, so they can be appended as a fixed
-    // 8-byte copy straight from a register, then the excess is cut off. That needs spare
-    // capacity for all 9 bytes: `out` must never reallocate because of the excess.
-    let body = (stored << (8 * (8 - k))).to_be_bytes();
-    let start = out.len();
+    // The magnitude bytes left-aligned in one word, straight from a register.
+    (sort, (stored << (8 * (8 - k))).to_be_bytes(), k)
+}
+
+/// Appends the sort-byte encoding of `-magnitude` (if `negative`) or `magnitude`.
+#[cfg(test)]
+pub(crate) fn encode_into(out: &mut Vec<u8>, negative: bool, magnitude: u64) {
+    let (sort, body, k) = encode(negative, magnitude);
     out.push(sort);
-    if out.capacity() - out.len() >= body.len() {
-        out.extend_from_slice(&body);
-        out.truncate(start + 1 + k);
-    } else {
-        out.extend_from_slice(&body[..k]);
-    }
+    out.extend_from_slice(&body[..k]);
 }
 
 /// Why bytes are not a sort-byte integer, relative to its first byte.
@@ -47,9 +48,17 @@ pub(crate) enum Bad {
 
 /// Decodes one integer from `input` XORed with `mask`: whether it is negative, its
 /// magnitude, and its length.
-#[inline]
+#[cfg(test)]
 pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(bool, u64, usize), Bad> {
-    let sort = input.first().ok_or(Bad::Truncated)? ^ mask;
+    decode_at(input, 0, mask)
+}
+
+/// Decodes one integer from `input[pos..]` XORed with `mask`: whether it is negative, its
+/// magnitude, and its length. Bytes before `pos` are not part of it, but may be read
+/// (to load the magnitude as one word).
+#[inline]
+pub(crate) fn decode_at(input: &[u8], pos: usize, mask: u8) -> Result<(bool, u64, usize), Bad> {
+    let sort = input.get(pos).ok_or(Bad::Truncated)? ^ mask;
     if sort > INT_SORT_BYTE_MAX {
         return Err(Bad::SortByte);
     }
@@ -59,21 +68,11 @@ pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(bool, u64, usize), Bad> 
     } else {
         usize::from(sort - INT_SORT_BYTE_ZERO)
     };
-    if input.len() <= k {
+    let end = pos + 1 + k;
+    if end > input.len() {
         return Err(Bad::Truncated);
     }
-    // Load 8 bytes after the sort byte (a fixed-size copy) when the input has them, then
-    // keep the top `k`; near the end of the input, copy just the `k` bytes.
-    let raw = match input.get(1..9) {
-        Some(word) => {
-            let mut buf = [0u8; 8];
-            buf.copy_from_slice(word);
-            u64::from_be_bytes(buf) >> (8 * (8 - k))
-        }
-        None => input[1..=k]
-            .iter()
-            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b)),
-    };
+    let raw = load_be(input, end, k);
     let flip = if negative_or_zero { !mask } else { mask };
     // XOR every magnitude byte with `flip`; the bytes above the magnitude stay zero.
     let magnitude = raw ^ (u64::from_ne_bytes([flip; 8]) >> (8 * (8 - k)));
@@ -82,4 +81,54 @@ pub(crate) fn decode(input: &[u8], mask: u8) -> Result<(bool, u64, usize), Bad> 
         return Err(Bad::NotMinimal);
     }
     Ok((negative_or_zero && magnitude != 0, magnitude, k + 1))
+}
+
+/// The fast path of [`decode_at`] for an ascending positive integer at `input[pos..]`: its
+/// magnitude and where it ends, or `None` if it is anything else (which includes every
+/// error: [`decode_at`] then says which).
+#[inline(always)]
+pub(crate) fn decode_positive(input: &[u8], pos: usize) -> Option<(u64, usize)> {
+    let sort = *input.get(pos)?;
+    if !(INT_SORT_BYTE_ZERO + 1..=INT_SORT_BYTE_MAX).contains(&sort) {
+        return None;
+    }
+    let k = usize::from(sort - INT_SORT_BYTE_ZERO);
+    let end = pos + 1 + k;
+    if end > input.len() {
+        return None;
+    }
+    let magnitude = load_be(input, end, k);
+    // Minimal: the first magnitude byte is not zero.
+    (magnitude >> (8 * (k - 1)) != 0).then_some((magnitude, end))
+}
+
+/// The `k` (1..=8) bytes of `input` that end at `end` (at most `input.len()`) as a
+/// big-endian number, with a fixed number of loads: the 8 (or 4, for `k <= 4`) bytes
+/// ending there when the input has them (the bytes before the `k` are masked off), else
+/// two overlapping 4-byte loads or three single bytes.
+#[inline]
+fn load_be(input: &[u8], end: usize, k: usize) -> u64 {
+    debug_assert!((1..=8).contains(&k) && k <= end && end <= input.len());
+    if let Some(word) = end.checked_sub(8).and_then(|start| input.get(start..end)) {
+        let word = u64::from_be_bytes(word.try_into().unwrap_or_default());
+        return word & (u64::MAX >> (8 * (8 - k)));
+    }
+    if k <= 4 {
+        if let Some(word) = end.checked_sub(4).and_then(|start| input.get(start..end)) {
+            let word = u32::from_be_bytes(word.try_into().unwrap_or_default());
+            return u64::from(word & (u32::MAX >> (8 * (4 - k))));
+        }
+    }
+    // Fewer than 8 bytes up to `end`, so k <= 7.
+    let b = &input[end - k..end];
+    if k >= 4 {
+        let hi = u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let lo = u64::from(u32::from_be_bytes([b[k - 4], b[k - 3], b[k - 2], b[k - 1]]));
+        // The overlapping bytes are the same in both halves, so OR joins them.
+        hi << (8 * (k - 4)) | lo
+    } else {
+        u64::from(b[0]) << (8 * (k - 1))
+            | u64::from(b[k / 2]) << (8 * (k - 1 - k / 2))
+            | u64::from(b[k - 1])
+    }
 }

@@ -138,6 +138,7 @@ mod int128;
 mod int64;
 mod prefix;
 mod ser;
+mod write;
 
 #[cfg(feature = "chrono")]
 pub mod chrono_utc;
@@ -175,14 +176,14 @@ pub const SEQ_END: u8 = 0x00;
 /// assert_eq!(keypath::codec::to_vec(&(7u64, "ab")).unwrap(), [0x08, 0x07, 0x61, 0x62, 0x00]);
 /// ```
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::with_capacity(64);
+    let mut out = Vec::with_capacity(write::WINDOW);
     encode_into(value, &mut out)?;
     Ok(out)
 }
 
 /// Appends the encoding of `value` to `out`. Existing bytes are kept, and `out` does not
-/// reallocate when its spare capacity is large enough. On error, `out` may hold part of
-/// the encoding after its original bytes.
+/// reallocate when its spare capacity is large enough. On error, `out` holds its original
+/// bytes.
 ///
 /// ```
 /// let mut buf = Vec::with_capacity(64);
@@ -191,8 +192,65 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// keypath::codec::encode_into(&"ab", &mut buf).unwrap();
 /// assert_eq!(buf, [0x61, 0x62, 0x00]);
 /// ```
+///
+/// The encoder writes into zeroed bytes of `out`'s spare capacity: a 64-byte window when
+/// there is that much (keys of up to 55 bytes fit it), else all of it. A key that does not
+/// fit is measured by that first pass and serialized again into exactly its length, so
+/// `value.serialize` runs twice for it.
+#[inline]
 pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
-    value.serialize(&mut ser::Serializer { out })
+    let start = out.len();
+    if out.capacity() - start < write::WINDOW {
+        return encode_sized(value, out, start, out.capacity() - start);
+    }
+    // A constant-size zero fill: a few vector stores, no call.
+    out.extend_from_slice(&[0; write::WINDOW]);
+    let window: &mut [u8; write::WINDOW] = (&mut out[start..])
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("the window was just appended"));
+    let mut ser = ser::Serializer {
+        out: write::Window::new(window),
+    };
+    if let Err(e) = value.serialize(&mut ser) {
+        out.truncate(start);
+        return Err(e);
+    }
+    let len = write::Sink::len(&ser.out);
+    if len > write::WINDOW_LIMIT {
+        return encode_sized(value, out, start, len);
+    }
+    out.truncate(start + len);
+    Ok(())
+}
+
+/// The general path of [`encode_into`]: encodes into `size` zeroed bytes after `start`,
+/// and again into the encoded length while that is larger (a `Serialize` impl may write
+/// more the second time).
+#[cold]
+#[inline(never)]
+fn encode_sized<T: ?Sized + Serialize>(
+    value: &T,
+    out: &mut Vec<u8>,
+    start: usize,
+    size: usize,
+) -> Result<(), Error> {
+    let mut size = size;
+    loop {
+        out.resize(start + size, 0);
+        let mut ser = ser::Serializer {
+            out: write::Writer::new(&mut out[start..]),
+        };
+        if let Err(e) = value.serialize(&mut ser) {
+            out.truncate(start);
+            return Err(e);
+        }
+        let len = write::Sink::len(&ser.out);
+        if len <= size {
+            out.truncate(start + len);
+            return Ok(());
+        }
+        size = len;
+    }
 }
 
 /// Writes the encoding of `value` to `writer` (encoded in memory first, then written once).
@@ -231,16 +289,24 @@ pub fn to_vec_ordered<T: ?Sized + Serialize>(value: &T, order: Order) -> Result<
 /// let err = keypath::codec::from_slice::<u64>(&[0x08, 0x07, 0x00]).unwrap_err();
 /// assert_eq!(err.to_string(), "expected the end of input, found 1 trailing byte(s) at byte offset 2");
 /// ```
+#[inline]
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
-    let (value, used) = from_slice_partial(bytes)?;
-    if used != bytes.len() {
-        return Err(Error::unexpected(
-            "the end of input",
-            error::Found::Text(format!("{} trailing byte(s)", bytes.len() - used)),
-            used,
-        ));
+    let mut de = de::Deserializer::new(bytes);
+    match T::deserialize(&mut de) {
+        Ok(value) if de.position() == bytes.len() => Ok(value),
+        Ok(_) => Err(trailing_bytes(bytes.len(), de.position())),
+        Err(e) => Err(e.or_at(de.position())),
     }
-    Ok(value)
+}
+
+/// The error for bytes left over after a value.
+#[cold]
+fn trailing_bytes(len: usize, used: usize) -> Error {
+    Error::unexpected(
+        "the end of input",
+        error::Found::Text(format!("{} trailing byte(s)", len - used)),
+        used,
+    )
 }
 
 /// Decodes a value from the start of `bytes`, returning it and the number of bytes used

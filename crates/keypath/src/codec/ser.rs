@@ -4,26 +4,35 @@ use serde::ser::{self, Serialize};
 
 use super::desc::{DESC_MASK, DESC_NAME};
 use super::error::Error;
+use super::write::Sink;
 use super::{
     escape, float, int128, int64, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE,
 };
 
-/// Appends encodings to a caller's buffer. Never clears it: only pushes, so the buffer
-/// does not reallocate while its spare capacity suffices.
-pub(crate) struct Serializer<'a> {
-    pub(crate) out: &'a mut Vec<u8>,
+/// Writes encodings to a [`Sink`]; [`super::encode_into`] chooses and sizes it.
+pub(crate) struct Serializer<W> {
+    pub(crate) out: W,
 }
 
-impl Serializer<'_> {
+impl<W: Sink> Serializer<W> {
     #[inline]
     fn int(&mut self, v: impl Into<i64>) {
         let v = v.into();
-        int64::encode_into(self.out, v < 0, v.unsigned_abs());
+        let (sort, body, k) = int64::encode(v < 0, v.unsigned_abs());
+        self.out.tagged_word(sort, body, k);
     }
 
     #[inline]
     fn uint(&mut self, v: impl Into<u64>) {
-        int64::encode_into(self.out, false, v.into());
+        let (sort, body, k) = int64::encode(false, v.into());
+        self.out.tagged_word(sort, body, k);
+    }
+
+    #[inline]
+    fn wide(&mut self, negative: bool, magnitude: u128) {
+        let (sort, be, k) = int128::encode(negative, magnitude);
+        self.out.byte(sort);
+        self.out.bytes(&be[16 - k..]);
     }
 
     #[inline]
@@ -34,21 +43,21 @@ impl Serializer<'_> {
 
 /// Sequences and maps: [`SEQ_ELEMENT`] before every element (map entry), [`SEQ_END`] after
 /// the last, so a sequence sorts before its extensions.
-pub(crate) struct Framed<'s, 'a>(&'s mut Serializer<'a>);
+pub(crate) struct Framed<'s, W>(&'s mut Serializer<W>);
 
 /// Tuples, structs and variant payloads: a fixed number of fields, written back to back.
-pub(crate) struct Fixed<'s, 'a>(&'s mut Serializer<'a>);
+pub(crate) struct Fixed<'s, W>(&'s mut Serializer<W>);
 
-impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
+impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Framed<'s, 'a>;
-    type SerializeTuple = Fixed<'s, 'a>;
-    type SerializeTupleStruct = Fixed<'s, 'a>;
-    type SerializeTupleVariant = Fixed<'s, 'a>;
-    type SerializeMap = Framed<'s, 'a>;
-    type SerializeStruct = Fixed<'s, 'a>;
-    type SerializeStructVariant = Fixed<'s, 'a>;
+    type SerializeSeq = Framed<'s, W>;
+    type SerializeTuple = Fixed<'s, W>;
+    type SerializeTupleStruct = Fixed<'s, W>;
+    type SerializeTupleVariant = Fixed<'s, W>;
+    type SerializeMap = Framed<'s, W>;
+    type SerializeStruct = Fixed<'s, W>;
+    type SerializeStructVariant = Fixed<'s, W>;
 
     #[inline]
     fn is_human_readable(&self) -> bool {
@@ -57,7 +66,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
 
     #[inline]
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
-        self.out.push(if v { TRUE } else { FALSE });
+        self.out.byte(if v { TRUE } else { FALSE });
         Ok(())
     }
 
@@ -83,14 +92,14 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     }
     #[inline]
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        int128::encode_into(self.out, v < 0, v.unsigned_abs());
+        self.wide(v < 0, v.unsigned_abs());
         Ok(())
     }
 
     /// `u8` is the byte type: one raw byte, so `[u8; N]` takes exactly `N` bytes.
     #[inline]
     fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.out.push(v);
+        self.out.byte(v);
         Ok(())
     }
     #[inline]
@@ -110,20 +119,18 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     }
     #[inline]
     fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        int128::encode_into(self.out, false, v);
+        self.wide(false, v);
         Ok(())
     }
 
     #[inline]
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
-        self.out
-            .extend_from_slice(&float::f32_to_key(v).to_be_bytes());
+        self.out.bytes(&float::f32_to_key(v).to_be_bytes());
         Ok(())
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        self.out
-            .extend_from_slice(&float::f64_to_key(v).to_be_bytes());
+        self.out.bytes(&float::f64_to_key(v).to_be_bytes());
         Ok(())
     }
 
@@ -131,30 +138,29 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     #[inline]
     fn serialize_char(self, v: char) -> Result<(), Error> {
         let mut buf = [0u8; 4];
-        self.out
-            .extend_from_slice(v.encode_utf8(&mut buf).as_bytes());
+        self.out.bytes(v.encode_utf8(&mut buf).as_bytes());
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        escape::encode_into(self.out, v.as_bytes());
+        escape::encode_into(&mut self.out, v.as_bytes());
         Ok(())
     }
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
-        escape::encode_into(self.out, v);
+        escape::encode_into(&mut self.out, v);
         Ok(())
     }
 
     #[inline]
     fn serialize_none(self) -> Result<(), Error> {
-        self.out.push(OPTION_NONE);
+        self.out.byte(OPTION_NONE);
         Ok(())
     }
     #[inline]
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<(), Error> {
-        self.out.push(OPTION_SOME);
+        self.out.byte(OPTION_SOME);
         value.serialize(self)
     }
 
@@ -188,7 +194,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
             let start = self.out.len();
             value.serialize(&mut *self)?;
             // Nested descending fields are inverted twice, so they end up ascending.
-            self.out[start..].iter_mut().for_each(|b| *b ^= DESC_MASK);
+            self.out.invert_from(start, DESC_MASK);
             Ok(())
         } else {
             value.serialize(self)
@@ -207,11 +213,11 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     }
 
     #[inline]
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Framed<'s, 'a>, Error> {
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Framed<'s, W>, Error> {
         Ok(Framed(self))
     }
     #[inline]
-    fn serialize_tuple(self, _len: usize) -> Result<Fixed<'s, 'a>, Error> {
+    fn serialize_tuple(self, _len: usize) -> Result<Fixed<'s, W>, Error> {
         Ok(Fixed(self))
     }
     #[inline]
@@ -219,7 +225,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         self,
         _name: &'static str,
         _len: usize,
-    ) -> Result<Fixed<'s, 'a>, Error> {
+    ) -> Result<Fixed<'s, W>, Error> {
         Ok(Fixed(self))
     }
     #[inline]
@@ -229,16 +235,16 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         index: u32,
         _variant: &'static str,
         _len: usize,
-    ) -> Result<Fixed<'s, 'a>, Error> {
+    ) -> Result<Fixed<'s, W>, Error> {
         self.variant(index);
         Ok(Fixed(self))
     }
     #[inline]
-    fn serialize_map(self, _len: Option<usize>) -> Result<Framed<'s, 'a>, Error> {
+    fn serialize_map(self, _len: Option<usize>) -> Result<Framed<'s, W>, Error> {
         Ok(Framed(self))
     }
     #[inline]
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Fixed<'s, 'a>, Error> {
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Fixed<'s, W>, Error> {
         Ok(Fixed(self))
     }
     #[inline]
@@ -248,26 +254,26 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         index: u32,
         _variant: &'static str,
         _len: usize,
-    ) -> Result<Fixed<'s, 'a>, Error> {
+    ) -> Result<Fixed<'s, W>, Error> {
         self.variant(index);
         Ok(Fixed(self))
     }
 }
 
-impl Framed<'_, '_> {
+impl<W: Sink> Framed<'_, W> {
     #[inline]
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
-        self.0.out.push(SEQ_ELEMENT);
+        self.0.out.byte(SEQ_ELEMENT);
         value.serialize(&mut *self.0)
     }
     #[inline]
     fn finish(self) -> Result<(), Error> {
-        self.0.out.push(SEQ_END);
+        self.0.out.byte(SEQ_END);
         Ok(())
     }
 }
 
-impl ser::SerializeSeq for Framed<'_, '_> {
+impl<W: Sink> ser::SerializeSeq for Framed<'_, W> {
     type Ok = ();
     type Error = Error;
     #[inline]
@@ -280,7 +286,7 @@ impl ser::SerializeSeq for Framed<'_, '_> {
     }
 }
 
-impl ser::SerializeMap for Framed<'_, '_> {
+impl<W: Sink> ser::SerializeMap for Framed<'_, W> {
     type Ok = ();
     type Error = Error;
     #[inline]
@@ -297,8 +303,8 @@ impl ser::SerializeMap for Framed<'_, '_> {
     }
 }
 
-impl Fixed<'_, '_> {
-    #[inline]
+impl<W: Sink> Fixed<'_, W> {
+    #[inline(always)]
     fn field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
         value.serialize(&mut *self.0)
     }
@@ -307,10 +313,10 @@ impl Fixed<'_, '_> {
 /// The fixed-field compound traits all write their fields back to back.
 macro_rules! fixed_compound {
     ($($trait:ident :: $method:ident ($($key:ident)?);)*) => {$(
-        impl ser::$trait for Fixed<'_, '_> {
+        impl<W: Sink> ser::$trait for Fixed<'_, W> {
             type Ok = ();
             type Error = Error;
-            #[inline]
+            #[inline(always)]
             fn $method<T: ?Sized + Serialize>(
                 &mut self,
                 $($key: &'static str,)?

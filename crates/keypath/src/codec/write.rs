@@ -1,0 +1,184 @@
+//! The encoder's output: zeroed bytes with a write position.
+//!
+//! Writing into a slice instead of pushing to a `Vec<u8>` keeps the hot path free of calls
+//! (a push may reallocate), so the compiler keeps the position in a register, writes an
+//! array of bytes as consecutive stores, and stores a whole word where the bytes to write
+//! fit in one. A write that does not fit is skipped but still counted, so after encoding,
+//! [`Sink::len`] is the full encoded length: the caller then knows the output was too
+//! small and by how much (see [`super::encode_into`]).
+//!
+//! Two sinks: [`Window`], a fixed 64-byte array whose writes need no bounds checks (a
+//! position past [`WINDOW_LIMIT`] is clamped to it, and such an encoding is discarded),
+//! and [`Writer`], a slice of any length with checked writes.
+
+/// Where the encoder writes.
+pub(crate) trait Sink {
+    /// Bytes written so far, counting the ones that did not fit.
+    fn len(&self) -> usize;
+    fn byte(&mut self, b: u8);
+    fn bytes(&mut self, bytes: &[u8]);
+    /// Writes the first `used` (at most 8) bytes of `word`, storing all 8 at once where
+    /// there is room (the excess is overwritten by later writes or cut off).
+    fn word(&mut self, word: [u8; 8], used: usize);
+    /// A sort byte and the first `used` (at most 8) bytes of `word` after it.
+    fn tagged_word(&mut self, tag: u8, word: [u8; 8], used: usize);
+    /// Inverts every byte written since `start` (a descending field), if all of them fit.
+    fn invert_from(&mut self, start: usize, mask: u8);
+}
+
+/// Size of the fixed [`Window`].
+pub(crate) const WINDOW: usize = 64;
+/// Longest encoding a [`Window`] holds: every fixed-size write (at most 9 bytes) that
+/// starts at or before this position fits the window.
+pub(crate) const WINDOW_LIMIT: usize = WINDOW - 9;
+
+/// A fixed-size output. Every write lands at `min(pos, WINDOW_LIMIT)` (a single byte at
+/// `pos % WINDOW`), which the compiler sees is in bounds, so writes need no checks. If the
+/// final length is at most [`WINDOW_LIMIT`], no write started past it, so none was moved
+/// and the bytes are the encoding; otherwise the caller discards them.
+pub(crate) struct Window<'a> {
+    buf: &'a mut [u8; WINDOW],
+    pos: usize,
+}
+
+impl<'a> Window<'a> {
+    pub(crate) fn new(buf: &'a mut [u8; WINDOW]) -> Self {
+        Window { buf, pos: 0 }
+    }
+
+    #[inline(always)]
+    fn at(&self) -> usize {
+        self.pos.min(WINDOW_LIMIT)
+    }
+}
+
+impl Sink for Window<'_> {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.pos
+    }
+
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        // Wrapping instead of clamping: one instruction fewer per byte (an array of bytes
+        // is a run of these). A wrapped write means the position passed the window, so the
+        // encoding is discarded anyway.
+        self.buf[self.pos % WINDOW] = b;
+        self.pos += 1;
+    }
+
+    #[inline(always)]
+    fn bytes(&mut self, bytes: &[u8]) {
+        let end = self.pos + bytes.len();
+        if let Some(dst) = self.buf.get_mut(self.pos..end) {
+            dst.copy_from_slice(bytes);
+        }
+        self.pos = end;
+    }
+
+    #[inline(always)]
+    fn word(&mut self, word: [u8; 8], used: usize) {
+        debug_assert!(used <= 8);
+        let at = self.at();
+        let dst: &mut [u8; 8] = (&mut self.buf[at..at + 8])
+            .try_into()
+            .unwrap_or_else(|_| unreachable!());
+        *dst = word;
+        self.pos += used;
+    }
+
+    #[inline(always)]
+    fn tagged_word(&mut self, tag: u8, word: [u8; 8], used: usize) {
+        debug_assert!(used <= 8);
+        let at = self.at();
+        self.buf[at] = tag;
+        let dst: &mut [u8; 8] = (&mut self.buf[at + 1..at + 9])
+            .try_into()
+            .unwrap_or_else(|_| unreachable!());
+        *dst = word;
+        self.pos += 1 + used;
+    }
+
+    fn invert_from(&mut self, start: usize, mask: u8) {
+        if let Some(field) = self.buf.get_mut(start..self.pos) {
+            field.iter_mut().for_each(|b| *b ^= mask);
+        }
+    }
+}
+
+/// An output of any length, with checked writes.
+pub(crate) struct Writer<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> Writer<'a> {
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+        Writer { buf, pos: 0 }
+    }
+}
+
+impl Sink for Writer<'_> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.pos
+    }
+
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        if let Some(slot) = self.buf.get_mut(self.pos) {
+            *slot = b;
+        }
+        self.pos += 1;
+    }
+
+    #[inline]
+    fn bytes(&mut self, bytes: &[u8]) {
+        let end = self.pos + bytes.len();
+        if let Some(dst) = self.buf.get_mut(self.pos..end) {
+            dst.copy_from_slice(bytes);
+        }
+        self.pos = end;
+    }
+
+    #[inline]
+    fn word(&mut self, word: [u8; 8], used: usize) {
+        debug_assert!(used <= 8);
+        match self.buf.get_mut(self.pos..self.pos + 8) {
+            Some(dst) => dst.copy_from_slice(&word),
+            None => partial(self.buf, self.pos, &word[..used]),
+        }
+        self.pos += used;
+    }
+
+    #[inline]
+    fn tagged_word(&mut self, tag: u8, word: [u8; 8], used: usize) {
+        debug_assert!(used <= 8);
+        match self.buf.get_mut(self.pos..self.pos + 9) {
+            Some(dst) => {
+                dst[0] = tag;
+                dst[1..].copy_from_slice(&word);
+            }
+            None => {
+                partial(self.buf, self.pos, &[tag]);
+                partial(self.buf, self.pos + 1, &word[..used]);
+            }
+        }
+        self.pos += 1 + used;
+    }
+
+    fn invert_from(&mut self, start: usize, mask: u8) {
+        if let Some(field) = self.buf.get_mut(start..self.pos) {
+            field.iter_mut().for_each(|b| *b ^= mask);
+        }
+    }
+}
+
+/// Writes `bytes` at `at` in `buf` if they fit (the slow path near the end of the output).
+/// A free function, so that the writer itself need not live in memory for the call.
+#[cold]
+fn partial(buf: &mut [u8], at: usize, bytes: &[u8]) {
+    if let Some(dst) = buf.get_mut(at..at + bytes.len()) {
+        dst.copy_from_slice(bytes);
+    }
+}
