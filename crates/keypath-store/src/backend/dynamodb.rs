@@ -122,7 +122,7 @@ impl std::fmt::Debug for DynamoDbBackend {
 /// rustls + ring HTTPS client. With `endpoint_url` (a local server such as DynamoDB Local),
 /// requests go there, and when the environment has no credentials (`AWS_ACCESS_KEY_ID`,
 /// `AWS_PROFILE`) or region (`AWS_REGION`, `AWS_DEFAULT_REGION`), dummy credentials and
-/// `us-east-1` are used. `counter` counts every HTTP request the client sends.
+/// `us-east-1` are used (DynamoDB Local accepts only letters and digits in the access key ID). `counter` counts every HTTP request the client sends.
 ///
 /// ```no_run
 /// # async fn demo() {
@@ -144,7 +144,7 @@ pub async fn client(endpoint_url: Option<&str>, counter: Option<&RequestCounter>
         loader = loader.endpoint_url(url);
         let unset = |names: &[&str]| names.iter().all(|n| std::env::var_os(n).is_none());
         if unset(&["AWS_ACCESS_KEY_ID", "AWS_PROFILE"]) {
-            let dummy = Credentials::new("keypath-local", "keypath-local", None, None, "keypath");
+            let dummy = Credentials::new("keypathlocal", "keypathlocal", None, None, "keypath");
             loader = loader.credentials_provider(dummy);
         }
         if unset(&["AWS_REGION", "AWS_DEFAULT_REGION"]) {

@@ -175,9 +175,11 @@ fn spawn_wrapped(dir: &Path, program: &Path, args: &[String], log: &Path) -> Chi
 async fn wait_ready(endpoint: &str, kind: &str, log: &Path, child: &mut Child) {
     let client = keypath_store::backend::dynamodb::client(Some(endpoint), None).await;
     let start = Instant::now();
+    let mut last_error;
     loop {
-        if client.list_tables().send().await.is_ok() {
-            return;
+        match client.list_tables().send().await {
+            Ok(_) => return,
+            Err(e) => last_error = format!("{e:?}"),
         }
         let log_text = || std::fs::read_to_string(log).unwrap_or_default();
         if let Ok(Some(status)) = child.try_wait() {
@@ -185,7 +187,7 @@ async fn wait_ready(endpoint: &str, kind: &str, log: &Path, child: &mut Child) {
         }
         if start.elapsed() > START_TIMEOUT {
             panic!(
-                "dynamodb tests: {kind} did not answer ListTables at {endpoint} within {START_TIMEOUT:?}; its log:\n{}",
+                "dynamodb tests: {kind} did not answer ListTables at {endpoint} within {START_TIMEOUT:?} (last error: {last_error}); its log:\n{}",
                 log_text()
             );
         }
