@@ -2,6 +2,8 @@
 
 mod db;
 mod demo;
+#[cfg(feature = "dynamodb")]
+mod dynamo;
 mod input;
 mod paths;
 mod progress;

@@ -59,7 +59,10 @@ async fn round_trips_per_store_operation() {
         counter.take(),
         counts(&[("BatchGetItem", 1), ("TransactWriteItems", 1)])
     );
-    let got = store.get::<Ticket>(&path("/user-1/ticket-1")).await.unwrap();
+    let got = store
+        .get::<Ticket>(&path("/user-1/ticket-1"))
+        .await
+        .unwrap();
     assert_eq!(got.unwrap().item.title, "first");
     assert_eq!(counter.take(), counts(&[("BatchGetItem", 1)]));
     for id in 2..=100 {
@@ -95,7 +98,11 @@ async fn index_stays_exact_when_the_indexed_field_changes() {
     store.put(&ticket(1, 1, 90, "a2")).await.unwrap();
     let q = Query::prefix(&path("/tickets-0")).unwrap().reverse();
     let page = store.query_index::<Ticket>("by_updated", &q).await.unwrap();
-    let order: Vec<(i64, i64)> = page.items.iter().map(|t| (t.item.id, t.item.updated_at)).collect();
+    let order: Vec<(i64, i64)> = page
+        .items
+        .iter()
+        .map(|t| (t.item.id, t.item.updated_at))
+        .collect();
     assert_eq!(order, [(1, 90), (2, 70)]);
     // Entries of the old value are gone from the table itself, not just filtered.
     let raw = store
@@ -142,7 +149,10 @@ async fn limits_are_exact_across_one_megabyte_pages() {
         expected.truncate(limit);
         assert_eq!(ids, expected, "limit {limit} reverse {reverse}");
         let queries = counter.take().get("Query").copied().unwrap_or(0);
-        assert!(queries >= 2, "{queries} Query requests for {limit} items of 60 KB");
+        assert!(
+            queries >= 2,
+            "{queries} Query requests for {limit} items of 60 KB"
+        );
     }
     // Resume with the cursor: exactly the rest.
     let q = Query::prefix(&path("/user-7")).unwrap().limit(25);
@@ -171,8 +181,16 @@ async fn conflicting_transaction_writes_nothing() {
         Err(StoreError::Conflict { key }) => assert_eq!(key, path("/user-1/ticket-1")),
         other => panic!("expected a conflict, got {other:?}"),
     }
-    assert!(store.get::<Ticket>(&path("/user-1/ticket-2")).await.unwrap().is_none());
-    assert!(store.get::<Ticket>(&path("/user-3/ticket-1")).await.unwrap().is_none());
+    assert!(store
+        .get::<Ticket>(&path("/user-1/ticket-2"))
+        .await
+        .unwrap()
+        .is_none());
+    assert!(store
+        .get::<Ticket>(&path("/user-3/ticket-1"))
+        .await
+        .unwrap()
+        .is_none());
 }
 
 fn put(group: &[u8], sort: &[u8], value: Vec<u8>) -> Write {
@@ -189,11 +207,22 @@ async fn limits_are_checked_before_sending() {
     let too_many: Vec<Write> = (0..101u8).map(|i| put(b"g", &[i + 1], vec![i])).collect();
     let cases: Vec<(Vec<Write>, &str)> = vec![
         (too_many, "writes in one DynamoDB TransactWriteItems"),
-        (vec![put(&[b'g'; 2049], b"s", vec![])], "DynamoDB partition key bytes"),
-        (vec![put(b"g", &[1; 1025], vec![])], "DynamoDB sort key bytes"),
-        (vec![put(b"g", b"s", vec![7; 400 * 1024])], "DynamoDB item bytes"),
         (
-            (0..12u8).map(|i| put(b"g", &[i + 1], vec![i; 380 * 1024])).collect(),
+            vec![put(&[b'g'; 2049], b"s", vec![])],
+            "DynamoDB partition key bytes",
+        ),
+        (
+            vec![put(b"g", &[1; 1025], vec![])],
+            "DynamoDB sort key bytes",
+        ),
+        (
+            vec![put(b"g", b"s", vec![7; 400 * 1024])],
+            "DynamoDB item bytes",
+        ),
+        (
+            (0..12u8)
+                .map(|i| put(b"g", &[i + 1], vec![i; 380 * 1024]))
+                .collect(),
             "bytes in one DynamoDB TransactWriteItems",
         ),
     ];
@@ -207,8 +236,18 @@ async fn limits_are_checked_before_sending() {
     // At the limits, it works: 100 writes, a 2048-byte partition key, a 1024-byte sort key.
     let hundred: Vec<Write> = (0..100u8).map(|i| put(b"g", &[i + 1], vec![i])).collect();
     backend.write(hundred).await.unwrap();
-    backend.write(vec![put(&[b'g'; 2048], &[1; 1024], vec![1])]).await.unwrap();
-    assert_eq!(backend.scan(Scan::group(b"g".to_vec())).await.unwrap().len(), 100);
+    backend
+        .write(vec![put(&[b'g'; 2048], &[1; 1024], vec![1])])
+        .await
+        .unwrap();
+    assert_eq!(
+        backend
+            .scan(Scan::group(b"g".to_vec()))
+            .await
+            .unwrap()
+            .len(),
+        100
+    );
 }
 
 #[tokio::test]
@@ -217,7 +256,10 @@ async fn conditional_failures_name_the_write_and_version() {
     backend
         .write(vec![Write::Put {
             key: Key::new(b"g".as_slice(), b"a".as_slice()),
-            record: Record { value: b"v".to_vec(), version: 5 },
+            record: Record {
+                value: b"v".to_vec(),
+                version: 5,
+            },
             condition: Condition::None,
         }])
         .await
@@ -237,7 +279,10 @@ async fn conditional_failures_name_the_write_and_version() {
     }
     let single = vec![Write::Put {
         key: Key::new(b"g".as_slice(), b"a".as_slice()),
-        record: Record { value: vec![], version: 6 },
+        record: Record {
+            value: vec![],
+            version: 6,
+        },
         condition: Condition::NotExists,
     }];
     counter.take();
@@ -278,12 +323,16 @@ async fn schema_mismatch_is_a_clear_error() {
         .send()
         .await
         .unwrap();
-    let err = DynamoDbBackend::open(sdk.clone(), &table).await.unwrap_err();
+    let err = DynamoDbBackend::open(sdk.clone(), &table)
+        .await
+        .unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, OpenError::Schema { .. }), "{text}");
     assert!(text.contains("pk has type S, expected B"), "{text}");
     assert!(text.contains("no RANGE key"), "{text}");
-    let missing = DynamoDbBackend::open(sdk, "no-such-table").await.unwrap_err();
+    let missing = DynamoDbBackend::open(sdk, "no-such-table")
+        .await
+        .unwrap_err();
     assert!(matches!(missing, OpenError::Missing { .. }), "{missing}");
 }
 
@@ -309,11 +358,24 @@ async fn items_are_native_attributes() {
     let Some(AttributeValue::M(fields)) = item.get("item") else {
         panic!("item fields are not a map: {item:?}")
     };
-    assert_eq!(fields.get("title"), Some(&AttributeValue::S("readable".into())));
-    assert_eq!(fields.get("updated_at"), Some(&AttributeValue::N("33".into())));
-    assert_eq!(fields.get("status"), Some(&AttributeValue::S("open".into())));
+    assert_eq!(
+        fields.get("title"),
+        Some(&AttributeValue::S("readable".into()))
+    );
+    assert_eq!(
+        fields.get("updated_at"),
+        Some(&AttributeValue::N("33".into()))
+    );
+    assert_eq!(
+        fields.get("status"),
+        Some(&AttributeValue::S("open".into()))
+    );
     assert!(!item.contains_key("val"));
-    let got = store.get::<Ticket>(&path("/user-4/ticket-2")).await.unwrap().unwrap();
+    let got = store
+        .get::<Ticket>(&path("/user-4/ticket-2"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(got.item, ticket(4, 2, 33, "readable"));
 }
 
@@ -323,7 +385,10 @@ async fn values_round_trip_byte_for_byte() {
     // An envelope with an item type and no indexes, then a payload.
     let envelope = |payload: &[u8]| [&[1u8, 1, b't', 0][..], payload].concat();
     let payloads: Vec<Vec<u8>> = vec![
-        rmp_serde::to_vec_named(&serde_json::json!({"z": 1, "a": [1.5, -2, "s"], "m": {"k": null}})).unwrap(),
+        rmp_serde::to_vec_named(
+            &serde_json::json!({"z": 1, "a": [1.5, -2, "s"], "m": {"k": null}}),
+        )
+        .unwrap(),
         rmp_serde::to_vec(&f64::NAN).unwrap(),
         rmp_serde::to_vec(&1e300).unwrap(),
         rmp_serde::to_vec(&(0.1f32, 1e-7f64, u64::MAX, i64::MIN)).unwrap(),
@@ -331,13 +396,22 @@ async fn values_round_trip_byte_for_byte() {
         vec![0xd4, 0x01, 0x02],
     ];
     let mut values: Vec<Vec<u8>> = payloads.iter().map(|p| envelope(p)).collect();
-    values.extend([vec![], vec![0], vec![1], (0..=255).collect(), b"plain".to_vec()]);
+    values.extend([
+        vec![],
+        vec![0],
+        vec![1],
+        (0..=255).collect(),
+        b"plain".to_vec(),
+    ]);
     for (i, value) in values.iter().enumerate() {
         let key = Key::new(b"bytes".as_slice(), vec![1, i as u8]);
         backend
             .write(vec![Write::Put {
                 key: key.clone(),
-                record: Record { value: value.clone(), version: i as u64 },
+                record: Record {
+                    value: value.clone(),
+                    version: i as u64,
+                },
                 condition: Condition::NotExists,
             }])
             .await
@@ -364,10 +438,18 @@ impl keypath_store::Item for Event {
     const TYPE: &'static str = "event";
     const INDEXES: &'static [keypath_store::Index<Self>] = &[keypath_store::Index {
         name: "by_at",
-        key: |e| Ok(Some(keypath::KeyPath::new().push("events", 0u64)?.push("at", e.at)?)),
+        key: |e| {
+            Ok(Some(
+                keypath::KeyPath::new()
+                    .push("events", 0u64)?
+                    .push("at", e.at)?,
+            ))
+        },
     }];
     fn key_path(&self) -> Result<keypath::KeyPath, keypath::PathError> {
-        keypath::KeyPath::new().push("user", self.user)?.push("event", self.id)
+        keypath::KeyPath::new()
+            .push("user", self.user)?
+            .push("event", self.id)
     }
 }
 
@@ -410,12 +492,22 @@ async fn bench_requests_and_throughput() {
     for id in 0..N {
         store.put(&event(id % 10, id)).await.unwrap();
     }
-    report("put, new item with 1 index (sequential)", N, t.elapsed().as_secs_f64(), counter.take());
+    report(
+        "put, new item with 1 index (sequential)",
+        N,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
     let t = Instant::now();
     for id in 0..N {
         store.put(&event(id % 10, id)).await.unwrap();
     }
-    report("put, replace item with 1 index (sequential)", N, t.elapsed().as_secs_f64(), counter.take());
+    report(
+        "put, replace item with 1 index (sequential)",
+        N,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
     let t = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for task in 0..8u64 {
@@ -427,10 +519,19 @@ async fn bench_requests_and_throughput() {
         });
     }
     while tasks.join_next().await.is_some() {}
-    report("put with 1 index, 8 tasks on 8 groups", N / 8 * 8, t.elapsed().as_secs_f64(), counter.take());
+    report(
+        "put with 1 index, 8 tasks on 8 groups",
+        N / 8 * 8,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
     let t = Instant::now();
     for id in 0..N {
-        store.get::<Event>(&path(&format!("/user-{}/event-{id}", id % 10))).await.unwrap().unwrap();
+        store
+            .get::<Event>(&path(&format!("/user-{}/event-{id}", id % 10)))
+            .await
+            .unwrap()
+            .unwrap();
     }
     report("get", N, t.elapsed().as_secs_f64(), counter.take());
     // 100 items in one group, then lists of 100.
@@ -447,7 +548,12 @@ async fn bench_requests_and_throughput() {
             .unwrap();
         assert_eq!(page.items.len(), 100);
     }
-    report("list of 100", LISTS, t.elapsed().as_secs_f64(), counter.take());
+    report(
+        "list of 100",
+        LISTS,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
     const TXNS: u64 = 50;
     let t = Instant::now();
     for n in 0..TXNS {
@@ -457,5 +563,10 @@ async fn bench_requests_and_throughput() {
         }
         txn.commit().await.unwrap();
     }
-    report("transaction of 10 puts (one group, 1 index each)", TXNS, t.elapsed().as_secs_f64(), counter.take());
+    report(
+        "transaction of 10 puts (one group, 1 index each)",
+        TXNS,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
 }

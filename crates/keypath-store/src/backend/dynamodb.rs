@@ -138,8 +138,7 @@ pub async fn client(endpoint_url: Option<&str>, counter: Option<&RequestCounter>
     let https = aws_smithy_http_client::Builder::new()
         .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
         .build_https();
-    let mut loader =
-        aws_config::defaults(aws_config::BehaviorVersion::latest()).http_client(https);
+    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest()).http_client(https);
     if let Some(url) = endpoint_url {
         loader = loader.endpoint_url(url);
         let unset = |names: &[&str]| names.iter().all(|n| std::env::var_os(n).is_none());
@@ -382,7 +381,10 @@ impl DynamoDbBackend {
                     Some(AttributeValue::B(g)) => g.as_ref().to_vec(),
                     _ => return Err(BackendError::storage("BatchGetItem: item without pk")),
                 };
-                found.insert(Key::new(group, attrs::sort_key(item)?), attrs::record(item)?);
+                found.insert(
+                    Key::new(group, attrs::sort_key(item)?),
+                    attrs::record(item)?,
+                );
             }
             if let Some(rest) = out
                 .unprocessed_keys()
@@ -475,8 +477,10 @@ impl Backend for DynamoDbBackend {
                 found: scan.group.len(),
             });
         }
-        let (Some(lo), Some(hi)) = (clamp(scan.start.clone(), true), clamp(scan.end.clone(), false))
-        else {
+        let (Some(lo), Some(hi)) = (
+            clamp(scan.start.clone(), true),
+            clamp(scan.end.clone(), false),
+        ) else {
             return Ok(Vec::new());
         };
         let mut values = HashMap::from([(":g".to_owned(), attrs::bytes(&scan.group))]);
@@ -485,12 +489,20 @@ impl Backend for DynamoDbBackend {
             (Bound::Unbounded, Bound::Unbounded) => (format!("{PK} = :g"), 0),
             (Bound::Included(l) | Bound::Excluded(l), Bound::Unbounded) => {
                 values.insert(":lo".into(), value(l));
-                let op = if matches!(lo, Bound::Included(_)) { ">=" } else { ">" };
+                let op = if matches!(lo, Bound::Included(_)) {
+                    ">="
+                } else {
+                    ">"
+                };
                 (format!("{PK} = :g AND {SK} {op} :lo"), 0)
             }
             (Bound::Unbounded, Bound::Included(h) | Bound::Excluded(h)) => {
                 values.insert(":hi".into(), value(h));
-                let op = if matches!(hi, Bound::Included(_)) { "<=" } else { "<" };
+                let op = if matches!(hi, Bound::Included(_)) {
+                    "<="
+                } else {
+                    "<"
+                };
                 (format!("{PK} = :g AND {SK} {op} :hi"), 0)
             }
             (Bound::Included(l) | Bound::Excluded(l), Bound::Included(h) | Bound::Excluded(h)) => {

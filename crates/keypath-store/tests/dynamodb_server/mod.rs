@@ -52,9 +52,9 @@ fn base_dir() -> PathBuf {
 }
 
 fn run(command: &mut Command, what: &str) {
-    let output = command.output().unwrap_or_else(|e| {
-        panic!("dynamodb tests: could not run {what} ({command:?}): {e}")
-    });
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("dynamodb tests: could not run {what} ({command:?}): {e}"));
     assert!(
         output.status.success(),
         "dynamodb tests: {what} failed ({}):\n{}\n{}",
@@ -109,7 +109,13 @@ fn dynamodb_local() -> PathBuf {
         );
         run(
             Command::new("npm")
-                .args(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix"])
+                .args([
+                    "install",
+                    "--ignore-scripts",
+                    "--no-audit",
+                    "--no-fund",
+                    "--prefix",
+                ])
                 .arg(staging)
                 .arg(NPM_PACKAGE),
             "npm install of DynamoDB Local (needs access to the npm registry)",
@@ -137,8 +143,15 @@ fn moto_python() -> PathBuf {
             "python3 -m venv",
         );
         run(
-            Command::new(staging.join("bin/python"))
-                .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", MOTO]),
+            Command::new(staging.join("bin/python")).args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "-q",
+                MOTO,
+            ]),
             "pip install moto[server] (needs access to PyPI)",
         );
     });
@@ -168,7 +181,9 @@ fn spawn_wrapped(dir: &Path, program: &Path, args: &[String], log: &Path) -> Chi
         .stdin(Stdio::piped())
         .stdout(log_file.try_clone().expect("log handle"))
         .stderr(log_file);
-    command.spawn().expect("start the local DynamoDB server via sh")
+    command
+        .spawn()
+        .expect("start the local DynamoDB server via sh")
 }
 
 /// Waits until the server answers a `ListTables`.
@@ -183,7 +198,10 @@ async fn wait_ready(endpoint: &str, kind: &str, log: &Path, child: &mut Child) {
         }
         let log_text = || std::fs::read_to_string(log).unwrap_or_default();
         if let Ok(Some(status)) = child.try_wait() {
-            panic!("dynamodb tests: {kind} exited ({status}) before answering:\n{}", log_text());
+            panic!(
+                "dynamodb tests: {kind} exited ({status}) before answering:\n{}",
+                log_text()
+            );
         }
         if start.elapsed() > START_TIMEOUT {
             panic!(
@@ -199,7 +217,10 @@ async fn start() -> Server {
     let force_moto = std::env::var("KEYPATH_DYNAMODB_SERVER").is_ok_and(|v| v == "moto");
     let port = free_port();
     let endpoint = format!("http://127.0.0.1:{port}");
-    let log = std::env::temp_dir().join(format!("keypath-dynamodb-{}-{port}.log", std::process::id()));
+    let log = std::env::temp_dir().join(format!(
+        "keypath-dynamodb-{}-{port}.log",
+        std::process::id()
+    ));
     let (kind, mut child) = if !force_moto && has("java", "-version") {
         let emulator = dynamodb_local();
         let args = [
@@ -216,7 +237,10 @@ async fn start() -> Server {
         .chain([port.to_string()])
         .collect::<Vec<_>>();
         let kind = format!("DynamoDB Local ({NPM_PACKAGE}, Java)");
-        (kind, spawn_wrapped(&emulator, Path::new("java"), &args, &log))
+        (
+            kind,
+            spawn_wrapped(&emulator, Path::new("java"), &args, &log),
+        )
     } else {
         if !force_moto {
             eprintln!("dynamodb tests: no java on PATH; falling back to moto[server]");
@@ -228,7 +252,10 @@ async fn start() -> Server {
             .chain([port.to_string()])
             .collect::<Vec<_>>();
         let kind = format!("moto server ({MOTO})");
-        (kind, spawn_wrapped(&std::env::temp_dir(), &python, &args, &log))
+        (
+            kind,
+            spawn_wrapped(&std::env::temp_dir(), &python, &args, &log),
+        )
     };
     wait_ready(&endpoint, &kind, &log, &mut child).await;
     eprintln!("dynamodb tests: {kind} at {endpoint}");
@@ -249,5 +276,9 @@ pub async fn server() -> &'static Server {
 pub fn table_name(prefix: &str) -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
-    format!("{prefix}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }

@@ -45,7 +45,10 @@ pub(crate) fn key_attrs(key: &Key) -> HashMap<String, AttributeValue> {
 /// payload has an exact native form and the item fits, the value bytes otherwise.
 pub(crate) fn record_item(key: &Key, record: &Record) -> HashMap<String, AttributeValue> {
     let mut item = key_attrs(key);
-    item.insert(VER.to_owned(), AttributeValue::N(record.version.to_string()));
+    item.insert(
+        VER.to_owned(),
+        AttributeValue::N(record.version.to_string()),
+    );
     if let Some(native) = native_attrs(&record.value) {
         let mut with_native = item.clone();
         with_native.extend(native);
@@ -63,7 +66,10 @@ fn native_attrs(value: &[u8]) -> Option<Vec<(String, AttributeValue)>> {
     let header = Header::parse(value).ok()?;
     let (fields, shape) = native::to_native(&value[header.payload_start..])?;
     Some(vec![
-        (TYPE.to_owned(), AttributeValue::S(header.item_type.to_owned())),
+        (
+            TYPE.to_owned(),
+            AttributeValue::S(header.item_type.to_owned()),
+        ),
         (HDR.to_owned(), bytes(&value[..header.payload_start])),
         (ITEM.to_owned(), fields),
         (SHAPE.to_owned(), bytes(&shape)),
@@ -133,7 +139,12 @@ fn value_size(v: &AttributeValue) -> usize {
         AttributeValue::N(n) => n.len(),
         AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
         AttributeValue::L(l) => 3 + l.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
-        AttributeValue::M(m) => 3 + m.iter().map(|(k, v)| 1 + k.len() + value_size(v)).sum::<usize>(),
+        AttributeValue::M(m) => {
+            3 + m
+                .iter()
+                .map(|(k, v)| 1 + k.len() + value_size(v))
+                .sum::<usize>()
+        }
         AttributeValue::Ss(s) => s.iter().map(String::len).sum(),
         AttributeValue::Ns(s) => s.iter().map(String::len).sum(),
         AttributeValue::Bs(s) => s.iter().map(|b| b.as_ref().len()).sum(),

@@ -23,7 +23,9 @@ use crate::backend::BackendError;
 #[non_exhaustive]
 pub enum OpenError {
     /// The table does not exist.
-    #[error("no DynamoDB table {table:?} (create it with `keypath db --dynamodb {table} create-table`)")]
+    #[error(
+        "no DynamoDB table {table:?} (create it with `keypath db --dynamodb {table} create-table`)"
+    )]
     Missing {
         /// The table name.
         table: String,

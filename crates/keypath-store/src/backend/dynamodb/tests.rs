@@ -68,11 +68,23 @@ fn struct_payload_is_native_and_exact() {
 fn record_round_trip_native_and_bytes() {
     let key = Key::new(b"g".to_vec(), b"s".to_vec());
     let value = envelope(rmp_serde::to_vec_named(&post()).unwrap());
-    let item = record_item(&key, &Record { value: value.clone(), version: 9 });
+    let item = record_item(
+        &key,
+        &Record {
+            value: value.clone(),
+            version: 9,
+        },
+    );
     assert!(item.contains_key(ITEM) && !item.contains_key(VAL));
     assert_eq!(record(&item).unwrap(), Record { value, version: 9 });
     for value in [vec![], vec![0, 3], b"not an envelope".to_vec()] {
-        let item = record_item(&key, &Record { value: value.clone(), version: 1 });
+        let item = record_item(
+            &key,
+            &Record {
+                value: value.clone(),
+                version: 1,
+            },
+        );
         assert!(!item.contains_key(ITEM));
         assert_eq!(record(&item).unwrap().value, value);
     }
@@ -87,16 +99,22 @@ fn values_without_exact_native_form_fall_back() {
         rmp_serde::to_vec(&-0.0f64).unwrap(),
         rmp_serde::to_vec(&BTreeMap::from([(1u8, 2u8)])).unwrap(),
         rmp_serde::to_vec(&BTreeMap::from([(String::new(), 2u8)])).unwrap(),
-        vec![0xd4, 0x01, 0x02],       // fixext 1
-        vec![0xcd, 0x00, 0x05],       // 5 as uint16: not the shortest form
-        vec![0x01, 0x02],             // trailing bytes
+        vec![0xd4, 0x01, 0x02],                         // fixext 1
+        vec![0xcd, 0x00, 0x05],                         // 5 as uint16: not the shortest form
+        vec![0x01, 0x02],                               // trailing bytes
         vec![0x82, 0xa1, b'a', 0x01, 0xa1, b'a', 0x02], // duplicate key
     ];
     let key = Key::new(b"g".to_vec(), b"s".to_vec());
     for payload in cases {
         assert!(to_native(&payload).is_none(), "{payload:02x?}");
         let value = envelope(payload);
-        let item = record_item(&key, &Record { value: value.clone(), version: 1 });
+        let item = record_item(
+            &key,
+            &Record {
+                value: value.clone(),
+                version: 1,
+            },
+        );
         assert!(item.contains_key(VAL));
         assert_eq!(record(&item).unwrap().value, value);
     }
@@ -107,8 +125,13 @@ fn numbers_survive_normalised_text() {
     // DynamoDB may give numbers back in another decimal form; only the value counts.
     let payload = rmp_serde::to_vec(&(1.0e3f64, 0.5f32, 7u8)).unwrap();
     let (native, shape) = to_native(&payload).unwrap();
-    let AttributeValue::L(mut items) = native else { panic!() };
+    let AttributeValue::L(mut items) = native else {
+        panic!()
+    };
     items[0] = AttributeValue::N("1000".into());
     items[1] = AttributeValue::N("0.50".into());
-    assert_eq!(from_native(&AttributeValue::L(items), &shape).unwrap(), payload);
+    assert_eq!(
+        from_native(&AttributeValue::L(items), &shape).unwrap(),
+        payload
+    );
 }

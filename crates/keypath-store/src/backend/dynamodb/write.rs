@@ -45,10 +45,18 @@ fn expression(c: Condition) -> Option<(String, Option<HashMap<String, AttributeV
 pub(crate) fn check_key(key: &Key) -> Result<(), BackendError> {
     let too_long = |what, limit, found| BackendError::LimitExceeded { what, limit, found };
     if key.group.len() > MAX_PARTITION_KEY {
-        return Err(too_long("DynamoDB partition key bytes", MAX_PARTITION_KEY, key.group.len()));
+        return Err(too_long(
+            "DynamoDB partition key bytes",
+            MAX_PARTITION_KEY,
+            key.group.len(),
+        ));
     }
     if key.sort.len() > MAX_SORT_KEY {
-        return Err(too_long("DynamoDB sort key bytes", MAX_SORT_KEY, key.sort.len()));
+        return Err(too_long(
+            "DynamoDB sort key bytes",
+            MAX_SORT_KEY,
+            key.sort.len(),
+        ));
     }
     if key.group.is_empty() || key.sort.is_empty() {
         return Err(BackendError::storage(format!(
@@ -178,11 +186,12 @@ impl DynamoDbBackend {
             Some((e, v)) => (Some(e.clone()), v.clone()),
             None => (None, None),
         };
-        let condition_failed = |item: Option<&HashMap<String, AttributeValue>>| {
-            match item.map(attrs::version).transpose() {
-                Ok(v) => Failure::Condition(0, v.flatten()),
-                Err(e) => Failure::Fatal(e),
-            }
+        let condition_failed = |item: Option<&HashMap<String, AttributeValue>>| match item
+            .map(attrs::version)
+            .transpose()
+        {
+            Ok(v) => Failure::Condition(0, v.flatten()),
+            Err(e) => Failure::Fatal(e),
         };
         match &p.kind {
             Kind::Put(item) => {
@@ -253,7 +262,10 @@ impl DynamoDbBackend {
         };
         let TransactWriteItemsError::TransactionCanceledException(cancel) = err else {
             let retry = is_throttling(&err)
-                || matches!(err, TransactWriteItemsError::TransactionInProgressException(_));
+                || matches!(
+                    err,
+                    TransactWriteItemsError::TransactionInProgressException(_)
+                );
             return Err(classify(&err.to_string(), retry, err));
         };
         let reasons = cancel.cancellation_reasons();
@@ -281,7 +293,11 @@ impl DynamoDbBackend {
             "DynamoDB TransactWriteItems cancelled: {codes:?} ({})",
             cancel.message().unwrap_or_default()
         ));
-        Err(if retry { Failure::Retry(e) } else { Failure::Fatal(e) })
+        Err(if retry {
+            Failure::Retry(e)
+        } else {
+            Failure::Fatal(e)
+        })
     }
 
     fn transact_item(&self, p: &Prepared) -> Result<TransactWriteItem, BackendError> {
