@@ -10,20 +10,52 @@ use crate::backend::{BackendError, Key, Record};
 use crate::envelope::Header;
 
 /// Partition key attribute: the backend group key (B).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::PK, "pk");
+/// ```
 pub const PK: &str = "pk";
 /// Sort key attribute: the backend sort key (B).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::SK, "sk");
+/// ```
 pub const SK: &str = "sk";
 /// Version attribute (N).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::VER, "ver");
+/// ```
 pub const VER: &str = "ver";
 /// The value bytes when they are not stored natively (B; absent for an empty value).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::VAL, "val");
+/// ```
 pub const VAL: &str = "val";
 /// A native item's type name (S), for people and tools; the bytes come from `hdr`.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::TYPE, "type");
+/// ```
 pub const TYPE: &str = "type";
 /// A native item's envelope header: format, type and index key paths (B).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::HDR, "hdr");
+/// ```
 pub const HDR: &str = "hdr";
 /// A native item's fields (usually M).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::ITEM, "item");
+/// ```
 pub const ITEM: &str = "item";
 /// A native item's shape: MessagePack types and map key order (B).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::SHAPE, "shape");
+/// ```
 pub const SHAPE: &str = "shape";
 
 /// DynamoDB's item size limit.

@@ -17,12 +17,28 @@ use super::{backoff, is_throttling, sdk_error, DynamoDbBackend, MAX_ATTEMPTS};
 use crate::backend::{duplicate_key, BackendError, Condition, Key, Write};
 
 /// DynamoDB's most actions in one `TransactWriteItems`.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::MAX_TRANSACT_ITEMS, 100);
+/// ```
 pub const MAX_TRANSACT_ITEMS: usize = 100;
 /// DynamoDB's largest `TransactWriteItems` request (4 MB).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::MAX_TRANSACT_BYTES, 4 * 1024 * 1024);
+/// ```
 pub const MAX_TRANSACT_BYTES: usize = 4 * 1024 * 1024;
 /// DynamoDB's longest partition key.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::MAX_PARTITION_KEY, 2048);
+/// ```
 pub const MAX_PARTITION_KEY: usize = 2048;
 /// DynamoDB's longest sort key.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::MAX_SORT_KEY, 1024);
+/// ```
 pub const MAX_SORT_KEY: usize = 1024;
 
 /// A condition as an expression: `(expression, values)`; `None` for [`Condition::None`].
