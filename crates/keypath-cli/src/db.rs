@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use keypath::KeyPath;
 use keypath_store::backend::redb::RedbBackend;
+use keypath_store::backend::{Backend, BackendError};
 use keypath_store::{Cursor, Page, PutMode, Query, RawItem, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -25,14 +26,44 @@ pub(crate) const CONFIG_FILE: &str = "keypath-db.json";
 #[derive(Args, Debug)]
 pub(crate) struct DbArgs {
     /// The store directory.
-    #[arg(long, value_name = "DIR")]
-    path: PathBuf,
+    #[cfg_attr(
+        not(feature = "dynamodb"),
+        arg(long, value_name = "DIR", required = true)
+    )]
+    #[cfg_attr(
+        feature = "dynamodb",
+        arg(
+            long,
+            value_name = "DIR",
+            required_unless_present = "dynamodb",
+            conflicts_with = "dynamodb"
+        )
+    )]
+    path: Option<PathBuf>,
+    /// Use the DynamoDB table TABLE instead of a directory (region and credentials from the
+    /// environment, as the AWS CLI reads them).
+    #[cfg(feature = "dynamodb")]
+    #[arg(long, value_name = "TABLE")]
+    dynamodb: Option<String>,
+    /// With --dynamodb: send requests to this endpoint (a local server such as DynamoDB
+    /// Local); without credentials in the environment, dummy ones and us-east-1 are used.
+    #[cfg(feature = "dynamodb")]
+    #[arg(long, value_name = "URL", requires = "dynamodb")]
+    endpoint_url: Option<String>,
     #[command(subcommand)]
     command: DbCommand,
 }
 
 #[derive(Subcommand, Debug)]
-enum DbCommand {
+pub(crate) enum DbCommand {
+    /// Create the DynamoDB table of --dynamodb (key schema pk/sk, binary, on-demand) and a
+    /// store in it, declaring its secondary indexes as `init` does.
+    #[cfg(feature = "dynamodb")]
+    CreateTable {
+        /// An index, as for `init`.
+        #[arg(long = "index", value_name = "DEFINITION")]
+        indexes: Vec<String>,
+    },
     /// Create a store, declaring its secondary indexes (they cannot change later).
     Init {
         /// An index, as NAME=NAMESPACE.FIELD@GROUP: items whose last namespace is NAMESPACE
@@ -84,7 +115,7 @@ enum DbCommand {
 }
 
 #[derive(Args, Debug)]
-struct ListArgs {
+pub(crate) struct ListArgs {
     /// Key path prefix; its first component must have an ID (the group).
     prefix: String,
     /// Newest (largest key) first.
@@ -112,7 +143,7 @@ struct ListArgs {
 
 /// A secondary index declared for the CLI's JSON items.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct IndexDef {
+pub(crate) struct IndexDef {
     name: String,
     namespace: String,
     field: String,
@@ -120,15 +151,15 @@ struct IndexDef {
 }
 
 #[derive(Serialize, Deserialize, Debug, Default)]
-struct Config {
-    indexes: Vec<IndexDef>,
+pub(crate) struct Config {
+    pub(crate) indexes: Vec<IndexDef>,
 }
 
-fn bad(message: impl Into<String>) -> Failure {
+pub(crate) fn bad(message: impl Into<String>) -> Failure {
     Failure::BadInput(message.into())
 }
 
-fn store_failure(e: StoreError) -> Failure {
+pub(crate) fn store_failure(e: StoreError) -> Failure {
     match e {
         StoreError::Backend(_) => Failure::Store(e.to_string()),
         other => Failure::BadInput(other.to_string()),
@@ -140,7 +171,7 @@ fn parse_path(what: &str, text: &str) -> Result<KeyPath, Failure> {
         .map_err(|e| bad(format!("{what} {text:?}: {e}")))
 }
 
-fn parse_index_def(text: &str) -> Result<IndexDef, Failure> {
+pub(crate) fn parse_index_def(text: &str) -> Result<IndexDef, Failure> {
     let err = |why: &str| {
         bad(format!("--index {text:?}: {why}; expected NAME=NAMESPACE.FIELD@GROUP, e.g. by_updated=ticket.updated_at@/board-1"))
     };
@@ -203,14 +234,29 @@ fn write_config(dir: &Path, config: &Config) -> Result<(), Failure> {
     Ok(())
 }
 
-/// An open store with its index definitions.
-struct Db {
-    store: Store<RedbBackend>,
-    config: Config,
+/// A backend the CLI can run on: a store backend that can also list its item groups.
+pub(crate) trait DbBackend: Backend {
+    /// Every group key starting with a byte >= `from`, in byte order.
+    fn groups(
+        &self,
+        from: u8,
+    ) -> impl std::future::Future<Output = Result<Vec<Vec<u8>>, BackendError>> + Send;
 }
 
-impl Db {
-    async fn open(dir: &Path, create: bool) -> Result<Db, Failure> {
+impl DbBackend for RedbBackend {
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        RedbBackend::groups(self, from).await
+    }
+}
+
+/// An open store with its index definitions.
+pub(crate) struct Db<B: Backend> {
+    pub(crate) store: Store<B>,
+    pub(crate) config: Config,
+}
+
+impl Db<RedbBackend> {
+    async fn open(dir: &Path, create: bool) -> Result<Self, Failure> {
         let config = match read_config(dir)? {
             Some(config) => config,
             None if create => {
@@ -231,7 +277,9 @@ impl Db {
             .map_err(|e| Failure::Store(format!("opening the store in {}: {e}", dir.display())))?;
         Ok(Db { store, config })
     }
+}
 
+impl<B: DbBackend> Db<B> {
     /// The index entries of a JSON item at `path`.
     fn index_entries(
         &self,
@@ -351,7 +399,14 @@ fn parse_json(what: &str, text: &str) -> Result<Value, Failure> {
 }
 
 pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let dir = &args.path;
+    #[cfg(feature = "dynamodb")]
+    if let Some(table) = &args.dynamodb {
+        return crate::dynamo::run(table, args.endpoint_url.as_deref(), args.command, out).await;
+    }
+    let dir = args
+        .path
+        .as_deref()
+        .ok_or_else(|| bad("give the store with --path DIR"))?;
     match args.command {
         DbCommand::Init { indexes } => {
             if read_config(dir)?.is_some() {
@@ -367,104 +422,126 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
             write_config(dir, &Config { indexes })?;
             Db::open(dir, false).await?;
             writeln!(out, "{}", json!({"created": dir.display().to_string()}))?;
+            Ok(())
         }
-        DbCommand::Put {
-            path,
-            json: text,
-            if_absent,
-            if_version,
-        } => {
-            let path = parse_path("path", &path)?;
-            let value = parse_json("value", &text)?;
-            let mode = match (if_absent, if_version) {
-                (true, _) => PutMode::IfAbsent,
-                (_, Some(v)) => PutMode::IfVersion(v),
-                _ => PutMode::Upsert,
-            };
-            let db = Db::open(dir, true).await?;
-            let version = db.put(&path, &value, mode).await?;
-            writeln!(
-                out,
-                "{}",
-                json!({"key": path.to_string(), "version": version})
-            )?;
+        #[cfg(feature = "dynamodb")]
+        DbCommand::CreateTable { .. } => Err(bad("create-table needs --dynamodb TABLE")),
+        command => {
+            let create = matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. });
+            Db::open(dir, create).await?.run(command, out).await
         }
-        DbCommand::Get { path } => {
-            let path = parse_path("path", &path)?;
-            let db = Db::open(dir, false).await?;
-            match db.store.get_raw(&path).await.map_err(store_failure)? {
-                Some(raw) => writeln!(out, "{}", item_line(&raw)?)?,
-                None => return Err(Failure::NotFound(format!("no item at {path}"))),
+    }
+}
+
+impl<B: DbBackend> Db<B> {
+    /// Runs every command but `init` and `create-table`.
+    pub(crate) async fn run(
+        &self,
+        command: DbCommand,
+        out: &mut impl Write,
+    ) -> Result<(), Failure> {
+        let db = self;
+        match command {
+            #[cfg(feature = "dynamodb")]
+            DbCommand::CreateTable { .. } => unreachable!("handled by the caller"),
+            DbCommand::Init { .. } => unreachable!("handled by the caller"),
+            DbCommand::Put {
+                path,
+                json: text,
+                if_absent,
+                if_version,
+            } => {
+                let path = parse_path("path", &path)?;
+                let value = parse_json("value", &text)?;
+                let mode = match (if_absent, if_version) {
+                    (true, _) => PutMode::IfAbsent,
+                    (_, Some(v)) => PutMode::IfVersion(v),
+                    _ => PutMode::Upsert,
+                };
+                let version = db.put(&path, &value, mode).await?;
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"key": path.to_string(), "version": version})
+                )?;
             }
-        }
-        DbCommand::Delete { path } => {
-            let path = parse_path("path", &path)?;
-            let db = Db::open(dir, false).await?;
-            let existed = db.store.delete(&path).await.map_err(store_failure)?;
-            writeln!(
-                out,
-                "{}",
-                json!({"key": path.to_string(), "deleted": existed})
-            )?;
-        }
-        DbCommand::List(list) => {
-            let query = build_query(&list)?;
-            let db = Db::open(dir, false).await?;
-            let page = db.store.list_raw(&query).await.map_err(store_failure)?;
-            print_page(page, out)?;
-        }
-        DbCommand::Index { name, list } => {
-            let query = build_query(&list)?;
-            let db = Db::open(dir, false).await?;
-            if !db.config.indexes.iter().any(|d| d.name == name) {
-                let known: Vec<&str> = db.config.indexes.iter().map(|d| d.name.as_str()).collect();
-                return Err(bad(format!(
-                    "unknown index {name:?}; this store has {known:?}"
-                )));
+            DbCommand::Get { path } => {
+                let path = parse_path("path", &path)?;
+                match db.store.get_raw(&path).await.map_err(store_failure)? {
+                    Some(raw) => writeln!(out, "{}", item_line(&raw)?)?,
+                    None => return Err(Failure::NotFound(format!("no item at {path}"))),
+                }
             }
-            let page = db
-                .store
-                .query_index_raw(&name, &query)
-                .await
-                .map_err(store_failure)?;
-            print_page(page, out)?;
-        }
-        DbCommand::Import { file } => {
-            let db = Db::open(dir, true).await?;
-            import(&db, &file, out).await?;
-        }
-        DbCommand::Export => {
-            let db = Db::open(dir, false).await?;
-            // Item groups are key path encodings, which start with a namespace letter; the
-            // store's own records (counters, index entries) live in groups starting `00`.
-            let groups = db
-                .store
-                .backend()
-                .groups(1)
-                .await
-                .map_err(|e| Failure::Store(e.to_string()))?;
-            for group in groups {
-                let group = KeyPath::decode(&group).map_err(|e| {
-                    Failure::Store(format!("a stored group key does not decode: {e}"))
-                })?;
-                let mut query = Query::prefix(&group).map_err(store_failure)?.limit(1000);
-                loop {
-                    let page = db.store.list_raw(&query).await.map_err(store_failure)?;
-                    for raw in &page.items {
-                        writeln!(out, "{}", item_line(raw)?)?;
-                    }
-                    match page.cursor {
-                        Some(c) => query = query.after(c),
-                        None => break,
+            DbCommand::Delete { path } => {
+                let path = parse_path("path", &path)?;
+                let existed = db.store.delete(&path).await.map_err(store_failure)?;
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"key": path.to_string(), "deleted": existed})
+                )?;
+            }
+            DbCommand::List(list) => {
+                let query = build_query(&list)?;
+                let page = db.store.list_raw(&query).await.map_err(store_failure)?;
+                print_page(page, out)?;
+            }
+            DbCommand::Index { name, list } => {
+                let query = build_query(&list)?;
+                if !db.config.indexes.iter().any(|d| d.name == name) {
+                    let known: Vec<&str> =
+                        db.config.indexes.iter().map(|d| d.name.as_str()).collect();
+                    return Err(bad(format!(
+                        "unknown index {name:?}; this store has {known:?}"
+                    )));
+                }
+                let page = db
+                    .store
+                    .query_index_raw(&name, &query)
+                    .await
+                    .map_err(store_failure)?;
+                print_page(page, out)?;
+            }
+            DbCommand::Import { file } => {
+                import(db, &file, out).await?;
+            }
+            DbCommand::Export => {
+                // Item groups are key path encodings, which start with a namespace letter;
+                // the store's own records (counters, index entries) live in groups
+                // starting `00`.
+                let groups = db
+                    .store
+                    .backend()
+                    .groups(1)
+                    .await
+                    .map_err(|e| Failure::Store(e.to_string()))?;
+                for group in groups {
+                    let group = KeyPath::decode(&group).map_err(|e| {
+                        Failure::Store(format!("a stored group key does not decode: {e}"))
+                    })?;
+                    let mut query = Query::prefix(&group).map_err(store_failure)?.limit(1000);
+                    loop {
+                        let page = db.store.list_raw(&query).await.map_err(store_failure)?;
+                        for raw in &page.items {
+                            writeln!(out, "{}", item_line(raw)?)?;
+                        }
+                        match page.cursor {
+                            Some(c) => query = query.after(c),
+                            None => break,
+                        }
                     }
                 }
             }
         }
+        Ok(())
     }
-    Ok(())
 }
 
-async fn import(db: &Db, file: &Path, out: &mut impl Write) -> Result<(), Failure> {
+async fn import<B: DbBackend>(
+    db: &Db<B>,
+    file: &Path,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
     let name = file.display().to_string();
     let handle = fs::File::open(file).map_err(|e| bad(format!("{name}: {e}")))?;
     let size = handle.metadata().map(|m| m.len()).unwrap_or(0);

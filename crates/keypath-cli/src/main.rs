@@ -2,6 +2,8 @@
 
 mod db;
 mod demo;
+#[cfg(feature = "dynamodb")]
+mod dynamo;
 mod input;
 mod paths;
 mod progress;
@@ -51,7 +53,7 @@ enum Command {
         keys_only: bool,
     },
     /// Run a store from the shell: put, get, delete, list, index, import, export.
-    Db(db::DbArgs),
+    Db(Box<db::DbArgs>),
 }
 
 /// A failure with the exit status it maps to: 2 for bad input (including a conditional
@@ -86,7 +88,7 @@ fn main() -> ExitCode {
         Command::Demo { path, .. } => {
             runtime().and_then(|rt| rt.block_on(demo::run(path, &mut out)))
         }
-        Command::Db(args) => runtime().and_then(|rt| rt.block_on(db::run(args, &mut out))),
+        Command::Db(args) => runtime().and_then(|rt| rt.block_on(db::run(*args, &mut out))),
     }
     .and_then(|()| out.flush().map_err(Failure::Io));
     match result {

@@ -17,6 +17,8 @@ use std::fmt;
 use std::future::Future;
 use std::ops::Bound;
 
+#[cfg(feature = "dynamodb")]
+pub mod dynamodb;
 pub mod memory;
 #[cfg(feature = "redb")]
 pub mod redb;

@@ -9,7 +9,9 @@
 //! Contents:
 //! - [`Store`], [`Item`], [`Index`], [`Query`], [`Page`], [`Transaction`], [`Limits`].
 //! - [`backend`]: the [`Backend`](backend::Backend) trait and its implementations:
-//!   in-memory and redb (feature `redb`, on by default).
+//!   in-memory, redb (feature `redb`, on by default) and DynamoDB (feature `dynamodb`:
+//!   `backend::dynamodb`, one table, items as native attributes, indexes exact in the same
+//!   `TransactWriteItems`).
 //! - [`conformance`] (feature `conformance`): the test suite every backend must pass.
 //! - The layout of items, counters and index entries in the backend: [`layout`].
 //!

@@ -1,0 +1,133 @@
+//! `keypath db --dynamodb TABLE`: the `db` commands on a DynamoDB table (feature `dynamodb`).
+//!
+//! `create-table` makes the table (`pk`/`sk` binary keys, on-demand) and the store in it.
+//! The index definitions that a directory store keeps in `keypath-db.json` live in the table
+//! as one record in a group the store reserves for itself ([`CONFIG_GROUP`], starting `00`,
+//! so it never meets an item), holding the same JSON.
+
+use std::io::Write;
+
+use keypath_store::backend::dynamodb::{client, DynamoDbBackend, OpenError};
+use keypath_store::backend::{
+    Backend, BackendError, Condition, Key, Record, Write as BackendWrite,
+};
+use keypath_store::Store;
+use serde_json::json;
+
+use crate::db::{bad, parse_index_def, Config, Db, DbBackend, DbCommand};
+use crate::Failure;
+
+/// Group key of the CLI's configuration record.
+const CONFIG_GROUP: &[u8] = b"\x00\xffkeypath-db";
+/// Sort key of the CLI's configuration record.
+const CONFIG_SORT: &[u8] = &[0x00];
+
+impl DbBackend for DynamoDbBackend {
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        DynamoDbBackend::groups(self, from).await
+    }
+}
+
+fn config_key() -> Key {
+    Key::new(CONFIG_GROUP, CONFIG_SORT)
+}
+
+fn open_failure(e: OpenError) -> Failure {
+    match e {
+        OpenError::Request { .. } | OpenError::NotActive { .. } => Failure::Store(e.to_string()),
+        other => bad(other.to_string()),
+    }
+}
+
+async fn read_config(backend: &DynamoDbBackend) -> Result<Option<Config>, Failure> {
+    let record = backend
+        .get(config_key())
+        .await
+        .map_err(|e| Failure::Store(e.to_string()))?;
+    record
+        .map(|r| {
+            serde_json::from_slice(&r.value).map_err(|e| {
+                bad(format!(
+                    "table {}: not a keypath store configuration: {e}",
+                    backend.table()
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// Writes the configuration if the table has none yet.
+async fn create_config(backend: &DynamoDbBackend, config: &Config) -> Result<(), Failure> {
+    let put = BackendWrite::Put {
+        key: config_key(),
+        record: Record {
+            value: serde_json::to_vec(config).expect("config serializes"),
+            version: 1,
+        },
+        condition: Condition::NotExists,
+    };
+    match backend.write(vec![put]).await {
+        Ok(()) => Ok(()),
+        Err(BackendError::ConditionFailed { .. }) => Err(bad(format!(
+            "a store already exists in table {}; its indexes are fixed",
+            backend.table()
+        ))),
+        Err(e) => Err(Failure::Store(e.to_string())),
+    }
+}
+
+fn parse_indexes(texts: &[String]) -> Result<Vec<crate::db::IndexDef>, Failure> {
+    texts.iter().map(|t| parse_index_def(t)).collect()
+}
+
+pub(crate) async fn run(
+    table: &str,
+    endpoint_url: Option<&str>,
+    command: DbCommand,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let sdk = client(endpoint_url, None).await;
+    match command {
+        DbCommand::CreateTable { indexes } => {
+            let indexes = parse_indexes(&indexes)?;
+            let backend = DynamoDbBackend::create_table(sdk, table)
+                .await
+                .map_err(open_failure)?;
+            create_config(&backend, &Config { indexes }).await?;
+            writeln!(out, "{}", json!({"created": table}))?;
+            Ok(())
+        }
+        DbCommand::Init { indexes } => {
+            let indexes = parse_indexes(&indexes)?;
+            let backend = DynamoDbBackend::open(sdk, table)
+                .await
+                .map_err(open_failure)?;
+            create_config(&backend, &Config { indexes }).await?;
+            writeln!(out, "{}", json!({"created": table}))?;
+            Ok(())
+        }
+        command => {
+            let backend = DynamoDbBackend::open(sdk, table)
+                .await
+                .map_err(open_failure)?;
+            let config = match read_config(&backend).await? {
+                Some(config) => config,
+                None if matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. }) => {
+                    let config = Config::default();
+                    create_config(&backend, &config).await?;
+                    config
+                }
+                None => {
+                    return Err(bad(format!(
+                        "no keypath store in table {table} (create one with `keypath db --dynamodb {table} create-table`, or put an item)"
+                    )))
+                }
+            };
+            let db = Db {
+                store: Store::new(backend),
+                config,
+            };
+            db.run(command, out).await
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! `keypath db --dynamodb TABLE --endpoint-url URL` against a local DynamoDB server started
+//! by the test (see keypath-store's `tests/dynamodb_server`).
+
+#[path = "../../keypath-store/tests/dynamodb_server/mod.rs"]
+mod dynamodb_server;
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn db(endpoint: &str, table: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_keypath"))
+        .args(["db", "--dynamodb", table, "--endpoint-url", endpoint])
+        .args(args)
+        // Local servers need no real credentials: the CLI uses dummy ones when none are set.
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_PROFILE")
+        .output()
+        .expect("the keypath binary runs")
+}
+
+fn ok(o: &Output) -> Vec<Value> {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        .collect()
+}
+
+#[tokio::test]
+async fn create_table_put_get_list_index_export() {
+    let server = dynamodb_server::server().await;
+    let e = server.endpoint.as_str();
+    let table = dynamodb_server::table_name("cli");
+    let t = table.as_str();
+    let created = ok(&db(
+        e,
+        t,
+        &["create-table", "--index", "by_n=post.n@/posts-0"],
+    ));
+    assert_eq!(created[0]["created"], t);
+    for (path, n) in [
+        ("/user-1/post-9", 3),
+        ("/user-1/post-10", 1),
+        ("/user-1/post-100", 2),
+    ] {
+        let put = ok(&db(
+            e,
+            t,
+            &["put", path, &format!("{{\"n\": {n}, \"title\": \"p\"}}")],
+        ));
+        assert_eq!(put[0]["key"], path);
+    }
+    let got = ok(&db(e, t, &["get", "/user-1/post-10"]));
+    assert_eq!(got[0]["value"]["n"], 1);
+    let list = ok(&db(e, t, &["list", "/user-1", "--reverse", "--limit", "2"]));
+    let keys: Vec<&str> = list.iter().filter_map(|l| l["key"].as_str()).collect();
+    assert_eq!(keys, ["/user-1/post-100", "/user-1/post-10"]);
+    assert!(list[2]["cursor"].is_string());
+    let by_n = ok(&db(e, t, &["index", "by_n", "/posts-0"]));
+    let keys: Vec<&str> = by_n.iter().filter_map(|l| l["key"].as_str()).collect();
+    assert_eq!(
+        keys,
+        ["/user-1/post-10", "/user-1/post-100", "/user-1/post-9"]
+    );
+    let exported = ok(&db(e, t, &["export"]));
+    assert_eq!(exported.len(), 3);
+    let deleted = ok(&db(e, t, &["delete", "/user-1/post-9"]));
+    assert_eq!(deleted[0]["deleted"], true);
+    // A second create-table on the same table fails with DynamoDB's reason.
+    let again = db(e, t, &["create-table"]);
+    assert!(!again.status.success());
+    // A table that does not exist is named, with the command that creates it.
+    let missing = db(e, "no-such-table", &["get", "/user-1/post-9"]);
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("create-table"), "{err}");
+}

@@ -1,0 +1,568 @@
+//! A [`Backend`] on one DynamoDB table (feature `dynamodb`), through the official AWS SDK.
+//!
+//! # Table
+//! One table, created by [`DynamoDbBackend::create_table`] (or `keypath db --dynamodb TABLE
+//! create-table`): partition key `pk` (binary) = the backend group key, sort key `sk`
+//! (binary) = the backend sort key, on-demand capacity, **no GSI or LSI**. The store's index
+//! entries and group counters are ordinary items of the same table (see
+//! [`layout`](crate::layout)), written in the same `TransactWriteItems` as the item they
+//! belong to, so secondary indexes are exactly as consistent as the items: there is no GSI
+//! and so no eventual consistency in any of the store's guarantees. Item collections, key
+//! ranges, `ScanIndexForward=false` and pagination map onto `Query` on `pk`.
+//! [`DynamoDbBackend::open`] checks the key schema with `DescribeTable` and names every
+//! difference.
+//!
+//! # Item layout
+//! | attribute | type | present | holds |
+//! |-----------|------|---------|-------|
+//! | `pk`      | B    | always  | the group key |
+//! | `sk`      | B    | always  | the sort key |
+//! | `ver`     | N    | always  | the record's version |
+//! | `type`    | S    | native items | the item type name (for people and tools) |
+//! | `item`    | M (or L/S/N/B/BOOL/NULL) | native items | the item's fields as native attributes |
+//! | `hdr`     | B    | native items | the envelope header: format, type, index key paths |
+//! | `shape`   | B    | native items | MessagePack types and map key order of `item` |
+//! | `val`     | B    | other non-empty values | the value bytes |
+//!
+//! A record's value is opaque to a backend, but the store's item values are envelopes
+//! (type, index keys, MessagePack payload). When a value is an envelope whose payload has an
+//! exact native form, the fields go into `item` (nested under one attribute, so a field
+//! name can never clash with `pk`, `ver` and the rest), readable in the console and by any
+//! DynamoDB tool. Everything else — index entries, counters, values that are not envelopes,
+//! payloads with NaN or infinities, numbers outside DynamoDB's range, non-string map keys,
+//! ext types, documents nested over 30 levels, or a native item over 400 KB — is stored as
+//! bytes in `val`. Before a native form is used, it is converted back and compared with the
+//! original bytes; reads always return byte-identical values.
+//!
+//! # Requests
+//! - [`Backend::get`]: one `GetItem`; [`Backend::batch_get`]: `BatchGetItem` per 100
+//!   distinct keys, unprocessed keys retried with exponential backoff and jitter.
+//! - [`Backend::scan`]: `Query` with `pk = :g` and a sort key condition from the bounds
+//!   (`BETWEEN` for two bounds, `>`/`>=`/`<`/`<=` for one; excluded endpoints of `BETWEEN`
+//!   are dropped client-side), `ScanIndexForward=false` for reverse. It follows
+//!   `LastEvaluatedKey` across DynamoDB's 1 MB pages until it has exactly
+//!   `min(limit, records in range)` entries.
+//! - [`Backend::write`]: one `PutItem`/`DeleteItem` for a single put or delete, one
+//!   `TransactWriteItems` otherwise, with conditions as condition expressions and
+//!   `ReturnValuesOnConditionCheckFailure=ALL_OLD` so a failure names the first failing
+//!   write and its current version. Over 100 writes or 4 MB, a key over DynamoDB's limits
+//!   (partition 2048 bytes, sort 1024) or an item over 400 KB is
+//!   [`BackendError::LimitExceeded`] before anything is sent. Transaction conflicts and
+//!   throttling are retried with bounded exponential backoff.
+//! - All reads are strongly consistent (`ConsistentRead=true`).
+//!
+//! # TLS and credentials
+//! The SDK crates are used with default features off; the HTTPS client is built explicitly
+//! with `aws-smithy-http-client`'s `rustls-ring` provider, so the build has exactly one TLS
+//! stack (rustls with ring: no aws-lc-rs, no OpenSSL). [`client`] loads region and
+//! credentials from the environment as the AWS CLI does; with an endpoint URL (a local
+//! server) and no `AWS_ACCESS_KEY_ID`/`AWS_PROFILE`, it uses dummy static credentials and
+//! region `us-east-1` so local servers work out of the box.
+//!
+//! ```no_run
+//! use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+//! use keypath_store::Store;
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let sdk = client(Some("http://127.0.0.1:8000"), None).await;
+//! let store = Store::new(DynamoDbBackend::open(sdk, "keypath").await?);
+//! # Ok(()) }
+//! ```
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Bound;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Credentials, Intercept, Region, RuntimeComponents};
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
+use aws_sdk_dynamodb::Client;
+
+use super::{Backend, BackendError, Direction, Entry, Key, Record, Scan, Write};
+
+mod attrs;
+mod native;
+mod table;
+mod write;
+
+pub use attrs::{HDR, ITEM, PK, SHAPE, SK, TYPE, VAL, VER};
+pub use table::OpenError;
+pub use write::{MAX_PARTITION_KEY, MAX_SORT_KEY, MAX_TRANSACT_BYTES, MAX_TRANSACT_ITEMS};
+
+/// Attempts of a write or read that keeps being throttled or conflicting.
+const MAX_ATTEMPTS: u32 = 10;
+/// DynamoDB's most keys in one `BatchGetItem`.
+const MAX_BATCH_GET: usize = 100;
+
+/// A store backend on one DynamoDB table. Cloning shares the SDK client.
+///
+/// ```no_run
+/// use keypath_store::backend::{dynamodb::{client, DynamoDbBackend}, Backend, Key};
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let backend = DynamoDbBackend::open(client(None, None).await, "keypath").await?;
+/// assert_eq!(backend.get(Key::new(b"g".to_vec(), b"s".to_vec())).await?, None);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct DynamoDbBackend {
+    client: Client,
+    table: Arc<str>,
+}
+
+impl std::fmt::Debug for DynamoDbBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynamoDbBackend")
+            .field("table", &self.table)
+            .finish()
+    }
+}
+
+/// Builds a DynamoDB client from the environment (region, credentials, profile), with the
+/// rustls + ring HTTPS client. With `endpoint_url` (a local server such as DynamoDB Local),
+/// requests go there, and when the environment has no credentials (`AWS_ACCESS_KEY_ID`,
+/// `AWS_PROFILE`) or region (`AWS_REGION`, `AWS_DEFAULT_REGION`), dummy credentials and
+/// `us-east-1` are used (DynamoDB Local accepts only letters and digits in the access key ID). `counter` counts every HTTP request the client sends.
+///
+/// ```no_run
+/// # async fn demo() {
+/// use keypath_store::backend::dynamodb::{client, RequestCounter};
+/// let counter = RequestCounter::default();
+/// let sdk = client(Some("http://127.0.0.1:8000"), Some(&counter)).await;
+/// sdk.list_tables().send().await.unwrap();
+/// assert_eq!(counter.total(), 1);
+/// # }
+/// ```
+pub async fn client(endpoint_url: Option<&str>, counter: Option<&RequestCounter>) -> Client {
+    use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
+    let https = aws_smithy_http_client::Builder::new()
+        .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
+        .build_https();
+    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest()).http_client(https);
+    if let Some(url) = endpoint_url {
+        loader = loader.endpoint_url(url);
+        let unset = |names: &[&str]| names.iter().all(|n| std::env::var_os(n).is_none());
+        if unset(&["AWS_ACCESS_KEY_ID", "AWS_PROFILE"]) {
+            let dummy = Credentials::new("keypathlocal", "keypathlocal", None, None, "keypath");
+            loader = loader.credentials_provider(dummy);
+        }
+        if unset(&["AWS_REGION", "AWS_DEFAULT_REGION"]) {
+            loader = loader.region(Region::new("us-east-1"));
+        }
+    }
+    let sdk = loader.load().await;
+    let mut config = aws_sdk_dynamodb::config::Builder::from(&sdk);
+    if let Some(counter) = counter {
+        config = config.interceptor(counter.clone());
+    }
+    Client::from_conf(config.build())
+}
+
+/// Counts the HTTP requests a [`client`] sends (retries included), per DynamoDB operation.
+///
+/// ```
+/// let counter = keypath_store::backend::dynamodb::RequestCounter::default();
+/// assert_eq!(counter.total(), 0);
+/// assert!(counter.take().is_empty());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct RequestCounter {
+    counts: Arc<Mutex<BTreeMap<String, u64>>>,
+}
+
+impl RequestCounter {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, u64>> {
+        self.counts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Requests sent so far, all operations.
+    ///
+    /// ```
+    /// assert_eq!(keypath_store::backend::dynamodb::RequestCounter::default().total(), 0);
+    /// ```
+    pub fn total(&self) -> u64 {
+        self.lock().values().sum()
+    }
+
+    /// Requests per operation (`"PutItem"`, `"Query"`, ...) since the last `take`, and
+    /// resets the counts.
+    ///
+    /// ```
+    /// let counter = keypath_store::backend::dynamodb::RequestCounter::default();
+    /// assert_eq!(counter.take().len(), 0);
+    /// ```
+    pub fn take(&self) -> BTreeMap<String, u64> {
+        std::mem::take(&mut *self.lock())
+    }
+}
+
+impl Intercept for RequestCounter {
+    fn name(&self) -> &'static str {
+        "keypath RequestCounter"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        // `X-Amz-Target: DynamoDB_20120810.PutItem`.
+        let target = context.request().headers().get("x-amz-target");
+        let operation = target
+            .and_then(|t| t.rsplit('.').next())
+            .unwrap_or("unknown");
+        *self.lock().entry(operation.to_owned()).or_default() += 1;
+        Ok(())
+    }
+}
+
+/// Exponential backoff with full jitter: up to 10 ms × 2^attempt, at most 1 s.
+fn backoff(attempt: u32) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(attempt);
+    let cap_ms = (10u64 << attempt.min(10)).min(1000);
+    Duration::from_micros(h.finish() % (cap_ms * 1000).max(1))
+}
+
+/// Whether a service error is throttling (worth a retry after a pause).
+fn is_throttling(e: &impl ProvideErrorMetadata) -> bool {
+    matches!(
+        e.code(),
+        Some(
+            "ThrottlingException"
+                | "ProvisionedThroughputExceededException"
+                | "RequestLimitExceeded"
+                | "InternalServerError"
+        )
+    )
+}
+
+/// A failed request as a storage error that says which operation failed and why.
+fn sdk_error<E, R>(operation: &str, e: SdkError<E, R>) -> BackendError
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug,
+{
+    let detail = match &e {
+        SdkError::ServiceError(s) => format!(
+            "{}: {}",
+            s.err().code().unwrap_or("service error"),
+            s.err().message().unwrap_or_default()
+        ),
+        other => format!("{other:?}"),
+    };
+    BackendError::storage(format!("DynamoDB {operation} failed: {detail}"))
+}
+
+impl DynamoDbBackend {
+    /// A backend on `table` without checking that it exists or has the right key schema
+    /// (see [`DynamoDbBackend::open`]).
+    ///
+    /// ```no_run
+    /// # async fn demo() {
+    /// use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    /// let backend = DynamoDbBackend::new_unchecked(client(None, None).await, "keypath");
+    /// assert_eq!(backend.table(), "keypath");
+    /// # }
+    /// ```
+    pub fn new_unchecked(client: Client, table: &str) -> Self {
+        DynamoDbBackend {
+            client,
+            table: Arc::from(table),
+        }
+    }
+
+    /// The table name.
+    ///
+    /// ```no_run
+    /// # async fn demo() {
+    /// # use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    /// let backend = DynamoDbBackend::new_unchecked(client(None, None).await, "t");
+    /// assert_eq!(backend.table(), "t");
+    /// # }
+    /// ```
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The SDK client.
+    ///
+    /// ```no_run
+    /// # async fn demo() {
+    /// # use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    /// let backend = DynamoDbBackend::new_unchecked(client(None, None).await, "t");
+    /// backend.client().list_tables().send().await.unwrap();
+    /// # }
+    /// ```
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Every group key in the table whose first byte is at least `from`, in byte order.
+    /// This is a full table `Scan` (projecting only `pk`): meant for exports, not hot
+    /// paths. The store's own records live in groups starting with `00`, so `groups(1)`
+    /// lists the item groups.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// # use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    /// let backend = DynamoDbBackend::open(client(None, None).await, "keypath").await?;
+    /// for group in backend.groups(1).await? {
+    ///     println!("{group:02x?}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        let mut groups = std::collections::BTreeSet::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let out = self
+                .client
+                .scan()
+                .table_name(self.table.as_ref())
+                .projection_expression(PK)
+                .consistent_read(true)
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| sdk_error("Scan", e))?;
+            for item in out.items() {
+                if let Some(AttributeValue::B(g)) = item.get(PK) {
+                    if g.as_ref().first().is_some_and(|b| *b >= from) {
+                        groups.insert(g.as_ref().to_vec());
+                    }
+                }
+            }
+            match out.last_evaluated_key() {
+                Some(k) => start = Some(k.clone()),
+                None => break,
+            }
+        }
+        Ok(groups.into_iter().collect())
+    }
+
+    async fn batch_get_unique(
+        &self,
+        keys: &[&Key],
+        found: &mut HashMap<Key, Record>,
+    ) -> Result<(), BackendError> {
+        let mut pending: Vec<HashMap<String, AttributeValue>> =
+            keys.iter().map(|k| attrs::key_attrs(k)).collect();
+        let mut attempt = 0;
+        while !pending.is_empty() {
+            let request = KeysAndAttributes::builder()
+                .set_keys(Some(std::mem::take(&mut pending)))
+                .consistent_read(true)
+                .build()
+                .map_err(BackendError::storage)?;
+            let sent = self
+                .client
+                .batch_get_item()
+                .request_items(self.table.as_ref(), request.clone())
+                .send()
+                .await;
+            let out = match sent {
+                Ok(out) => out,
+                Err(SdkError::ServiceError(e))
+                    if is_throttling(e.err()) && attempt < MAX_ATTEMPTS =>
+                {
+                    pending = request.keys().to_vec();
+                    tokio::time::sleep(backoff(attempt)).await;
+                    attempt += 1;
+                    continue;
+                }
+                Err(e) => return Err(sdk_error("BatchGetItem", e)),
+            };
+            let items = out.responses().and_then(|r| r.get(self.table.as_ref()));
+            for item in items.into_iter().flatten() {
+                let group = match item.get(PK) {
+                    Some(AttributeValue::B(g)) => g.as_ref().to_vec(),
+                    _ => return Err(BackendError::storage("BatchGetItem: item without pk")),
+                };
+                found.insert(
+                    Key::new(group, attrs::sort_key(item)?),
+                    attrs::record(item)?,
+                );
+            }
+            if let Some(rest) = out
+                .unprocessed_keys()
+                .and_then(|u| u.get(self.table.as_ref()))
+            {
+                pending = rest.keys().to_vec();
+            }
+            if !pending.is_empty() {
+                if attempt >= MAX_ATTEMPTS {
+                    return Err(BackendError::storage(format!(
+                        "DynamoDB BatchGetItem: {} keys still unprocessed after {MAX_ATTEMPTS} attempts",
+                        pending.len()
+                    )));
+                }
+                tokio::time::sleep(backoff(attempt)).await;
+                attempt += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A sort key bound that DynamoDB accepts: no empty values, no values over the sort key
+/// limit. `None` for a bound that excludes every storable key. Stored sort keys are 1 to
+/// [`MAX_SORT_KEY`] bytes, so an empty lower bound is no bound, and a bound `b` longer than
+/// the limit acts like its prefix `p = b[..limit]` (for a stored `k`: `k >= b` iff `k > p`,
+/// and `k <= b` iff `k <= p`).
+fn clamp(bound: Bound<Vec<u8>>, lower: bool) -> Option<Bound<Vec<u8>>> {
+    Some(match bound {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(b) | Bound::Excluded(b) if b.is_empty() => {
+            if lower {
+                Bound::Unbounded
+            } else {
+                return None;
+            }
+        }
+        Bound::Included(b) | Bound::Excluded(b) if b.len() > MAX_SORT_KEY => {
+            let p = b[..MAX_SORT_KEY].to_vec();
+            if lower {
+                Bound::Excluded(p)
+            } else {
+                Bound::Included(p)
+            }
+        }
+        other => other,
+    })
+}
+
+impl Backend for DynamoDbBackend {
+    async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
+        write::check_key(&key)?;
+        let out = self
+            .client
+            .get_item()
+            .table_name(self.table.as_ref())
+            .set_key(Some(attrs::key_attrs(&key)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| sdk_error("GetItem", e))?;
+        out.item().map(attrs::record).transpose()
+    }
+
+    async fn batch_get(&self, keys: Vec<Key>) -> Result<Vec<Option<Record>>, BackendError> {
+        let mut seen = HashSet::with_capacity(keys.len());
+        let mut unique = Vec::with_capacity(keys.len());
+        for k in &keys {
+            write::check_key(k)?;
+            if seen.insert(k) {
+                unique.push(k);
+            }
+        }
+        let mut found = HashMap::with_capacity(unique.len());
+        for chunk in unique.chunks(MAX_BATCH_GET) {
+            self.batch_get_unique(chunk, &mut found).await?;
+        }
+        Ok(keys.iter().map(|k| found.get(k).cloned()).collect())
+    }
+
+    async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
+        let limit = scan.limit.unwrap_or(usize::MAX);
+        if limit == 0 || scan.is_empty_range() || scan.group.is_empty() {
+            return Ok(Vec::new());
+        }
+        if scan.group.len() > MAX_PARTITION_KEY {
+            return Err(BackendError::LimitExceeded {
+                what: "DynamoDB partition key bytes",
+                limit: MAX_PARTITION_KEY,
+                found: scan.group.len(),
+            });
+        }
+        let (Some(lo), Some(hi)) = (
+            clamp(scan.start.clone(), true),
+            clamp(scan.end.clone(), false),
+        ) else {
+            return Ok(Vec::new());
+        };
+        let mut values = HashMap::from([(":g".to_owned(), attrs::bytes(&scan.group))]);
+        let value = |b: &Vec<u8>| attrs::bytes(b);
+        let (condition, slack) = match (&lo, &hi) {
+            (Bound::Unbounded, Bound::Unbounded) => (format!("{PK} = :g"), 0),
+            (Bound::Included(l) | Bound::Excluded(l), Bound::Unbounded) => {
+                values.insert(":lo".into(), value(l));
+                let op = if matches!(lo, Bound::Included(_)) {
+                    ">="
+                } else {
+                    ">"
+                };
+                (format!("{PK} = :g AND {SK} {op} :lo"), 0)
+            }
+            (Bound::Unbounded, Bound::Included(h) | Bound::Excluded(h)) => {
+                values.insert(":hi".into(), value(h));
+                let op = if matches!(hi, Bound::Included(_)) {
+                    "<="
+                } else {
+                    "<"
+                };
+                (format!("{PK} = :g AND {SK} {op} :hi"), 0)
+            }
+            (Bound::Included(l) | Bound::Excluded(l), Bound::Included(h) | Bound::Excluded(h)) => {
+                if l > h {
+                    return Ok(Vec::new());
+                }
+                values.insert(":lo".into(), value(l));
+                values.insert(":hi".into(), value(h));
+                // BETWEEN includes both ends; excluded ends are dropped below, and each
+                // may use up one place of a page's Limit.
+                let slack = usize::from(matches!(lo, Bound::Excluded(_)))
+                    + usize::from(matches!(hi, Bound::Excluded(_)));
+                (format!("{PK} = :g AND {SK} BETWEEN :lo AND :hi"), slack)
+            }
+        };
+        let bounds = Scan {
+            start: lo,
+            end: hi,
+            ..scan.clone()
+        };
+        let mut entries = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let want = (limit - entries.len()).saturating_add(slack);
+            let out = self
+                .client
+                .query()
+                .table_name(self.table.as_ref())
+                .key_condition_expression(&condition)
+                .set_expression_attribute_values(Some(values.clone()))
+                .scan_index_forward(scan.direction == Direction::Forward)
+                .consistent_read(true)
+                .set_limit((limit != usize::MAX).then(|| i32::try_from(want).unwrap_or(i32::MAX)))
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| sdk_error("Query", e))?;
+            for item in out.items() {
+                let sort = attrs::sort_key(item)?;
+                if bounds.contains(&sort) {
+                    entries.push(Entry {
+                        sort,
+                        record: attrs::record(item)?,
+                    });
+                    if entries.len() == limit {
+                        return Ok(entries);
+                    }
+                }
+            }
+            match out.last_evaluated_key() {
+                Some(k) => start = Some(k.clone()),
+                None => return Ok(entries),
+            }
+        }
+    }
+
+    async fn write(&self, writes: Vec<Write>) -> Result<(), BackendError> {
+        self.write_batch(writes).await
+    }
+}
+
+#[cfg(test)]
+mod tests;

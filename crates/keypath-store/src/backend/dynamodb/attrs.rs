@@ -1,0 +1,185 @@
+//! Records as DynamoDB items (the attribute layout of the module doc), and item sizes.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::native;
+use crate::backend::{BackendError, Key, Record};
+use crate::envelope::Header;
+
+/// Partition key attribute: the backend group key (B).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::PK, "pk");
+/// ```
+pub const PK: &str = "pk";
+/// Sort key attribute: the backend sort key (B).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::SK, "sk");
+/// ```
+pub const SK: &str = "sk";
+/// Version attribute (N).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::VER, "ver");
+/// ```
+pub const VER: &str = "ver";
+/// The value bytes when they are not stored natively (B; absent for an empty value).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::VAL, "val");
+/// ```
+pub const VAL: &str = "val";
+/// A native item's type name (S), for people and tools; the bytes come from `hdr`.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::TYPE, "type");
+/// ```
+pub const TYPE: &str = "type";
+/// A native item's envelope header: format, type and index key paths (B).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::HDR, "hdr");
+/// ```
+pub const HDR: &str = "hdr";
+/// A native item's fields (usually M).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::ITEM, "item");
+/// ```
+pub const ITEM: &str = "item";
+/// A native item's shape: MessagePack types and map key order (B).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::SHAPE, "shape");
+/// ```
+pub const SHAPE: &str = "shape";
+
+/// DynamoDB's item size limit.
+pub(crate) const MAX_ITEM_SIZE: usize = 400 * 1024;
+
+pub(crate) fn bytes(b: &[u8]) -> AttributeValue {
+    AttributeValue::B(Blob::new(b.to_vec()))
+}
+
+/// The primary key attributes of `key`.
+pub(crate) fn key_attrs(key: &Key) -> HashMap<String, AttributeValue> {
+    HashMap::from([
+        (PK.to_owned(), bytes(&key.group)),
+        (SK.to_owned(), bytes(&key.sort)),
+    ])
+}
+
+/// The item stored for a record: native attributes when the value is an envelope whose
+/// payload has an exact native form and the item fits, the value bytes otherwise.
+pub(crate) fn record_item(key: &Key, record: &Record) -> HashMap<String, AttributeValue> {
+    let mut item = key_attrs(key);
+    item.insert(
+        VER.to_owned(),
+        AttributeValue::N(record.version.to_string()),
+    );
+    if let Some(native) = native_attrs(&record.value) {
+        let mut with_native = item.clone();
+        with_native.extend(native);
+        if item_size(&with_native) <= MAX_ITEM_SIZE {
+            return with_native;
+        }
+    }
+    if !record.value.is_empty() {
+        item.insert(VAL.to_owned(), bytes(&record.value));
+    }
+    item
+}
+
+fn native_attrs(value: &[u8]) -> Option<Vec<(String, AttributeValue)>> {
+    let header = Header::parse(value).ok()?;
+    let (fields, shape) = native::to_native(&value[header.payload_start..])?;
+    Some(vec![
+        (
+            TYPE.to_owned(),
+            AttributeValue::S(header.item_type.to_owned()),
+        ),
+        (HDR.to_owned(), bytes(&value[..header.payload_start])),
+        (ITEM.to_owned(), fields),
+        (SHAPE.to_owned(), bytes(&shape)),
+    ])
+}
+
+fn corrupt(what: String) -> BackendError {
+    BackendError::storage(format!("DynamoDB item is not a keypath record: {what}"))
+}
+
+fn blob<'a>(item: &'a HashMap<String, AttributeValue>, name: &str) -> Option<&'a [u8]> {
+    match item.get(name) {
+        Some(AttributeValue::B(b)) => Some(b.as_ref()),
+        _ => None,
+    }
+}
+
+/// The sort key of a stored item.
+pub(crate) fn sort_key(item: &HashMap<String, AttributeValue>) -> Result<Vec<u8>, BackendError> {
+    blob(item, SK)
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| corrupt(format!("no binary {SK} attribute")))
+}
+
+/// The version of a stored item, `None` if it has no `ver` attribute.
+pub(crate) fn version(item: &HashMap<String, AttributeValue>) -> Result<Option<u64>, BackendError> {
+    match item.get(VER) {
+        None => Ok(None),
+        Some(AttributeValue::N(n)) => n
+            .parse()
+            .map(Some)
+            .map_err(|_| corrupt(format!("{VER} is {n:?}, not a u64"))),
+        Some(other) => Err(corrupt(format!("{VER} is {other:?}, not a number"))),
+    }
+}
+
+/// The record stored in an item, value bytes exactly as written.
+pub(crate) fn record(item: &HashMap<String, AttributeValue>) -> Result<Record, BackendError> {
+    let version = version(item)?.ok_or_else(|| corrupt(format!("no {VER} attribute")))?;
+    let value = if let Some(fields) = item.get(ITEM) {
+        let hdr = blob(item, HDR).ok_or_else(|| corrupt(format!("{ITEM} without {HDR}")))?;
+        let shape = blob(item, SHAPE).ok_or_else(|| corrupt(format!("{ITEM} without {SHAPE}")))?;
+        let payload = native::from_native(fields, shape)
+            .ok_or_else(|| corrupt(format!("{ITEM} does not match its {SHAPE}")))?;
+        [hdr, &payload].concat()
+    } else {
+        match item.get(VAL) {
+            None => Vec::new(),
+            Some(AttributeValue::B(b)) => b.as_ref().to_vec(),
+            Some(other) => return Err(corrupt(format!("{VAL} is {other:?}, not binary"))),
+        }
+    };
+    Ok(Record { value, version })
+}
+
+/// An upper bound of DynamoDB's size of an item: attribute names plus values.
+pub(crate) fn item_size(item: &HashMap<String, AttributeValue>) -> usize {
+    item.iter().map(|(k, v)| k.len() + value_size(v)).sum()
+}
+
+fn value_size(v: &AttributeValue) -> usize {
+    match v {
+        AttributeValue::S(s) => s.len(),
+        AttributeValue::B(b) => b.as_ref().len(),
+        // DynamoDB: about one byte per two significant digits plus one; the text length
+        // is an upper bound.
+        AttributeValue::N(n) => n.len(),
+        AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
+        AttributeValue::L(l) => 3 + l.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
+        AttributeValue::M(m) => {
+            3 + m
+                .iter()
+                .map(|(k, v)| 1 + k.len() + value_size(v))
+                .sum::<usize>()
+        }
+        AttributeValue::Ss(s) => s.iter().map(String::len).sum(),
+        AttributeValue::Ns(s) => s.iter().map(String::len).sum(),
+        AttributeValue::Bs(s) => s.iter().map(|b| b.as_ref().len()).sum(),
+        _ => 0,
+    }
+}

@@ -1,0 +1,193 @@
+//! Creating a table with the key schema the backend needs, and checking an existing one.
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+    TableDescription, TableStatus,
+};
+use aws_sdk_dynamodb::Client;
+
+use super::attrs::{PK, SK};
+use super::{sdk_error, DynamoDbBackend};
+use crate::backend::BackendError;
+
+/// Why a DynamoDB table cannot be used (or made) for a store.
+///
+/// ```
+/// use keypath_store::backend::dynamodb::OpenError;
+/// let e = OpenError::Schema { table: "t".into(), problems: vec!["no sort key".into()] };
+/// assert!(e.to_string().contains("no sort key"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The table does not exist.
+    #[error(
+        "no DynamoDB table {table:?} (create it with `keypath db --dynamodb {table} create-table`)"
+    )]
+    Missing {
+        /// The table name.
+        table: String,
+    },
+    /// The table's key schema is not `pk` (B, HASH) + `sk` (B, RANGE).
+    #[error("DynamoDB table {table:?} has the wrong key schema: {}; expected {PK} (binary, HASH) and {SK} (binary, RANGE)", problems.join("; "))]
+    Schema {
+        /// The table name.
+        table: String,
+        /// Each difference found.
+        problems: Vec<String>,
+    },
+    /// The table did not become `ACTIVE` in time.
+    #[error("DynamoDB table {table:?} is {status} after {waited:?}")]
+    NotActive {
+        /// The table name.
+        table: String,
+        /// Its last status.
+        status: String,
+        /// How long was waited.
+        waited: Duration,
+    },
+    /// A request failed.
+    #[error("DynamoDB table {table:?}: {source}")]
+    Request {
+        /// The table name.
+        table: String,
+        /// What failed.
+        source: BackendError,
+    },
+}
+
+/// How long [`DynamoDbBackend::create_table`] waits for the table to become active.
+const ACTIVE_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl DynamoDbBackend {
+    /// Creates `table` (on-demand capacity, `pk` binary HASH key, `sk` binary RANGE key, no
+    /// secondary indexes: the store keeps its own index entries in the table) and waits until
+    /// it is active.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    /// let sdk = client(Some("http://127.0.0.1:8000"), None).await;
+    /// let backend = DynamoDbBackend::create_table(sdk, "keypath").await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn create_table(client: Client, table: &str) -> Result<Self, OpenError> {
+        let request = |source| OpenError::Request {
+            table: table.to_owned(),
+            source,
+        };
+        let attr = |name: &str| {
+            AttributeDefinition::builder()
+                .attribute_name(name)
+                .attribute_type(ScalarAttributeType::B)
+                .build()
+                .map_err(|e| request(BackendError::storage(e)))
+        };
+        let key = |name: &str, kind| {
+            KeySchemaElement::builder()
+                .attribute_name(name)
+                .key_type(kind)
+                .build()
+                .map_err(|e| request(BackendError::storage(e)))
+        };
+        client
+            .create_table()
+            .table_name(table)
+            .attribute_definitions(attr(PK)?)
+            .attribute_definitions(attr(SK)?)
+            .key_schema(key(PK, KeyType::Hash)?)
+            .key_schema(key(SK, KeyType::Range)?)
+            .billing_mode(BillingMode::PayPerRequest)
+            .send()
+            .await
+            .map_err(|e| request(sdk_error("CreateTable", e)))?;
+        let start = std::time::Instant::now();
+        loop {
+            let description = describe(&client, table).await?;
+            let status = description.table_status().cloned();
+            if status == Some(TableStatus::Active) {
+                check_schema(table, &description)?;
+                return Ok(DynamoDbBackend::new_unchecked(client, table));
+            }
+            if start.elapsed() > ACTIVE_TIMEOUT {
+                return Err(OpenError::NotActive {
+                    table: table.to_owned(),
+                    status: status.map_or("unknown".to_owned(), |s| s.as_str().to_owned()),
+                    waited: start.elapsed(),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Opens an existing table after checking its key schema with `DescribeTable`.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    /// let backend = DynamoDbBackend::open(client(None, None).await, "keypath").await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn open(client: Client, table: &str) -> Result<Self, OpenError> {
+        let description = describe(&client, table).await?;
+        check_schema(table, &description)?;
+        Ok(DynamoDbBackend::new_unchecked(client, table))
+    }
+}
+
+async fn describe(client: &Client, table: &str) -> Result<TableDescription, OpenError> {
+    use aws_sdk_dynamodb::operation::describe_table::DescribeTableError;
+    match client.describe_table().table_name(table).send().await {
+        Ok(out) => out.table.ok_or_else(|| OpenError::Missing {
+            table: table.to_owned(),
+        }),
+        Err(aws_sdk_dynamodb::error::SdkError::ServiceError(e))
+            if matches!(e.err(), DescribeTableError::ResourceNotFoundException(_)) =>
+        {
+            Err(OpenError::Missing {
+                table: table.to_owned(),
+            })
+        }
+        Err(e) => Err(OpenError::Request {
+            table: table.to_owned(),
+            source: sdk_error("DescribeTable", e),
+        }),
+    }
+}
+
+/// Every way the table's key schema differs from the backend's.
+fn check_schema(table: &str, d: &TableDescription) -> Result<(), OpenError> {
+    let mut problems = Vec::new();
+    let type_of = |name: &str| {
+        d.attribute_definitions()
+            .iter()
+            .find(|a| a.attribute_name() == name)
+            .map(|a| a.attribute_type().as_str().to_owned())
+    };
+    for (kind, want) in [(KeyType::Hash, PK), (KeyType::Range, SK)] {
+        let found = d.key_schema().iter().find(|k| *k.key_type() == kind);
+        match found {
+            None => problems.push(format!("no {} key", kind.as_str())),
+            Some(k) if k.attribute_name() != want => problems.push(format!(
+                "{} key is {:?}, expected {want:?}",
+                kind.as_str(),
+                k.attribute_name()
+            )),
+            Some(_) => match type_of(want) {
+                Some(t) if t == "B" => {}
+                Some(t) => problems.push(format!("{want} has type {t}, expected B (binary)")),
+                None => problems.push(format!("{want} has no attribute definition")),
+            },
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(OpenError::Schema {
+            table: table.to_owned(),
+            problems,
+        })
+    }
+}

@@ -1,0 +1,374 @@
+//! Atomic conditional batches: one `PutItem`/`DeleteItem` for a single write, one
+//! `TransactWriteItems` for more; conditions become condition expressions.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem,
+};
+
+use super::attrs::{self, item_size, key_attrs, record_item, MAX_ITEM_SIZE, PK, SK, VER};
+use super::{backoff, is_throttling, sdk_error, DynamoDbBackend, MAX_ATTEMPTS};
+use crate::backend::{duplicate_key, BackendError, Condition, Key, Write};
+
+/// DynamoDB's most actions in one `TransactWriteItems`.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::MAX_TRANSACT_ITEMS, 100);
+/// ```
+pub const MAX_TRANSACT_ITEMS: usize = 100;
+/// DynamoDB's largest `TransactWriteItems` request (4 MB).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::MAX_TRANSACT_BYTES, 4 * 1024 * 1024);
+/// ```
+pub const MAX_TRANSACT_BYTES: usize = 4 * 1024 * 1024;
+/// DynamoDB's longest partition key.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::MAX_PARTITION_KEY, 2048);
+/// ```
+pub const MAX_PARTITION_KEY: usize = 2048;
+/// DynamoDB's longest sort key.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::MAX_SORT_KEY, 1024);
+/// ```
+pub const MAX_SORT_KEY: usize = 1024;
+
+/// A condition as an expression: `(expression, values)`; `None` for [`Condition::None`].
+fn expression(c: Condition) -> Option<(String, Option<HashMap<String, AttributeValue>>)> {
+    match c {
+        Condition::None => None,
+        Condition::Exists => Some((format!("attribute_exists({PK})"), None)),
+        Condition::NotExists => Some((format!("attribute_not_exists({PK})"), None)),
+        Condition::VersionEquals(v) => Some((
+            format!("{VER} = :kp_ver"),
+            Some(HashMap::from([(
+                ":kp_ver".to_owned(),
+                AttributeValue::N(v.to_string()),
+            )])),
+        )),
+    }
+}
+
+/// Checks DynamoDB's key limits (and that neither part is empty) before anything is sent.
+pub(crate) fn check_key(key: &Key) -> Result<(), BackendError> {
+    let too_long = |what, limit, found| BackendError::LimitExceeded { what, limit, found };
+    if key.group.len() > MAX_PARTITION_KEY {
+        return Err(too_long(
+            "DynamoDB partition key bytes",
+            MAX_PARTITION_KEY,
+            key.group.len(),
+        ));
+    }
+    if key.sort.len() > MAX_SORT_KEY {
+        return Err(too_long(
+            "DynamoDB sort key bytes",
+            MAX_SORT_KEY,
+            key.sort.len(),
+        ));
+    }
+    if key.group.is_empty() || key.sort.is_empty() {
+        return Err(BackendError::storage(format!(
+            "DynamoDB rejects empty binary key attributes: {key:?}"
+        )));
+    }
+    Ok(())
+}
+
+/// A write ready to send: its item (puts) and its condition.
+struct Prepared {
+    key: Key,
+    kind: Kind,
+    condition: Option<(String, Option<HashMap<String, AttributeValue>>)>,
+    size: usize,
+}
+
+enum Kind {
+    Put(HashMap<String, AttributeValue>),
+    Delete,
+    Check,
+}
+
+fn prepare(writes: Vec<Write>) -> Result<Vec<Prepared>, BackendError> {
+    writes
+        .into_iter()
+        .map(|w| {
+            check_key(w.key())?;
+            let condition = expression(w.condition());
+            let key_size = w.key().group.len() + w.key().sort.len() + PK.len() + SK.len();
+            let (key, kind) = match w {
+                Write::Put { key, record, .. } => {
+                    let item = record_item(&key, &record);
+                    let size = item_size(&item);
+                    if size > MAX_ITEM_SIZE {
+                        return Err(BackendError::LimitExceeded {
+                            what: "DynamoDB item bytes",
+                            limit: MAX_ITEM_SIZE,
+                            found: size,
+                        });
+                    }
+                    (key, Kind::Put(item))
+                }
+                Write::Delete { key, .. } => (key, Kind::Delete),
+                Write::Check { key, .. } => (key, Kind::Check),
+            };
+            let size = match &kind {
+                Kind::Put(item) => item_size(item),
+                _ => key_size,
+            } + condition.as_ref().map_or(0, |(e, _)| e.len() + 16);
+            Ok(Prepared {
+                key,
+                kind,
+                condition,
+                size,
+            })
+        })
+        .collect()
+}
+
+/// Why one attempt failed.
+enum Failure {
+    /// A condition did not hold: `(index, current version)`.
+    Condition(usize, Option<u64>),
+    /// Worth another attempt (transaction conflict, throttling).
+    Retry(BackendError),
+    Fatal(BackendError),
+}
+
+impl DynamoDbBackend {
+    pub(crate) async fn write_batch(&self, writes: Vec<Write>) -> Result<(), BackendError> {
+        if let Some((first, second)) = duplicate_key(&writes) {
+            return Err(BackendError::DuplicateKey { first, second });
+        }
+        // Checks without a condition check nothing: they need no request.
+        let prepared: Vec<(usize, Prepared)> = prepare(writes)?
+            .into_iter()
+            .enumerate()
+            .filter(|(_, p)| !(matches!(p.kind, Kind::Check) && p.condition.is_none()))
+            .collect();
+        if prepared.is_empty() {
+            return Ok(());
+        }
+        if prepared.len() > MAX_TRANSACT_ITEMS {
+            return Err(BackendError::LimitExceeded {
+                what: "writes in one DynamoDB TransactWriteItems",
+                limit: MAX_TRANSACT_ITEMS,
+                found: prepared.len(),
+            });
+        }
+        let total: usize = prepared.iter().map(|(_, p)| p.size).sum();
+        if total > MAX_TRANSACT_BYTES {
+            return Err(BackendError::LimitExceeded {
+                what: "bytes in one DynamoDB TransactWriteItems",
+                limit: MAX_TRANSACT_BYTES,
+                found: total,
+            });
+        }
+        let mut last = None;
+        for attempt in 0..MAX_ATTEMPTS {
+            let result = match prepared.as_slice() {
+                [(_, p)] if !matches!(p.kind, Kind::Check) => self.single(p).await,
+                _ => self.transact(&prepared).await,
+            };
+            match result {
+                Ok(()) => return Ok(()),
+                Err(Failure::Condition(at, current)) => {
+                    return Err(BackendError::ConditionFailed {
+                        index: prepared[at].0,
+                        current,
+                    })
+                }
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry(e)) => {
+                    last = Some(e);
+                    tokio::time::sleep(backoff(attempt)).await;
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| BackendError::storage("DynamoDB write retries exhausted")))
+    }
+
+    /// One put or delete: `PutItem`/`DeleteItem`, one request.
+    async fn single(&self, p: &Prepared) -> Result<(), Failure> {
+        let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
+        let (expr, values) = match &p.condition {
+            Some((e, v)) => (Some(e.clone()), v.clone()),
+            None => (None, None),
+        };
+        let condition_failed = |item: Option<&HashMap<String, AttributeValue>>| match item
+            .map(attrs::version)
+            .transpose()
+        {
+            Ok(v) => Failure::Condition(0, v.flatten()),
+            Err(e) => Failure::Fatal(e),
+        };
+        match &p.kind {
+            Kind::Put(item) => {
+                let sent = self
+                    .client
+                    .put_item()
+                    .table_name(self.table.as_ref())
+                    .set_item(Some(item.clone()))
+                    .set_condition_expression(expr)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .send()
+                    .await;
+                match sent {
+                    Ok(_) => Ok(()),
+                    Err(SdkError::ServiceError(e)) => match e.into_err() {
+                        PutItemError::ConditionalCheckFailedException(c) => {
+                            Err(condition_failed(c.item()))
+                        }
+                        other => Err(classify(&other.to_string(), is_throttling(&other), other)),
+                    },
+                    Err(e) => Err(Failure::Fatal(sdk_error("PutItem", e))),
+                }
+            }
+            Kind::Delete => {
+                let sent = self
+                    .client
+                    .delete_item()
+                    .table_name(self.table.as_ref())
+                    .set_key(Some(key_attrs(&p.key)))
+                    .set_condition_expression(expr)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .send()
+                    .await;
+                match sent {
+                    Ok(_) => Ok(()),
+                    Err(SdkError::ServiceError(e)) => match e.into_err() {
+                        DeleteItemError::ConditionalCheckFailedException(c) => {
+                            Err(condition_failed(c.item()))
+                        }
+                        other => Err(classify(&other.to_string(), is_throttling(&other), other)),
+                    },
+                    Err(e) => Err(Failure::Fatal(sdk_error("DeleteItem", e))),
+                }
+            }
+            Kind::Check => unreachable!("a lone check goes through transact"),
+        }
+    }
+
+    /// Several writes (or a check): one `TransactWriteItems`.
+    async fn transact(&self, prepared: &[(usize, Prepared)]) -> Result<(), Failure> {
+        let items = prepared
+            .iter()
+            .map(|(_, p)| self.transact_item(p))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Failure::Fatal)?;
+        let sent = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await;
+        let err = match sent {
+            Ok(_) => return Ok(()),
+            Err(SdkError::ServiceError(e)) => e.into_err(),
+            Err(e) => return Err(Failure::Fatal(sdk_error("TransactWriteItems", e))),
+        };
+        let TransactWriteItemsError::TransactionCanceledException(cancel) = err else {
+            let retry = is_throttling(&err)
+                || matches!(
+                    err,
+                    TransactWriteItemsError::TransactionInProgressException(_)
+                );
+            return Err(classify(&err.to_string(), retry, err));
+        };
+        let reasons = cancel.cancellation_reasons();
+        for (at, reason) in reasons.iter().enumerate() {
+            if reason.code() == Some("ConditionalCheckFailed") {
+                let current = reason.item().map(attrs::version).transpose();
+                return match current {
+                    Ok(v) => Err(Failure::Condition(at, v.flatten())),
+                    Err(e) => Err(Failure::Fatal(e)),
+                };
+            }
+        }
+        let codes: Vec<&str> = reasons.iter().filter_map(|r| r.code()).collect();
+        let retry = codes.iter().all(|c| {
+            matches!(
+                *c,
+                "None"
+                    | "TransactionConflict"
+                    | "ThrottlingError"
+                    | "ProvisionedThroughputExceeded"
+                    | "RequestLimitExceeded"
+            )
+        });
+        let e = BackendError::storage(format!(
+            "DynamoDB TransactWriteItems cancelled: {codes:?} ({})",
+            cancel.message().unwrap_or_default()
+        ));
+        Err(if retry {
+            Failure::Retry(e)
+        } else {
+            Failure::Fatal(e)
+        })
+    }
+
+    fn transact_item(&self, p: &Prepared) -> Result<TransactWriteItem, BackendError> {
+        let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
+        let build = |e: aws_sdk_dynamodb::error::BuildError| BackendError::storage(e);
+        let (expr, values) = match &p.condition {
+            Some((e, v)) => (Some(e.clone()), v.clone()),
+            None => (None, None),
+        };
+        let table = self.table.to_string();
+        let item = match &p.kind {
+            Kind::Put(item) => TransactWriteItem::builder().put(
+                Put::builder()
+                    .table_name(table)
+                    .set_item(Some(item.clone()))
+                    .set_condition_expression(expr)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .build()
+                    .map_err(build)?,
+            ),
+            Kind::Delete => TransactWriteItem::builder().delete(
+                Delete::builder()
+                    .table_name(table)
+                    .set_key(Some(key_attrs(&p.key)))
+                    .set_condition_expression(expr)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .build()
+                    .map_err(build)?,
+            ),
+            Kind::Check => TransactWriteItem::builder().condition_check(
+                ConditionCheck::builder()
+                    .table_name(table)
+                    .set_key(Some(key_attrs(&p.key)))
+                    .set_condition_expression(expr)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .build()
+                    .map_err(build)?,
+            ),
+        };
+        Ok(item.build())
+    }
+}
+
+fn classify(
+    message: &str,
+    retry: bool,
+    err: impl std::error::Error + Send + Sync + 'static,
+) -> Failure {
+    let e = BackendError::storage(format!("DynamoDB: {message}: {err:?}"));
+    if retry {
+        Failure::Retry(e)
+    } else {
+        Failure::Fatal(e)
+    }
+}

@@ -1,0 +1,572 @@
+//! The DynamoDB backend against a real local server (DynamoDB Local, or moto without Java),
+//! started by the tests themselves: see `dynamodb_server/mod.rs`.
+
+mod common;
+mod dynamodb_server;
+
+use std::collections::BTreeMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use common::{path, Ticket};
+use keypath_store::backend::dynamodb::{client, DynamoDbBackend, OpenError, RequestCounter};
+use keypath_store::backend::{Backend, BackendError, Condition, Key, Record, Scan, Write};
+use keypath_store::{Query, Store, StoreError};
+
+/// A fresh table on the shared server, with a request counter.
+async fn fresh(prefix: &str) -> (DynamoDbBackend, RequestCounter) {
+    let server = dynamodb_server::server().await;
+    let counter = RequestCounter::default();
+    let sdk = client(Some(&server.endpoint), Some(&counter)).await;
+    let table = dynamodb_server::table_name(prefix);
+    let backend = DynamoDbBackend::create_table(sdk, &table)
+        .await
+        .unwrap_or_else(|e| panic!("create table {table} on {}: {e}", server.kind));
+    counter.take();
+    (backend, counter)
+}
+
+fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+    pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+fn ticket(owner: u64, id: i64, updated_at: i64, title: &str) -> Ticket {
+    Ticket {
+        owner,
+        id,
+        updated_at,
+        status: Some("open".into()),
+        title: title.into(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conformance_suite() {
+    let (backend, _) = fresh("conformance").await;
+    keypath_store::conformance::run(|| {
+        let b = backend.clone();
+        async move { b }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn round_trips_per_store_operation() {
+    let (backend, counter) = fresh("requests").await;
+    let store = Store::new(backend);
+    // Put of an item with indexes: read counter + old item, then one atomic write.
+    store.put(&ticket(1, 1, 10, "first")).await.unwrap();
+    assert_eq!(
+        counter.take(),
+        counts(&[("BatchGetItem", 1), ("TransactWriteItems", 1)])
+    );
+    let got = store
+        .get::<Ticket>(&path("/user-1/ticket-1"))
+        .await
+        .unwrap();
+    assert_eq!(got.unwrap().item.title, "first");
+    assert_eq!(counter.take(), counts(&[("BatchGetItem", 1)]));
+    for id in 2..=100 {
+        store.put(&ticket(1, id, 10 + id, "t")).await.unwrap();
+    }
+    counter.take();
+    let page = store
+        .list::<Ticket>(&Query::prefix(&path("/user-1")).unwrap().limit(100))
+        .await
+        .unwrap();
+    assert_eq!(page.items.len(), 100);
+    let list_requests = counter.take();
+    assert_eq!(list_requests, counts(&[("Query", 1)]), "list of 100");
+    // A transaction of 10 puts in one group: one read, one TransactWriteItems.
+    let mut txn = store.transaction();
+    for id in 200..210 {
+        txn.put(&ticket(2, id, id, "txn")).unwrap();
+    }
+    txn.commit().await.unwrap();
+    assert_eq!(
+        counter.take(),
+        counts(&[("BatchGetItem", 1), ("TransactWriteItems", 1)]),
+        "transaction of 10"
+    );
+}
+
+#[tokio::test]
+async fn index_stays_exact_when_the_indexed_field_changes() {
+    let (backend, counter) = fresh("index").await;
+    let store = Store::new(backend);
+    store.put(&ticket(1, 1, 50, "a")).await.unwrap();
+    store.put(&ticket(1, 2, 70, "b")).await.unwrap();
+    store.put(&ticket(1, 1, 90, "a2")).await.unwrap();
+    let q = Query::prefix(&path("/tickets-0")).unwrap().reverse();
+    let page = store.query_index::<Ticket>("by_updated", &q).await.unwrap();
+    let order: Vec<(i64, i64)> = page
+        .items
+        .iter()
+        .map(|t| (t.item.id, t.item.updated_at))
+        .collect();
+    assert_eq!(order, [(1, 90), (2, 70)]);
+    // Entries of the old value are gone from the table itself, not just filtered.
+    let raw = store
+        .backend()
+        .client()
+        .scan()
+        .table_name(store.backend().table())
+        .send()
+        .await
+        .unwrap();
+    let index_entries = raw
+        .items()
+        .iter()
+        .filter(|i| matches!(i.get("pk"), Some(AttributeValue::B(b)) if b.as_ref().starts_with(&[0, 2])))
+        .count();
+    assert_eq!(index_entries, 4, "2 tickets x 2 indexes, no stale entry");
+    store.delete(&path("/user-1/ticket-1")).await.unwrap();
+    let page = store.query_index::<Ticket>("by_updated", &q).await.unwrap();
+    assert_eq!(page.items.len(), 1);
+    counter.take();
+}
+
+#[tokio::test]
+async fn limits_are_exact_across_one_megabyte_pages() {
+    let (backend, counter) = fresh("pages").await;
+    let store = Store::new(backend);
+    // 40 items of ~60 KB: about 2.4 MB in one group, so a Query needs several 1 MB pages.
+    let big = "x".repeat(60_000);
+    for id in 0..40 {
+        store.put(&ticket(7, id, id, &big)).await.unwrap();
+    }
+    counter.take();
+    for (limit, reverse) in [(30, false), (30, true), (40, false), (100, true)] {
+        let mut q = Query::prefix(&path("/user-7")).unwrap().limit(limit);
+        if reverse {
+            q = q.reverse();
+        }
+        let page = store.list::<Ticket>(&q).await.unwrap();
+        let ids: Vec<i64> = page.items.iter().map(|t| t.item.id).collect();
+        let mut expected: Vec<i64> = (0..40).collect();
+        if reverse {
+            expected.reverse();
+        }
+        expected.truncate(limit);
+        assert_eq!(ids, expected, "limit {limit} reverse {reverse}");
+        let queries = counter.take().get("Query").copied().unwrap_or(0);
+        assert!(
+            queries >= 2,
+            "{queries} Query requests for {limit} items of 60 KB"
+        );
+    }
+    // Resume with the cursor: exactly the rest.
+    let q = Query::prefix(&path("/user-7")).unwrap().limit(25);
+    let first = store.list::<Ticket>(&q).await.unwrap();
+    let rest = store
+        .list::<Ticket>(&q.clone().after(first.cursor.unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(rest.items.first().map(|t| t.item.id), Some(25));
+    assert_eq!(rest.items.len(), 15);
+}
+
+#[tokio::test]
+async fn conflicting_transaction_writes_nothing() {
+    let (backend, _) = fresh("txn").await;
+    let store = Store::new(backend);
+    store.put(&ticket(1, 1, 1, "a")).await.unwrap();
+    let mut txn = store.transaction();
+    let read = txn.get::<Ticket>(&path("/user-1/ticket-1")).await.unwrap();
+    assert!(read.is_some());
+    txn.put(&ticket(1, 2, 2, "b")).unwrap();
+    txn.put(&ticket(3, 1, 3, "c")).unwrap();
+    // Someone else changes what the transaction read.
+    store.put(&ticket(1, 1, 5, "changed")).await.unwrap();
+    match txn.commit().await {
+        Err(StoreError::Conflict { key }) => assert_eq!(key, path("/user-1/ticket-1")),
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    assert!(store
+        .get::<Ticket>(&path("/user-1/ticket-2"))
+        .await
+        .unwrap()
+        .is_none());
+    assert!(store
+        .get::<Ticket>(&path("/user-3/ticket-1"))
+        .await
+        .unwrap()
+        .is_none());
+}
+
+fn put(group: &[u8], sort: &[u8], value: Vec<u8>) -> Write {
+    Write::Put {
+        key: Key::new(group, sort),
+        record: Record { value, version: 1 },
+        condition: Condition::None,
+    }
+}
+
+#[tokio::test]
+async fn limits_are_checked_before_sending() {
+    let (backend, counter) = fresh("limits").await;
+    let too_many: Vec<Write> = (0..101u8).map(|i| put(b"g", &[i + 1], vec![i])).collect();
+    let cases: Vec<(Vec<Write>, &str)> = vec![
+        (too_many, "writes in one DynamoDB TransactWriteItems"),
+        (
+            vec![put(&[b'g'; 2049], b"s", vec![])],
+            "DynamoDB partition key bytes",
+        ),
+        (
+            vec![put(b"g", &[1; 1025], vec![])],
+            "DynamoDB sort key bytes",
+        ),
+        (
+            vec![put(b"g", b"s", vec![7; 400 * 1024])],
+            "DynamoDB item bytes",
+        ),
+        (
+            (0..12u8)
+                .map(|i| put(b"g", &[i + 1], vec![i; 380 * 1024]))
+                .collect(),
+            "bytes in one DynamoDB TransactWriteItems",
+        ),
+    ];
+    for (writes, what) in cases {
+        match backend.write(writes).await {
+            Err(BackendError::LimitExceeded { what: w, .. }) => assert_eq!(w, what),
+            other => panic!("{what}: expected LimitExceeded, got {other:?}"),
+        }
+    }
+    assert_eq!(counter.total(), 0, "nothing was sent");
+    // At the limits, it works: 100 writes, a 2048-byte partition key, a 1024-byte sort key.
+    let hundred: Vec<Write> = (0..100u8).map(|i| put(b"g", &[i + 1], vec![i])).collect();
+    backend.write(hundred).await.unwrap();
+    backend
+        .write(vec![put(&[b'g'; 2048], &[1; 1024], vec![1])])
+        .await
+        .unwrap();
+    assert_eq!(
+        backend
+            .scan(Scan::group(b"g".to_vec()))
+            .await
+            .unwrap()
+            .len(),
+        100
+    );
+}
+
+#[tokio::test]
+async fn conditional_failures_name_the_write_and_version() {
+    let (backend, counter) = fresh("cond").await;
+    backend
+        .write(vec![Write::Put {
+            key: Key::new(b"g".as_slice(), b"a".as_slice()),
+            record: Record {
+                value: b"v".to_vec(),
+                version: 5,
+            },
+            condition: Condition::None,
+        }])
+        .await
+        .unwrap();
+    let batch = vec![
+        put(b"g", b"b", vec![1]),
+        Write::Check {
+            key: Key::new(b"g".as_slice(), b"a".as_slice()),
+            condition: Condition::VersionEquals(4),
+        },
+    ];
+    match backend.write(batch).await {
+        Err(BackendError::ConditionFailed { index, current }) => {
+            assert_eq!((index, current), (1, Some(5)));
+        }
+        other => panic!("expected ConditionFailed, got {other:?}"),
+    }
+    let single = vec![Write::Put {
+        key: Key::new(b"g".as_slice(), b"a".as_slice()),
+        record: Record {
+            value: vec![],
+            version: 6,
+        },
+        condition: Condition::NotExists,
+    }];
+    counter.take();
+    match backend.write(single).await {
+        Err(BackendError::ConditionFailed { index, current }) => {
+            assert_eq!((index, current), (0, Some(5)));
+        }
+        other => panic!("expected ConditionFailed, got {other:?}"),
+    }
+    assert_eq!(counter.take(), counts(&[("PutItem", 1)]));
+}
+
+#[tokio::test]
+async fn schema_mismatch_is_a_clear_error() {
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+    };
+    let server = dynamodb_server::server().await;
+    let sdk = client(Some(&server.endpoint), None).await;
+    let table = dynamodb_server::table_name("schema");
+    sdk.create_table()
+        .table_name(&table)
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap();
+    let err = DynamoDbBackend::open(sdk.clone(), &table)
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, OpenError::Schema { .. }), "{text}");
+    assert!(text.contains("pk has type S, expected B"), "{text}");
+    assert!(text.contains("no RANGE key"), "{text}");
+    let missing = DynamoDbBackend::open(sdk, "no-such-table")
+        .await
+        .unwrap_err();
+    assert!(matches!(missing, OpenError::Missing { .. }), "{missing}");
+}
+
+#[tokio::test]
+async fn items_are_native_attributes() {
+    let (backend, _) = fresh("native").await;
+    let store = Store::new(backend);
+    store.put(&ticket(4, 2, 33, "readable")).await.unwrap();
+    let b = store.backend();
+    let sort = path("/ticket-2").encode();
+    let group = path("/user-4").encode();
+    let raw = b
+        .client()
+        .get_item()
+        .table_name(b.table())
+        .key("pk", AttributeValue::B(group.into()))
+        .key("sk", AttributeValue::B(sort.into()))
+        .send()
+        .await
+        .unwrap();
+    let item = raw.item().expect("stored item");
+    assert_eq!(item.get("type"), Some(&AttributeValue::S("ticket".into())));
+    let Some(AttributeValue::M(fields)) = item.get("item") else {
+        panic!("item fields are not a map: {item:?}")
+    };
+    assert_eq!(
+        fields.get("title"),
+        Some(&AttributeValue::S("readable".into()))
+    );
+    assert_eq!(
+        fields.get("updated_at"),
+        Some(&AttributeValue::N("33".into()))
+    );
+    assert_eq!(
+        fields.get("status"),
+        Some(&AttributeValue::S("open".into()))
+    );
+    assert!(!item.contains_key("val"));
+    let got = store
+        .get::<Ticket>(&path("/user-4/ticket-2"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(got.item, ticket(4, 2, 33, "readable"));
+}
+
+#[tokio::test]
+async fn values_round_trip_byte_for_byte() {
+    let (backend, _) = fresh("bytes").await;
+    // An envelope with an item type and no indexes, then a payload.
+    let envelope = |payload: &[u8]| [&[1u8, 1, b't', 0][..], payload].concat();
+    let payloads: Vec<Vec<u8>> = vec![
+        rmp_serde::to_vec_named(
+            &serde_json::json!({"z": 1, "a": [1.5, -2, "s"], "m": {"k": null}}),
+        )
+        .unwrap(),
+        rmp_serde::to_vec(&f64::NAN).unwrap(),
+        rmp_serde::to_vec(&1e300).unwrap(),
+        rmp_serde::to_vec(&(0.1f32, 1e-7f64, u64::MAX, i64::MIN)).unwrap(),
+        vec![0xcd, 0x00, 0x05],
+        vec![0xd4, 0x01, 0x02],
+    ];
+    let mut values: Vec<Vec<u8>> = payloads.iter().map(|p| envelope(p)).collect();
+    values.extend([
+        vec![],
+        vec![0],
+        vec![1],
+        (0..=255).collect(),
+        b"plain".to_vec(),
+    ]);
+    for (i, value) in values.iter().enumerate() {
+        let key = Key::new(b"bytes".as_slice(), vec![1, i as u8]);
+        backend
+            .write(vec![Write::Put {
+                key: key.clone(),
+                record: Record {
+                    value: value.clone(),
+                    version: i as u64,
+                },
+                condition: Condition::NotExists,
+            }])
+            .await
+            .unwrap();
+        let got = backend.get(key).await.unwrap().unwrap();
+        assert_eq!(got.value, *value, "value {i}");
+        assert_eq!(got.version, i as u64);
+    }
+    let scanned = backend.scan(Scan::group(b"bytes".to_vec())).await.unwrap();
+    let got: Vec<Vec<u8>> = scanned.into_iter().map(|e| e.record.value).collect();
+    assert_eq!(got, values);
+}
+
+/// An item with one secondary index, for the request counts in BENCHMARKS.md.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct Event {
+    user: u64,
+    id: u64,
+    at: u64,
+    body: String,
+}
+
+impl keypath_store::Item for Event {
+    const TYPE: &'static str = "event";
+    const INDEXES: &'static [keypath_store::Index<Self>] = &[keypath_store::Index {
+        name: "by_at",
+        key: |e| {
+            Ok(Some(
+                keypath::KeyPath::new()
+                    .push("events", 0u64)?
+                    .push("at", e.at)?,
+            ))
+        },
+    }];
+    fn key_path(&self) -> Result<keypath::KeyPath, keypath::PathError> {
+        keypath::KeyPath::new()
+            .push("user", self.user)?
+            .push("event", self.id)
+    }
+}
+
+fn event(user: u64, id: u64) -> Event {
+    Event {
+        user,
+        id,
+        at: id * 7 % 1000,
+        body: "b".repeat(100),
+    }
+}
+
+/// Requests per store operation and throughput against the local server. Run with
+/// `cargo test --release -p keypath-store --all-features --test dynamodb -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "benchmark: prints figures for BENCHMARKS.md"]
+async fn bench_requests_and_throughput() {
+    use std::time::Instant;
+    let (backend, counter) = fresh("bench").await;
+    let server = dynamodb_server::server().await;
+    let store = Store::new(backend);
+    let report = |what: &str, ops: u64, secs: f64, counts: BTreeMap<String, u64>| {
+        let total: u64 = counts.values().sum();
+        println!(
+            "| {what} | {:.2} ({}) | {:.0} |",
+            total as f64 / ops as f64,
+            counts
+                .iter()
+                .map(|(k, v)| format!("{k} {:.2}", *v as f64 / ops as f64))
+                .collect::<Vec<_>>()
+                .join(", "),
+            ops as f64 / secs
+        );
+    };
+    println!("server: {}", server.kind);
+    println!("| operation | requests per op | ops/s |");
+    println!("|---|---|---|");
+    const N: u64 = 300;
+    let t = Instant::now();
+    for id in 0..N {
+        store.put(&event(id % 10, id)).await.unwrap();
+    }
+    report(
+        "put, new item with 1 index (sequential)",
+        N,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
+    let t = Instant::now();
+    for id in 0..N {
+        store.put(&event(id % 10, id)).await.unwrap();
+    }
+    report(
+        "put, replace item with 1 index (sequential)",
+        N,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
+    let t = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for task in 0..8u64 {
+        let store = store.clone();
+        tasks.spawn(async move {
+            for i in 0..N / 8 {
+                store.put(&event(100 + task, i)).await.unwrap();
+            }
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+    report(
+        "put with 1 index, 8 tasks on 8 groups",
+        N / 8 * 8,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
+    let t = Instant::now();
+    for id in 0..N {
+        store
+            .get::<Event>(&path(&format!("/user-{}/event-{id}", id % 10)))
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    report("get", N, t.elapsed().as_secs_f64(), counter.take());
+    // 100 items in one group, then lists of 100.
+    for id in 0..100 {
+        store.put(&event(500, id)).await.unwrap();
+    }
+    counter.take();
+    const LISTS: u64 = 100;
+    let t = Instant::now();
+    for _ in 0..LISTS {
+        let page = store
+            .list::<Event>(&Query::prefix(&path("/user-500")).unwrap().limit(100))
+            .await
+            .unwrap();
+        assert_eq!(page.items.len(), 100);
+    }
+    report(
+        "list of 100",
+        LISTS,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
+    const TXNS: u64 = 50;
+    let t = Instant::now();
+    for n in 0..TXNS {
+        let mut txn = store.transaction();
+        for i in 0..10 {
+            txn.put(&event(600 + n % 5, n * 10 + i)).unwrap();
+        }
+        txn.commit().await.unwrap();
+    }
+    report(
+        "transaction of 10 puts (one group, 1 index each)",
+        TXNS,
+        t.elapsed().as_secs_f64(),
+        counter.take(),
+    );
+}
