@@ -570,3 +570,27 @@ async fn bench_requests_and_throughput() {
         counter.take(),
     );
 }
+
+/// The model-based checker of the other backends, unchanged, on DynamoDB: random operation
+/// sequences (puts of every kind, updates, deletes, transactions, lists with cursors both
+/// ways, index queries) must match the in-memory model, record for record, after every
+/// step. Each sequence runs in its own key space of one shared table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn store_matches_model() {
+    use keypath_store::conformance::model::{random_ops, Model};
+    let (backend, _) = fresh("model").await;
+    let store = Store::new(backend);
+    let sequences: u64 = std::env::var("KEYPATH_DYNAMODB_MODEL_SEQUENCES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
+    for seed in 0..sequences {
+        let mut model = Model::new(seed);
+        model.run(&store, &random_ops(0xD1A0 + seed, 25)).await;
+        assert_eq!(
+            Model::read_from(&store, seed).await.unwrap(),
+            model,
+            "seed {seed}: reading the model back from DynamoDB"
+        );
+    }
+}
