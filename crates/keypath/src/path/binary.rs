@@ -307,32 +307,65 @@ impl KeyPath {
     pub fn decode(bytes: &[u8]) -> Result<KeyPath, DecodeError> {
         let layout = find_metadata(bytes)?;
         let mut components: Vec<Component> = Vec::with_capacity(layout.count.div_ceil(2));
-        let mut segments = Segments::new(bytes, layout);
-        while let Some(ns) = segments.next_segment()? {
-            let namespace = &bytes[ns.offset..ns.offset + ns.len];
-            if ns.type_code != TYPE_NAMESPACE {
-                return Err(DecodeError::new(
-                    ns.offset,
-                    DecodeErrorKind::SegmentType {
-                        expected: "a namespace",
-                        found: ns.type_code,
-                    },
-                ));
-            }
-            let namespace = Namespace::from_bytes(namespace).ok_or_else(|| {
-                DecodeError::new(
-                    ns.offset,
-                    DecodeErrorKind::Namespace(String::from_utf8_lossy(namespace).into()),
-                )
-            })?;
-            let id = match segments.next_segment()? {
-                Some(seg) => Some(decode_id(bytes, seg)?),
-                None => None,
-            };
-            components.push(Component { namespace, id });
-        }
+        decode_components(bytes, layout, &mut components)?;
         Ok(KeyPath { components })
     }
+
+    /// Like [`KeyPath::from_group`], with the group key already decoded: decodes only the
+    /// sort key, into one allocation, which is what listing many keys of one group needs.
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// let group: KeyPath = "/user-1".parse().unwrap();
+    /// let path: KeyPath = "/user-1/post-2".parse().unwrap();
+    /// let (_, sort) = path.split_group().unwrap();
+    /// assert_eq!(KeyPath::from_group_path(&group, &sort).unwrap(), path);
+    /// assert!(KeyPath::from_group_path(&"/a".parse().unwrap(), &sort).is_err());
+    /// ```
+    pub fn from_group_path(group: &KeyPath, sort: &[u8]) -> Result<KeyPath, DecodeError> {
+        if group.len() != 1 || group.components[0].id.is_none() {
+            return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
+        }
+        let layout = find_metadata(sort)?;
+        let mut components: Vec<Component> = Vec::with_capacity(1 + layout.count.div_ceil(2));
+        components.extend_from_slice(&group.components);
+        decode_components(sort, layout, &mut components)?;
+        Ok(KeyPath { components })
+    }
+}
+
+/// Decodes the components of the encoding `bytes`, whose metadata is `layout`, appending
+/// them to `components`.
+fn decode_components(
+    bytes: &[u8],
+    layout: Layout,
+    components: &mut Vec<Component>,
+) -> Result<(), DecodeError> {
+    let mut segments = Segments::new(bytes, layout);
+    while let Some(ns) = segments.next_segment()? {
+        let namespace = &bytes[ns.offset..ns.offset + ns.len];
+        if ns.type_code != TYPE_NAMESPACE {
+            return Err(DecodeError::new(
+                ns.offset,
+                DecodeErrorKind::SegmentType {
+                    expected: "a namespace",
+                    found: ns.type_code,
+                },
+            ));
+        }
+        let namespace = Namespace::from_bytes(namespace).ok_or_else(|| {
+            DecodeError::new(
+                ns.offset,
+                DecodeErrorKind::Namespace(String::from_utf8_lossy(namespace).into()),
+            )
+        })?;
+        let id = match segments.next_segment()? {
+            Some(seg) => Some(decode_id(bytes, seg)?),
+            None => None,
+        };
+        components.push(Component { namespace, id });
+    }
+    Ok(())
 }
 
 /// Where one segment of an encoding lies, as [`KeyPath::segment_spans`] reports it.

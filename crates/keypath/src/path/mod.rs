@@ -149,6 +149,15 @@ pub struct KeyPath {
     components: Vec<Component>,
 }
 
+/// [`KeyPath::starts_with`] for the paths made of `components` and `prefix`.
+pub(crate) fn starts_with_components(components: &[Component], prefix: &[Component]) -> bool {
+    prefix.len() <= components.len()
+        && prefix
+            .iter()
+            .zip(components)
+            .all(|(p, s)| p.namespace == s.namespace && (p.id.is_none() || p.id == s.id))
+}
+
 /// Checks the namespace rule: one or more ASCII letters or `_`.
 pub(crate) fn is_valid_namespace(namespace: &str) -> bool {
     !namespace.is_empty()
@@ -310,14 +319,7 @@ impl KeyPath {
     /// assert!(!path.starts_with(&"/user-1/post-a".parse().unwrap()));
     /// ```
     pub fn starts_with(&self, prefix: &KeyPath) -> bool {
-        if prefix.len() > self.len() {
-            return false;
-        }
-        prefix
-            .components
-            .iter()
-            .zip(&self.components)
-            .all(|(p, s)| p.namespace == s.namespace && (p.id.is_none() || p.id == s.id))
+        starts_with_components(&self.components, &prefix.components)
     }
 
     /// Splits into the group (partition) key and the sort key, as two encodings: the first
@@ -374,12 +376,6 @@ impl KeyPath {
     /// assert_eq!(joined.to_string(), "/a-1");
     /// ```
     pub fn from_group(group: &[u8], sort: &[u8]) -> Result<KeyPath, DecodeError> {
-        let mut path = KeyPath::decode(group)?;
-        if path.len() != 1 || path.components[0].id.is_none() {
-            return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
-        }
-        let rest = KeyPath::decode(sort)?;
-        path.components.extend(rest.components);
-        Ok(path)
+        KeyPath::from_group_path(&KeyPath::decode(group)?, sort)
     }
 }

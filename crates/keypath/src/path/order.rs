@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 use super::id::Id;
-use super::KeyPath;
+use super::{Component, KeyPath};
 
 /// Rank of ID types whose encodings occupy disjoint first-byte ranges:
 /// integers `00..=0F`, strings `10..=F4`, byte strings `FF`.
@@ -30,26 +30,40 @@ fn cmp_ids(a: &Id, b: &Id) -> Option<Ordering> {
 
 impl Ord for KeyPath {
     fn cmp(&self, other: &Self) -> Ordering {
-        for (a, b) in self.components.iter().zip(&other.components) {
-            let by_namespace = a.namespace.as_bytes().cmp(b.namespace.as_bytes());
-            if by_namespace != Ordering::Equal {
-                return by_namespace;
-            }
-            let by_id = match (&a.id, &b.id) {
-                (None, None) => Ordering::Equal,
-                (None, Some(_)) => Ordering::Less,
-                (Some(_), None) => Ordering::Greater,
-                (Some(x), Some(y)) => match cmp_ids(x, y) {
-                    Some(order) => order,
-                    None => return self.encode().cmp(&other.encode()),
-                },
-            };
-            if by_id != Ordering::Equal {
-                return by_id;
-            }
-        }
-        self.components.len().cmp(&other.components.len())
+        cmp_components(&self.components, &other.components)
     }
+}
+
+/// The order of the paths made of components `x` and `y` (what [`KeyPath::cmp`] gives).
+pub(crate) fn cmp_components(x: &[Component], y: &[Component]) -> Ordering {
+    for (a, b) in x.iter().zip(y) {
+        let by_namespace = a.namespace.as_bytes().cmp(b.namespace.as_bytes());
+        if by_namespace != Ordering::Equal {
+            return by_namespace;
+        }
+        let by_id = match (&a.id, &b.id) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (Some(i), Some(j)) => match cmp_ids(i, j) {
+                Some(order) => order,
+                // No ID order agrees with the bytes here: the encodings decide.
+                None => return encode_components(x).cmp(&encode_components(y)),
+            },
+        };
+        if by_id != Ordering::Equal {
+            return by_id;
+        }
+    }
+    x.len().cmp(&y.len())
+}
+
+/// The encoding of the path made of `components`.
+pub(crate) fn encode_components(components: &[Component]) -> Vec<u8> {
+    KeyPath {
+        components: components.to_vec(),
+    }
+    .encode()
 }
 
 impl PartialOrd for KeyPath {

@@ -9,7 +9,9 @@
 //! The one exception is a position where UUID IDs and IDs of other types both occur: a UUID
 //! is stored as its raw 16 bytes, so a UUID whose bytes begin with another ID's encoding
 //! followed by `00` or `01` falls inside that ID's byte range. [`KeyRange::matches`] filters
-//! such keys out of prefix ranges exactly; `keypath-store` applies it to every listed key.
+//! such keys out of prefix ranges exactly; `keypath-store` applies it (as
+//! [`KeyRange::matches_after`], on whole paths of a group) to every listed key when the key
+//! or the query has a UUID ID, and only then, since without UUIDs the byte range is exact.
 //! For [`KeyRange::between`] at such a position no order of IDs agrees with the bytes, so a
 //! UUID is compared with a non-UUID bound by the byte order of their keys.
 
@@ -17,7 +19,8 @@ use std::ops::{Bound, RangeBounds};
 
 use super::binary::{encode_id, SEPARATOR, TERMINATOR};
 use super::id::Id;
-use super::KeyPath;
+use super::order::{cmp_components, encode_components};
+use super::{starts_with_components, Component, KeyPath};
 
 /// First byte after every encoding that starts with a given segment section: a segment
 /// section is followed by [`TERMINATOR`] (`00`) or [`SEPARATOR`] (`01`), so `02` ends it.
@@ -280,28 +283,67 @@ impl KeyRange {
     /// assert!(!range.matches(&"/a-2".parse().unwrap()));
     /// ```
     pub fn matches(&self, path: &KeyPath) -> bool {
+        self.matches_components(&path.components)
+    }
+
+    /// Whether `path` without its first `skip` components matches (`false` if it has
+    /// fewer): [`KeyRange::matches`] of that tail, without building it. For ranges over the
+    /// part of paths after a group key, applied to whole paths of that group.
+    ///
+    /// ```
+    /// let range = keypath::KeyRange::subtree(&"/post-2".parse().unwrap());
+    /// let path: keypath::KeyPath = "/user-1/post-2/comment-3".parse().unwrap();
+    /// assert!(range.matches_after(&path, 1));
+    /// assert!(!range.matches_after(&path, 0));
+    /// assert!(!range.matches_after(&path, 4));
+    /// ```
+    pub fn matches_after(&self, path: &KeyPath, skip: usize) -> bool {
+        path.components
+            .get(skip..)
+            .is_some_and(|tail| self.matches_components(tail))
+    }
+
+    /// [`KeyRange::matches`] for the path made of `path`'s components.
+    fn matches_components(&self, path: &[Component]) -> bool {
         match &self.select {
-            Select::Subtree(prefix) => path.starts_with(prefix),
-            Select::Descendants(prefix) => path != prefix && path.starts_with(prefix),
+            Select::Subtree(prefix) => starts_with_components(path, &prefix.components),
+            Select::Descendants(prefix) => {
+                path != prefix.components.as_slice()
+                    && starts_with_components(path, &prefix.components)
+            }
             Select::Children {
                 parent,
                 namespace,
                 lower,
                 upper,
             } => {
-                let Some(c) = path.components().get(parent.len()) else {
+                let Some(c) = path.get(parent.len()) else {
                     return false;
                 };
                 let Some(id) = c.id() else { return false };
                 let in_bounds = if mixes_uuid(id, lower, upper) {
                     // No ID order agrees with the bytes here: the byte range decides.
-                    self.contains_key(&path.encode())
+                    self.contains_key(&encode_components(path))
                 } else {
                     (lower.as_ref(), upper.as_ref()).contains(id)
                 };
-                path.starts_with(parent) && c.namespace() == namespace && in_bounds
+                starts_with_components(path, &parent.components)
+                    && c.namespace() == namespace
+                    && in_bounds
             }
-            Select::Paths(lower, upper) => (lower.as_ref(), upper.as_ref()).contains(path),
+            Select::Paths(lower, upper) => {
+                let above = match lower {
+                    Bound::Included(l) => cmp_components(path, &l.components).is_ge(),
+                    Bound::Excluded(l) => cmp_components(path, &l.components).is_gt(),
+                    Bound::Unbounded => true,
+                };
+                let below = match upper {
+                    Bound::Included(u) => cmp_components(path, &u.components).is_le(),
+                    Bound::Excluded(u) => cmp_components(path, &u.components).is_lt(),
+                    Bound::Unbounded => true,
+                };
+                above && below
+            }
         }
     }
 }

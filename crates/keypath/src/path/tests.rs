@@ -598,6 +598,7 @@ proptest! {
             prop_assert!(!group.is_empty() && !sort.is_empty());
             prop_assert_eq!(KeyPath::from_group(&group, &sort), Ok(a.clone()));
             let (g, rest) = a.group_parts().unwrap();
+            prop_assert_eq!(KeyPath::from_group_path(&g, &sort), Ok(a.clone()));
             prop_assert_eq!(g.join(&rest), Ok(a));
         }
     }
@@ -656,6 +657,20 @@ fn check_range(paths: &[KeyPath], query: &Query, filter: bool) -> Result<(), Tes
     prop_assert_eq!(&got, &want, "query {:?}, range {:?}", query, range);
     for p in &want {
         prop_assert!(range.matches(p), "matches() rejects {} for {:?}", p, query);
+    }
+    // Under a group key, `matches_after` decides exactly as `matches` on the rest.
+    let group = KeyPath::new().push("g", 1u64).unwrap();
+    for k in &keys {
+        let rest = KeyPath::decode(k).unwrap();
+        let whole = group.join(&rest).unwrap();
+        prop_assert_eq!(
+            range.matches_after(&whole, 1),
+            range.matches(&rest),
+            "{} under {} for {:?}",
+            rest,
+            group,
+            query
+        );
     }
     Ok(())
 }
