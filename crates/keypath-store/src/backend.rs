@@ -489,6 +489,53 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// nothing.
     fn scan(&self, scan: Scan) -> impl Future<Output = Result<Vec<Entry>, BackendError>> + Send;
 
+    /// [`Backend::scan`], with each record handed to `map` as `(sort key, version, value)`
+    /// in scan order, returning what `map` made of them. The first error `map` returns ends
+    /// the scan and is the result.
+    ///
+    /// The default calls [`Backend::scan`] and maps its entries. A backend that can lend
+    /// its records (the embedded one) overrides it to run `map` where it reads them, on the
+    /// blocking pool over borrowed bytes: no record is copied, and what `map` allocates and
+    /// frees stays on one thread. `map` must not call the backend.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError, Condition, Key, Record, Scan, Write};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let db = MemoryBackend::new();
+    /// let put = |s: &[u8], v: &[u8]| Write::Put {
+    ///     key: Key::new(b"g".to_vec(), s.to_vec()),
+    ///     record: Record { value: v.to_vec(), version: 1 },
+    ///     condition: Condition::None,
+    /// };
+    /// db.write(vec![put(b"a", b"xy"), put(b"b", b"z")]).await.unwrap();
+    /// let lens = db
+    ///     .scan_map(Scan::group(b"g".to_vec()).reverse(), |sort, _version, value| {
+    ///         Ok::<_, BackendError>((sort[0], value.len()))
+    ///     })
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(lens, [(b'b', 1), (b'a', 2)]);
+    /// # });
+    /// ```
+    fn scan_map<T, E, F>(
+        &self,
+        scan: Scan,
+        mut map: F,
+    ) -> impl Future<Output = Result<Vec<T>, E>> + Send
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(&[u8], u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
+        async move {
+            let entries = self.scan(scan).await?;
+            entries
+                .iter()
+                .map(|e| map(&e.sort, e.record.version, &e.record.value))
+                .collect()
+        }
+    }
+
     /// Applies a batch of writes atomically, in any order (a batch touches each key at most
     /// once; otherwise [`BackendError::DuplicateKey`] and nothing is written).
     ///

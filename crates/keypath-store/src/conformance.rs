@@ -327,6 +327,47 @@ async fn scans_match_model<B: Backend>(db: &B) {
             })
             .collect();
         assert_eq!(got, expected, "conformance: scan round {round}: {scan:?}");
+        // `scan_map` visits the same records in the same order, borrowed.
+        let mapped = db.scan_map(scan.clone(), |sort, version, value| {
+            if value != sort {
+                return Err(BackendError::storage(format!("value of {sort:02x?}")));
+            }
+            Ok((sort.to_vec(), version))
+        });
+        let mapped = must("scan_map", mapped).await;
+        assert_eq!(
+            mapped, expected,
+            "conformance: scan_map round {round}: {scan:?}"
+        );
+        // The first error `map` returns ends the scan and is the result.
+        if let Some(stop) = (!expected.is_empty()).then(|| rng.below(expected.len())) {
+            let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let counter = seen.clone();
+            let failed = db
+                .scan_map(scan.clone(), move |_, _, _| {
+                    let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if n == stop {
+                        return Err(BackendError::storage(format!("stop at {n}")));
+                    }
+                    Ok(n)
+                })
+                .await;
+            match failed {
+                Err(BackendError::Storage(e)) => assert_eq!(
+                    e.to_string(),
+                    format!("stop at {stop}"),
+                    "conformance: scan_map error, round {round}"
+                ),
+                other => panic!(
+                    "conformance: scan_map round {round} gave {other:?}, expected the map error"
+                ),
+            }
+            assert_eq!(
+                seen.load(std::sync::atomic::Ordering::SeqCst),
+                stop + 1,
+                "conformance: scan_map went on after the map error, round {round}"
+            );
+        }
     }
 }
 

@@ -271,10 +271,11 @@ impl RedbBackend {
     }
 
     /// Runs `work` on the blocking pool with the database.
-    async fn blocking<T, F>(&self, work: F) -> Result<T, BackendError>
+    async fn blocking<T, E, F>(&self, work: F) -> Result<T, E>
     where
         T: Send + 'static,
-        F: FnOnce(&Database) -> Result<T, BackendError> + Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnOnce(&Database) -> Result<T, E> + Send + 'static,
     {
         let db = self.db.clone();
         match tokio::task::spawn_blocking(move || work(&db)).await {
@@ -283,7 +284,8 @@ impl RedbBackend {
                 "redb failed (the store file {} may be damaged): {}",
                 self.path.display(),
                 panic_message(join)
-            ))),
+            ))
+            .into()),
         }
     }
 }
@@ -345,6 +347,26 @@ impl Backend for RedbBackend {
     }
 
     async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
+        self.scan_map(scan, |sort, version, value| {
+            Ok::<_, BackendError>(Entry {
+                sort: sort.to_vec(),
+                record: Record {
+                    value: value.to_vec(),
+                    version,
+                },
+            })
+        })
+        .await
+    }
+
+    /// Runs `map` on the blocking pool inside the read transaction, over the bytes redb
+    /// lends: records are not copied unless `map` copies them.
+    async fn scan_map<T, E, F>(&self, scan: Scan, mut map: F) -> Result<Vec<T>, E>
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(&[u8], u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
         let limit = scan.limit.unwrap_or(usize::MAX);
         if limit == 0 || scan.is_empty_range() {
             return Ok(Vec::new());
@@ -368,22 +390,21 @@ impl Backend for RedbBackend {
             let range = table
                 .range::<(&[u8], &[u8])>((lower, upper))
                 .map_err(storage)?;
-            let entry = |item: Result<_, redb::StorageError>| {
+            // Grown as read: reserving a whole page up front measured slower (one large
+            // allocation per scan makes glibc consolidate the small chunks that callers free).
+            let mut out = Vec::new();
+            let mut entry = |item: Result<_, redb::StorageError>| {
                 let (k, v): (redb::AccessGuard<RecordKey>, redb::AccessGuard<RecordValue>) =
                     item.map_err(storage)?;
                 let (version, value) = v.value();
-                Ok(Entry {
-                    sort: k.value().1.to_vec(),
-                    record: Record {
-                        value: value.to_vec(),
-                        version,
-                    },
-                })
+                out.push(map(k.value().1, version, value)?);
+                Ok::<_, E>(())
             };
             match scan.direction {
-                Direction::Forward => range.take(limit).map(entry).collect(),
-                Direction::Reverse => range.rev().take(limit).map(entry).collect(),
+                Direction::Forward => range.take(limit).try_for_each(&mut entry)?,
+                Direction::Reverse => range.rev().take(limit).try_for_each(&mut entry)?,
             }
+            Ok(out)
         })
         .await
     }
