@@ -120,22 +120,49 @@ impl<'a> Header<'a> {
 
     /// Checks the framing, passing each index entry `(name, offset, key path encoding)` to
     /// `on_index` (reads that need only the payload pass a no-op and allocate nothing);
-    /// returns the item type and where the payload starts.
+    /// returns the item type and where the payload starts. The type and index names are
+    /// checked as UTF-8.
     pub fn walk(
         bytes: &'a [u8],
         mut on_index: impl FnMut(&'a str, usize, &'a [u8]),
     ) -> Result<(&'a str, usize), EnvelopeError> {
+        let mut bad_name = None;
+        let (item_type, payload_start) = Header::frame(bytes, |name, key_at, key| {
+            match std::str::from_utf8(name.bytes) {
+                Ok(name) => on_index(name, key_at, key),
+                Err(e) => {
+                    bad_name.get_or_insert((name.at, e));
+                }
+            }
+        })?;
+        let item_type = std::str::from_utf8(item_type.bytes)
+            .map_err(|e| error_at(item_type.at, "item type name", e.to_string()))?;
+        if let Some((at, e)) = bad_name {
+            return Err(error_at(at, "index name", e.to_string()));
+        }
+        Ok((item_type, payload_start))
+    }
+
+    /// Checks the framing only, passing each index entry `(name, offset of the key path, key
+    /// path encoding)` to `on_index`; returns the item type name and where the payload
+    /// starts. Nothing is checked as UTF-8, so a read that compares the type name with a
+    /// known one, or needs only the payload, costs a few bounds checks.
+    #[inline]
+    pub fn frame(
+        bytes: &'a [u8],
+        mut on_index: impl FnMut(Field<'a>, usize, &'a [u8]),
+    ) -> Result<(Field<'a>, usize), EnvelopeError> {
         let mut r = Reader { bytes, pos: 0 };
         let format = r.take(1, "envelope format 01")?[0];
         if format != ENVELOPE_FORMAT {
-            return Err(r.error_at(0, "envelope format 01", format!("{format:02x}")));
+            return Err(error_at(0, "envelope format 01", format!("{format:02x}")));
         }
         let len = r.take(1, "type name length")?[0] as usize;
-        let item_type = r.utf8(len, "item type name")?;
+        let item_type = r.field(len, "item type name")?;
         let count = r.take(1, "index count")?[0] as usize;
         for _ in 0..count {
             let len = r.take(1, "index name length")?[0] as usize;
-            let name = r.utf8(len, "index name")?;
+            let name = r.field(len, "index name")?;
             let lb = r.take(2, "index key length")?;
             let len = u16::from_be_bytes([lb[0], lb[1]]) as usize;
             let at = r.pos;
@@ -145,34 +172,48 @@ impl<'a> Header<'a> {
     }
 }
 
+/// A length-prefixed field of an envelope: its bytes and their offset.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Field<'a> {
+    pub bytes: &'a [u8],
+    pub at: usize,
+}
+
 struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     fn take(&mut self, n: usize, expected: &'static str) -> Result<&'a [u8], EnvelopeError> {
         let rest = &self.bytes[self.pos..];
         if rest.len() < n {
-            let found = format!("the end after {} bytes", rest.len());
-            return Err(self.error_at(self.pos, expected, found));
+            return Err(truncated(self.pos, expected, rest.len()));
         }
         self.pos += n;
         Ok(&rest[..n])
     }
 
-    fn utf8(&mut self, n: usize, expected: &'static str) -> Result<&'a str, EnvelopeError> {
+    #[inline]
+    fn field(&mut self, n: usize, expected: &'static str) -> Result<Field<'a>, EnvelopeError> {
         let at = self.pos;
-        let raw = self.take(n, expected)?;
-        std::str::from_utf8(raw).map_err(|e| self.error_at(at, expected, e.to_string()))
+        let bytes = self.take(n, expected)?;
+        Ok(Field { bytes, at })
     }
+}
 
-    fn error_at(&self, offset: usize, expected: &'static str, found: String) -> EnvelopeError {
-        EnvelopeError {
-            offset,
-            expected,
-            found,
-        }
+#[cold]
+fn truncated(offset: usize, expected: &'static str, left: usize) -> EnvelopeError {
+    error_at(offset, expected, format!("the end after {left} bytes"))
+}
+
+#[cold]
+fn error_at(offset: usize, expected: &'static str, found: String) -> EnvelopeError {
+    EnvelopeError {
+        offset,
+        expected,
+        found,
     }
 }
 

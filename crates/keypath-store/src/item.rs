@@ -158,12 +158,7 @@ impl RawItem {
     /// assert!(raw.decode::<u64>().is_err());
     /// ```
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, StoreError> {
-        rmp_serde::from_slice(&self.payload).map_err(|e| StoreError::Decode {
-            key: self.key.clone(),
-            item_type: self.item_type.clone(),
-            expected: std::any::type_name::<T>().to_owned(),
-            message: e.to_string(),
-        })
+        decode_payload(&self.key, self.item_type.as_bytes(), &self.payload)
     }
 
     /// Decodes as item type `T`, checking the stored type name first.
@@ -179,33 +174,57 @@ impl RawItem {
     /// assert!(raw.decode_item::<User>().is_err()); // stored as a "post"
     /// ```
     pub fn decode_item<T: Item>(&self) -> Result<Versioned<T>, StoreError> {
-        if self.item_type != T::TYPE {
-            return Err(StoreError::Decode {
-                key: self.key.clone(),
-                item_type: self.item_type.clone(),
-                expected: T::TYPE.to_owned(),
-                message: "the item types differ".to_owned(),
-            });
-        }
-        Ok(Versioned {
-            key: self.key.clone(),
-            version: self.version,
-            item: self.decode()?,
-        })
+        versioned_from_parts(
+            self.key.clone(),
+            self.version,
+            self.item_type.as_bytes(),
+            &self.payload,
+        )
     }
 
     /// Like [`RawItem::decode_item`], consuming the raw item (no copy of the key).
     pub(crate) fn into_item<T: Item>(self) -> Result<Versioned<T>, StoreError> {
-        if self.item_type != T::TYPE {
-            return self.decode_item();
-        }
-        let item = self.decode()?;
-        Ok(Versioned {
-            key: self.key,
-            version: self.version,
-            item,
-        })
+        versioned_from_parts(
+            self.key,
+            self.version,
+            self.item_type.as_bytes(),
+            &self.payload,
+        )
     }
+}
+
+/// The payload of the item at `key`, stored as `item_type`, decoded as `T`.
+pub(crate) fn decode_payload<T: DeserializeOwned>(
+    key: &KeyPath,
+    item_type: &[u8],
+    payload: &[u8],
+) -> Result<T, StoreError> {
+    rmp_serde::from_slice(payload).map_err(|e| StoreError::Decode {
+        key: key.clone(),
+        item_type: String::from_utf8_lossy(item_type).into_owned(),
+        expected: std::any::type_name::<T>().to_owned(),
+        message: e.to_string(),
+    })
+}
+
+/// The item at `key` as a `T`, from its stored parts: the type name (compared as bytes,
+/// so it need not have been checked as UTF-8) must be `T::TYPE`.
+pub(crate) fn versioned_from_parts<T: Item>(
+    key: KeyPath,
+    version: u64,
+    item_type: &[u8],
+    payload: &[u8],
+) -> Result<Versioned<T>, StoreError> {
+    if item_type != T::TYPE.as_bytes() {
+        return Err(StoreError::Decode {
+            key,
+            item_type: String::from_utf8_lossy(item_type).into_owned(),
+            expected: T::TYPE.to_owned(),
+            message: "the item types differ".to_owned(),
+        });
+    }
+    let item = decode_payload(&key, item_type, payload)?;
+    Ok(Versioned { key, version, item })
 }
 
 /// Encodes a value as MessagePack with field names (self-describing).

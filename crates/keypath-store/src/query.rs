@@ -45,6 +45,35 @@ pub(crate) enum Constraint {
     Upper(Bound<KeyPath>),
 }
 
+impl Constraint {
+    /// Whether any path or ID bound of the constraint has a UUID ID.
+    fn names_uuid(&self) -> bool {
+        let path = |p: &KeyPath| p.components().iter().any(|c| c.id().is_some_and(is_uuid));
+        let bound_path = |b: &Bound<KeyPath>| match b {
+            Bound::Included(p) | Bound::Excluded(p) => path(p),
+            Bound::Unbounded => false,
+        };
+        let bound_id = |b: &Bound<Id>| match b {
+            Bound::Included(id) | Bound::Excluded(id) => is_uuid(id),
+            Bound::Unbounded => false,
+        };
+        match self {
+            Constraint::Subtree(p) => path(p),
+            Constraint::Children {
+                parent,
+                lower,
+                upper,
+                ..
+            } => path(parent) || bound_id(lower) || bound_id(upper),
+            Constraint::Lower(b) | Constraint::Upper(b) => bound_path(b),
+        }
+    }
+}
+
+fn is_uuid(id: &Id) -> bool {
+    matches!(id, Id::Uuid(_))
+}
+
 fn split(path: &KeyPath) -> Result<(KeyPath, KeyPath), StoreError> {
     path.group_parts().map_err(|e| StoreError::InvalidKey {
         key: path.to_string(),
@@ -283,6 +312,7 @@ impl Query {
             start,
             end,
             filters,
+            filters_have_uuid: self.constraints.iter().any(Constraint::names_uuid),
         }
     }
 
@@ -311,11 +341,29 @@ pub(crate) struct Plan {
     pub start: Vec<u8>,
     pub end: Option<Vec<u8>>,
     pub filters: Vec<KeyRange>,
+    /// Whether a filter names a UUID ID. Only UUIDs mixed with other ID types at one
+    /// position make a key inside the byte range fail a filter (see `keypath::KeyRange`),
+    /// so keys without UUIDs under filters without UUIDs need no check.
+    pub filters_have_uuid: bool,
 }
 
 impl Plan {
     pub fn matches(&self, sort_path: &KeyPath) -> bool {
         self.filters.iter().all(|r| r.matches(sort_path))
+    }
+
+    /// [`Plan::matches`] for the part of `path` after its first `group_len` components, for
+    /// a path whose encoding is inside the plan's byte range.
+    pub fn matches_after(&self, path: &KeyPath, group_len: usize) -> bool {
+        let Some(rest) = path.components().get(group_len..) else {
+            return false;
+        };
+        if !self.filters_have_uuid && !rest.iter().any(|c| c.id().is_some_and(is_uuid)) {
+            return true;
+        }
+        self.filters
+            .iter()
+            .all(|r| r.matches_after(path, group_len))
     }
 }
 
@@ -333,3 +381,6 @@ pub struct Page<T> {
     /// [`Query::after`] to continue. A following page may still turn out empty.
     pub cursor: Option<Cursor>,
 }
+
+#[cfg(test)]
+mod tests;

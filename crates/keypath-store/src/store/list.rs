@@ -2,14 +2,15 @@
 //! for index queries), resumable by cursor in either direction.
 
 use std::ops::Bound;
+use std::sync::Arc;
 
 use keypath::KeyPath;
 
 use super::Store;
 use crate::backend::{Backend, Direction, Entry, Key, Scan};
 use crate::cursor::Cursor;
-use crate::envelope::{Envelope, Header};
-use crate::item::{Item, RawItem, Versioned};
+use crate::envelope::{Envelope, EnvelopeError, Field, Header};
+use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
 use crate::layout::{entry_path, index_group, is_valid_index_name, split_entry_path};
 use crate::query::{Page, Plan, Query};
 use crate::StoreError;
@@ -34,16 +35,10 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn list<T: Item>(&self, query: &Query) -> Result<Page<Versioned<T>>, StoreError> {
-        let page = self.list_raw(query).await?;
-        let items = page
-            .items
-            .into_iter()
-            .map(RawItem::into_item)
-            .collect::<Result<_, _>>()?;
-        Ok(Page {
-            items,
-            cursor: page.cursor,
+        self.list_with(query, |key, version, item_type, payload| {
+            versioned_from_parts::<T>(key, version, item_type.bytes, payload)
         })
+        .await
     }
 
     /// Lists items of any type, undecoded.
@@ -64,36 +59,48 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn list_raw(&self, query: &Query) -> Result<Page<RawItem>, StoreError> {
+        self.list_with(query, |key, version, item_type, payload| {
+            let name = std::str::from_utf8(item_type.bytes).map_err(|e| EnvelopeError {
+                offset: item_type.at,
+                expected: "item type name",
+                found: e.to_string(),
+            })?;
+            Ok(RawItem {
+                key,
+                item_type: name.to_owned(),
+                version,
+                payload: payload.to_vec(),
+            })
+        })
+        .await
+    }
+
+    /// Lists the items the query selects, each made by `make` from its key path, version,
+    /// type name and payload. Runs inside the backend's scan ([`Backend::scan_map`]), so on
+    /// the embedded backend everything from key decoding to the finished item happens on
+    /// the blocking thread that reads the records, over borrowed bytes.
+    async fn list_with<I, M>(&self, query: &Query, make: M) -> Result<Page<I>, StoreError>
+    where
+        I: Keyed + Send + 'static,
+        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Copy + Send + 'static,
+    {
         let plan = query.plan(false);
         let fingerprint = query.fingerprint(None, &plan);
         let group = query.group.encode();
-        self.paged(query, &plan, fingerprint, group, |entries| {
-            let group = &query.group;
-            let plan = &plan;
-            async move {
-                entries
-                    .into_iter()
-                    .map(|e| {
-                        let rest = KeyPath::decode(&e.sort).map_err(|err| corrupt("key", err))?;
-                        if !plan.matches(&rest) {
-                            return Ok((e.sort, None));
-                        }
-                        // Join with the decoded group rather than decoding it again.
-                        let key =
-                            entry_path(group, &rest).ok_or_else(|| corrupt("key", "bad path"))?;
-                        let (item_type, payload) = Envelope::into_item_parts(e.record.value)?;
-                        let item = RawItem {
-                            key,
-                            item_type,
-                            version: e.record.version,
-                            payload,
-                        };
-                        Ok((e.sort, Some(item)))
-                    })
-                    .collect()
-            }
-        })
-        .await
+        let shared = Arc::new((query.group.clone(), plan));
+        let resolve = |scan| {
+            let shared = shared.clone();
+            self.backend.scan_map(scan, move |sort, version, value| {
+                let (group, plan) = &*shared;
+                list_step(group, plan, sort, version, value, make)
+            })
+        };
+        // The position of an item is its sort key, encoded again from its key path only
+        // when a cursor or the next scan needs it: decoding is canonical (a decoded path
+        // encodes to exactly the bytes it came from), so this is the scanned sort key.
+        let position_of = |item: &I| Ok(super::backend_key(item.key_path())?.sort);
+        self.paged(query, &shared.1, fingerprint, group, resolve, position_of)
+            .await
     }
 
     /// Queries index `index`: lists the items whose index key paths the query selects, in
@@ -152,21 +159,31 @@ impl<B: Backend> Store<B> {
         let plan = query.plan(true);
         let fingerprint = query.fingerprint(Some(index), &plan);
         let group = index_group(index, &query.group.encode());
-        self.paged(query, &plan, fingerprint, group, |entries| {
-            self.resolve_index(index, query, &plan, entries)
+        let resolve = |scan| async {
+            let entries = self.backend.scan(scan).await?;
+            self.resolve_index(index, query, &plan, entries).await
+        };
+        // An index item's position is its entry's sort key, kept beside it.
+        let position_of = |(sort, _): &(Vec<u8>, RawItem)| Ok(sort.clone());
+        let page = self
+            .paged(query, &plan, fingerprint, group, resolve, position_of)
+            .await?;
+        Ok(Page {
+            items: page.items.into_iter().map(|(_, item)| item).collect(),
+            cursor: page.cursor,
         })
-        .await
     }
 
-    /// Turns index entries into their current base items (`None` where the entry does not
-    /// match the query or its item no longer has this index key).
+    /// Turns index entries into their current base items, each with its entry's sort key
+    /// (skipped where the entry does not match the query or its item no longer has this
+    /// index key).
     async fn resolve_index(
         &self,
         index: &str,
         query: &Query,
         plan: &Plan,
         entries: Vec<Entry>,
-    ) -> Result<Vec<(Vec<u8>, Option<RawItem>)>, StoreError> {
+    ) -> Result<Vec<Step<(Vec<u8>, RawItem)>>, StoreError> {
         let mut wanted = Vec::new(); // (position in entries, base path, full index path)
         for (i, e) in entries.iter().enumerate() {
             let path = KeyPath::decode(&e.sort).map_err(|err| corrupt("index entry", err))?;
@@ -197,8 +214,8 @@ impl<B: Backend> Store<B> {
         } else {
             self.backend.batch_get(keys).await?
         };
-        let mut out: Vec<(Vec<u8>, Option<RawItem>)> =
-            entries.into_iter().map(|e| (e.sort, None)).collect();
+        let mut out: Vec<Step<(Vec<u8>, RawItem)>> =
+            entries.into_iter().map(|e| Step::Skipped(e.sort)).collect();
         for ((i, base, full), rec) in wanted.into_iter().zip(records) {
             let Some(rec) = rec else { continue };
             let full = full.encode();
@@ -208,36 +225,45 @@ impl<B: Backend> Store<B> {
                 .any(|&(n, _, p)| n == index && p == full);
             if current {
                 let (item_type, payload) = Envelope::into_item_parts(rec.value)?;
-                out[i].1 = Some(RawItem {
+                let item = RawItem {
                     key: base,
                     item_type,
                     version: rec.version,
                     payload,
-                });
+                };
+                if let Step::Skipped(sort) = &mut out[i] {
+                    out[i] = Step::Item((std::mem::take(sort), item));
+                }
             }
         }
         Ok(out)
     }
 
-    /// Scans `group` over the plan's range from the cursor on, resolving records to items
-    /// with `resolve` until the page is full or the range is exhausted.
-    async fn paged<F, Fut>(
+    /// Scans `group` over the plan's range from the cursor on, resolving each scan's
+    /// records with `resolve` until the page is full or the range is exhausted.
+    /// `position_of` gives an item's sort key, asked only for the last item consumed when
+    /// a cursor or a further scan needs it.
+    async fn paged<I, R, Fut>(
         &self,
         query: &Query,
         plan: &Plan,
         fingerprint: u64,
         group: Vec<u8>,
-        mut resolve: F,
-    ) -> Result<Page<RawItem>, StoreError>
+        mut resolve: R,
+        position_of: impl Fn(&I) -> Result<Vec<u8>, StoreError>,
+    ) -> Result<Page<I>, StoreError>
     where
-        F: FnMut(Vec<Entry>) -> Fut,
-        Fut: std::future::Future<Output = Result<Vec<(Vec<u8>, Option<RawItem>)>, StoreError>>,
+        R: FnMut(Scan) -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<Step<I>>, StoreError>>,
     {
         let limit = query.limit.unwrap_or(usize::MAX);
         let mut position: Option<Vec<u8>> = match &query.cursor {
             Some(c) => Some(c.position_for(fingerprint)?.to_vec()),
             None => None,
         };
+        // Whether the last record consumed is `items`' last item (whose position is then
+        // not yet in `position`).
+        let mut at_last_item = false;
         let mut items = Vec::new();
         let mut more = false;
         if limit == 0 {
@@ -247,6 +273,9 @@ impl<B: Backend> Store<B> {
             });
         }
         'scan: loop {
+            if std::mem::take(&mut at_last_item) {
+                position = items.last().map(&position_of).transpose()?;
+            }
             let batch = limit
                 .saturating_sub(items.len())
                 .saturating_add(1)
@@ -272,27 +301,85 @@ impl<B: Backend> Store<B> {
                 direction: query.direction,
                 limit: Some(batch),
             };
-            let entries = self.backend.scan(scan).await?;
-            let exhausted = entries.len() < batch;
-            for (sort, item) in resolve(entries).await? {
+            let steps = resolve(scan).await?;
+            let exhausted = steps.len() < batch;
+            for step in steps {
                 if items.len() == limit {
                     more = true;
                     break 'scan;
                 }
-                position = Some(sort);
-                items.extend(item);
+                match step {
+                    Step::Item(item) => {
+                        items.push(item);
+                        at_last_item = true;
+                    }
+                    Step::Skipped(sort) => {
+                        position = Some(sort);
+                        at_last_item = false;
+                    }
+                }
             }
             if exhausted {
                 break;
             }
         }
-        let cursor = match (more, position) {
-            (true, Some(position)) => Some(Cursor {
-                query: fingerprint,
-                position,
-            }),
-            _ => None,
-        };
+        if !more {
+            return Ok(Page {
+                items,
+                cursor: None,
+            });
+        }
+        if at_last_item {
+            position = items.last().map(&position_of).transpose()?;
+        }
+        let cursor = position.map(|position| Cursor {
+            query: fingerprint,
+            position,
+        });
         Ok(Page { items, cursor })
     }
+}
+
+/// One scanned record, resolved against a query.
+pub(super) enum Step<I> {
+    /// An item the query selects.
+    Item(I),
+    /// A record the query passes over, at this sort key.
+    Skipped(Vec<u8>),
+}
+
+/// A listed item that knows its key path.
+pub(super) trait Keyed {
+    fn key_path(&self) -> &KeyPath;
+}
+
+impl<T> Keyed for Versioned<T> {
+    fn key_path(&self) -> &KeyPath {
+        &self.key
+    }
+}
+
+impl Keyed for RawItem {
+    fn key_path(&self) -> &KeyPath {
+        &self.key
+    }
+}
+
+/// Resolves one record of an item group: decodes its key path, skips it if outside the
+/// plan's filters, and makes the item with `make` from the borrowed envelope.
+fn list_step<I>(
+    group: &KeyPath,
+    plan: &Plan,
+    sort: &[u8],
+    version: u64,
+    value: &[u8],
+    make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
+) -> Result<Step<I>, StoreError> {
+    let key = KeyPath::from_group_path(group, sort).map_err(|err| corrupt("key", err))?;
+    // The plan's filters are over the part after the group.
+    if !plan.matches_after(&key, group.len()) {
+        return Ok(Step::Skipped(sort.to_vec()));
+    }
+    let (item_type, payload_start) = Header::frame(value, |_, _, _| {})?;
+    make(key, version, item_type, &value[payload_start..]).map(Step::Item)
 }

@@ -1,0 +1,123 @@
+use std::ops::Bound;
+
+use keypath::{Id, KeyPath};
+use proptest::prelude::*;
+
+use super::Query;
+
+/// The bytes an ID takes in a key path encoding.
+fn id_bytes(id: &Id) -> Vec<u8> {
+    let path = KeyPath::new().push("x", id.clone()).unwrap();
+    let bytes = path.encode();
+    let spans = KeyPath::segment_spans(&bytes).unwrap();
+    bytes[spans[1].range.clone()].to_vec()
+}
+
+/// IDs of every type, with UUIDs that begin with another ID's bytes followed by `00` or
+/// `01`: the keys whose byte ranges overlap (the one case where byte ranges are not exact).
+fn any_id() -> impl Strategy<Value = Id> {
+    let non_uuid = prop_oneof![
+        prop::sample::select(vec![0u64, 1, 5, 255, 256, 70_000]).prop_map(Id::from),
+        prop::sample::select(vec!["", "a", "ab", "b\u{0}"]).prop_map(Id::from),
+    ];
+    // Every non-UUID ID above encodes in fewer than 15 bytes.
+    let colliding = (non_uuid.clone(), 0u8..2, any::<[u8; 16]>()).prop_map(|(base, sep, fill)| {
+        let mut bytes = id_bytes(&base);
+        bytes.push(sep);
+        bytes.extend_from_slice(&fill[..16 - bytes.len()]);
+        Id::Uuid(bytes.try_into().unwrap())
+    });
+    prop_oneof![non_uuid, any::<[u8; 16]>().prop_map(Id::Uuid), colliding]
+}
+
+/// A path of one to three components with IDs under namespaces `a` and `b`.
+fn any_rest() -> impl Strategy<Value = KeyPath> {
+    prop::collection::vec((prop::sample::select(vec!["a", "b"]), any_id()), 1..4).prop_map(|cs| {
+        cs.into_iter()
+            .fold(KeyPath::new(), |p, (ns, id)| p.push(ns, id).unwrap())
+    })
+}
+
+fn any_bound() -> impl Strategy<Value = Bound<Id>> {
+    prop_oneof![
+        Just(Bound::Unbounded),
+        any_id().prop_map(Bound::Included),
+        any_id().prop_map(Bound::Excluded),
+    ]
+}
+
+fn group() -> KeyPath {
+    KeyPath::new().push("g", 1u64).unwrap()
+}
+
+/// Prefix, children-between and path-bounded queries over paths made of the same IDs.
+fn any_query() -> impl Strategy<Value = Query> {
+    let g = group;
+    prop_oneof![
+        (any_rest(), any::<bool>()).prop_map(move |(rest, open)| {
+            let mut prefix = g().join(&rest).unwrap();
+            if open {
+                // A namespace-only last component: every ID of that namespace.
+                let ns = prefix.components().last().unwrap().namespace().to_owned();
+                prefix = prefix.parent().unwrap().push_namespace(&ns).unwrap();
+            }
+            Query::prefix(&prefix).unwrap()
+        }),
+        (any_rest(), any_bound(), any_bound()).prop_map(move |(parent, lower, upper)| {
+            let parent = g().join(&parent.parent().unwrap_or_default()).unwrap();
+            Query::between(&parent, "a", lower, upper).unwrap()
+        }),
+        (any_rest(), any_rest(), any::<bool>()).prop_map(move |(lo, hi, inclusive)| {
+            let q = Query::prefix(&g())
+                .unwrap()
+                .gt(&g().join(&lo).unwrap())
+                .unwrap();
+            if inclusive {
+                q.lte(&g().join(&hi).unwrap()).unwrap()
+            } else {
+                q.lt(&g().join(&hi).unwrap()).unwrap()
+            }
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::test_cases(20_000)))]
+
+    /// For every key inside a plan's byte range, the shortcut that passes keys and filters
+    /// without UUIDs agrees with evaluating every filter on the part after the group.
+    #[test]
+    fn matches_after_agrees_with_the_filters(query in any_query(), rests in prop::collection::vec(any_rest(), 1..24)) {
+        let plan = query.plan(false);
+        for rest in &rests {
+            let sort = rest.encode();
+            let inside = sort >= plan.start && plan.end.as_ref().is_none_or(|e| sort < *e);
+            if !inside {
+                continue;
+            }
+            let whole = group().join(rest).unwrap();
+            prop_assert_eq!(
+                plan.matches_after(&whole, 1),
+                plan.matches(rest),
+                "{} for {:?}", rest, query
+            );
+        }
+    }
+}
+
+/// The generators do reach keys that fail a filter inside the byte range, so the property
+/// above tests the shortcut against real rejections.
+#[test]
+fn colliding_uuids_fall_inside_another_ids_range() {
+    let mut bytes = id_bytes(&Id::from("a"));
+    bytes.push(0x01);
+    bytes.resize(16, 0x42);
+    let uuid = Id::Uuid(bytes.try_into().unwrap());
+    let query = Query::prefix(&group().push("a", "a").unwrap()).unwrap();
+    let plan = query.plan(false);
+    let rest = KeyPath::new().push("a", uuid).unwrap();
+    let sort = rest.encode();
+    assert!(sort >= plan.start && plan.end.as_ref().is_none_or(|e| sort < *e));
+    assert!(!plan.matches(&rest));
+    assert!(!plan.matches_after(&group().join(&rest).unwrap(), 1));
+}
