@@ -5,66 +5,27 @@
 //!   redb writes the same three records in one durable transaction.
 //! - `get`: one item by key path, decoded into its Rust type, vs one raw redb lookup.
 //! - `list100`: 100 items of a group, decoded, vs a raw redb range scan of 100 records
-//!   (bytes copied out), and vs the same scan whose values are decoded into `Post` with
-//!   `rmp_serde`, as a program on raw redb must do to use them (`raw_redb_blocking_decoded`).
+//!   (bytes copied out), vs the same scan whose values are decoded into `Post` with
+//!   `rmp_serde`, as a program on raw redb must do to use them (`raw_redb_blocking_decoded`),
+//!   and vs that scan also copying out each record's key, as the store returns each item's
+//!   key path (`raw_redb_blocking_keyed`).
 //!
 //! `raw_redb` runs synchronously on the bench thread, its best case. The store runs its redb
 //! work on tokio's blocking pool, as it must not block the runtime, and so does
 //! `raw_redb_blocking`: raw redb as an async program has to call it.
 
+mod support;
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use keypath::{KeyPath, PathError};
-use keypath_store::{Index, Item, Query, Store};
-use std::sync::Arc;
+use keypath::KeyPath;
+use keypath_store::{Item, Query};
+use redb::Database;
 
-use redb::{Database, TableDefinition};
-use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Post {
-    user: u64,
-    id: u64,
-    updated_at: u64,
-    title: String,
-    body: String,
-}
-
-impl Item for Post {
-    const TYPE: &'static str = "post";
-    const INDEXES: &'static [Index<Self>] = &[Index {
-        name: "by_updated",
-        key: |p| {
-            Ok(Some(
-                KeyPath::new()
-                    .push("feed", 0u64)?
-                    .push("updated", p.updated_at)?,
-            ))
-        },
-    }];
-    fn key_path(&self) -> Result<KeyPath, PathError> {
-        KeyPath::new()
-            .push("user", self.user)?
-            .push("post", self.id)
-    }
-}
-
-fn post(user: u64, id: u64) -> Post {
-    Post {
-        user,
-        id,
-        updated_at: 1_700_000_000_000 + id,
-        title: format!("post number {id}"),
-        body: "lorem ipsum dolor sit amet, consectetur adipiscing elit".repeat(2),
-    }
-}
-
-const RAW: TableDefinition<&[u8], &[u8]> = TableDefinition::new("raw");
-
-fn raw_value(p: &Post) -> Vec<u8> {
-    rmp_serde::to_vec_named(p).expect("encodes")
-}
+use support::{
+    copy_value, decode_post, fixture, key_and_post, post, raw_list, raw_value, Fixture, Post, RAW,
+};
 
 /// The raw equivalent of a store put with one index: item, index entry and counter.
 fn raw_put(raw: &Database, p: &Post, counter: &[u8], n: u64) {
@@ -87,60 +48,14 @@ fn raw_get(raw: &Database, key: &[u8]) -> Vec<u8> {
     v
 }
 
-/// A 100-record raw range scan, each value passed through `read` (a copy, or a decode).
-fn raw_list<T>(raw: &Database, start: &[u8], read: impl Fn(&[u8]) -> T) -> Vec<T> {
-    let txn = raw.begin_read().unwrap();
-    let t = txn.open_table(RAW).unwrap();
-    let items = t
-        .range(start..)
-        .unwrap()
-        .take(100)
-        .map(|r| read(r.unwrap().1.value()))
-        .collect();
-    items
-}
-
-fn copy_value(v: &[u8]) -> Vec<u8> {
-    v.to_vec()
-}
-
-fn decode_post(v: &[u8]) -> Post {
-    rmp_serde::from_slice(v).unwrap()
-}
-
 fn benches(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let store = rt.block_on(Store::open(dir.path().join("store"))).unwrap();
-    let raw = Arc::new(Database::create(dir.path().join("raw.redb")).unwrap());
-    // 1000 posts of user 1 in both.
-    rt.block_on(async {
-        let mut txn = store.transaction();
-        for id in 0..1000 {
-            txn.put(&post(1, id)).unwrap();
-        }
-        txn.commit().await.unwrap();
-    });
-    {
-        let txn = raw.begin_write().unwrap();
-        {
-            let mut t = txn.open_table(RAW).unwrap();
-            for id in 0..1000 {
-                let p = post(1, id);
-                t.insert(
-                    p.key_path().unwrap().encode().as_slice(),
-                    raw_value(&p).as_slice(),
-                )
-                .unwrap();
-            }
-        }
-        txn.commit().unwrap();
-    }
-
+    // `_dir` keeps the files until the end.
+    let Fixture {
+        rt,
+        store,
+        raw,
+        dir: _dir,
+    } = fixture();
     let mut g = c.benchmark_group("put");
     let mut n = 0u64;
     g.bench_function("store", |b| {
@@ -225,6 +140,19 @@ fn benches(c: &mut Criterion) {
             async move {
                 black_box(
                     tokio::task::spawn_blocking(move || raw_list(&raw, &start, decode_post))
+                        .await
+                        .unwrap()
+                        .len(),
+                )
+            }
+        })
+    });
+    g.bench_function("raw_redb_blocking_keyed", |b| {
+        b.to_async(&rt).iter(|| {
+            let (raw, start) = (raw.clone(), start.clone());
+            async move {
+                black_box(
+                    tokio::task::spawn_blocking(move || raw_list(&raw, &start, key_and_post))
                         .await
                         .unwrap()
                         .len(),

@@ -1,0 +1,135 @@
+//! What the store benchmark and the `list_icount` example share: the item, the raw table,
+//! the raw list helpers, and a store and a raw redb file holding the same 1000 posts.
+
+#![allow(dead_code)] // each user takes what it needs
+
+use std::sync::Arc;
+
+use keypath::{KeyPath, PathError};
+use keypath_store::backend::redb::RedbBackend;
+use keypath_store::{Index, Item, Store};
+use redb::{Database, TableDefinition};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Post {
+    pub user: u64,
+    pub id: u64,
+    pub updated_at: u64,
+    pub title: String,
+    pub body: String,
+}
+
+impl Item for Post {
+    const TYPE: &'static str = "post";
+    const INDEXES: &'static [Index<Self>] = &[Index {
+        name: "by_updated",
+        key: |p| {
+            Ok(Some(
+                KeyPath::new()
+                    .push("feed", 0u64)?
+                    .push("updated", p.updated_at)?,
+            ))
+        },
+    }];
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new()
+            .push("user", self.user)?
+            .push("post", self.id)
+    }
+}
+
+pub fn post(user: u64, id: u64) -> Post {
+    Post {
+        user,
+        id,
+        updated_at: 1_700_000_000_000 + id,
+        title: format!("post number {id}"),
+        body: "lorem ipsum dolor sit amet, consectetur adipiscing elit".repeat(2),
+    }
+}
+
+pub const RAW: TableDefinition<&[u8], &[u8]> = TableDefinition::new("raw");
+
+pub fn raw_value(p: &Post) -> Vec<u8> {
+    rmp_serde::to_vec_named(p).expect("encodes")
+}
+
+/// A 100-record raw range scan, each record passed through `read` as (key, value).
+pub fn raw_list<T>(raw: &Database, start: &[u8], read: impl Fn(&[u8], &[u8]) -> T) -> Vec<T> {
+    let txn = raw.begin_read().unwrap();
+    let t = txn.open_table(RAW).unwrap();
+    let items = t
+        .range(start..)
+        .unwrap()
+        .take(100)
+        .map(|r| {
+            let (k, v) = r.unwrap();
+            read(k.value(), v.value())
+        })
+        .collect();
+    items
+}
+
+pub fn copy_value(_: &[u8], v: &[u8]) -> Vec<u8> {
+    v.to_vec()
+}
+
+pub fn decode_post(_: &[u8], v: &[u8]) -> Post {
+    rmp_serde::from_slice(v).unwrap()
+}
+
+/// What a listing program needs of each record: its key and its decoded value.
+pub fn key_and_post(k: &[u8], v: &[u8]) -> (Vec<u8>, Post) {
+    (k.to_vec(), rmp_serde::from_slice(v).unwrap())
+}
+
+/// The fixture: a 2-worker runtime, and a store and a raw redb file each holding posts
+/// 0..1000 of user 1 (the directory is removed on drop).
+pub struct Fixture {
+    pub rt: tokio::runtime::Runtime,
+    pub store: Store<RedbBackend>,
+    pub raw: Arc<Database>,
+    pub dir: tempfile::TempDir,
+}
+
+pub fn fixture() -> Fixture {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = rt.block_on(Store::open(dir.path().join("store"))).unwrap();
+    let raw = Arc::new(Database::create(dir.path().join("raw.redb")).unwrap());
+    // 1000 posts of user 1 in both.
+    rt.block_on(async {
+        let mut txn = store.transaction();
+        for id in 0..1000 {
+            txn.put(&post(1, id)).unwrap();
+        }
+        txn.commit().await.unwrap();
+    });
+    {
+        let txn = raw.begin_write().unwrap();
+        {
+            let mut t = txn.open_table(RAW).unwrap();
+            for id in 0..1000 {
+                let p = post(1, id);
+                t.insert(
+                    p.key_path().unwrap().encode().as_slice(),
+                    raw_value(&p).as_slice(),
+                )
+                .unwrap();
+            }
+        }
+        txn.commit().unwrap();
+    }
+
+    Fixture {
+        rt,
+        store,
+        raw,
+        dir,
+    }
+}
