@@ -106,20 +106,11 @@ impl<'de> Deserializer<'de> {
                 }
             }
         }
-        self.uint_general(expected)
-    }
-
-    /// [`Self::uint`] for every case: descending, zero, negative, malformed, too large.
-    #[inline(never)]
-    fn uint_general<T: TryFrom<u64>>(&mut self, expected: &'static str) -> Result<T, Error> {
-        let start = self.pos;
-        match self.int()? {
-            (false, magnitude) => match T::try_from(magnitude) {
-                Ok(v) => Ok(v),
-                Err(_) => Err(out_of_range(expected, false, magnitude, start)),
-            },
-            (true, magnitude) => Err(out_of_range(expected, true, magnitude, start)),
-        }
+        // The rest gets copies of the fields, not `self`: a reference to `self` would keep
+        // the whole decoder in memory instead of registers on the fast path too.
+        let (v, end) = uint_general(self.input, self.pos, self.mask, expected)?;
+        self.pos = end;
+        Ok(v)
     }
 
     /// Reads a sort-byte integer that must fit the signed type `T`.
@@ -308,6 +299,30 @@ fn out_of_range(expected: &'static str, negative: bool, magnitude: u64, at: usiz
         Found::Text(format!("integer {sign}{magnitude}")),
         at,
     )
+}
+
+/// [`Deserializer::uint`] for every case (descending, zero, negative, malformed, too
+/// large), on a decoder at `pos`: the value and the position after it.
+#[inline(never)]
+fn uint_general<T: TryFrom<u64>>(
+    input: &[u8],
+    pos: usize,
+    mask: u8,
+    expected: &'static str,
+) -> Result<(T, usize), Error> {
+    let mut de = Deserializer {
+        input,
+        pos,
+        mask,
+        depth: 0,
+    };
+    match de.int()? {
+        (false, magnitude) => match T::try_from(magnitude) {
+            Ok(v) => Ok((v, de.pos)),
+            Err(_) => Err(out_of_range(expected, false, magnitude, pos)),
+        },
+        (true, magnitude) => Err(out_of_range(expected, true, magnitude, pos)),
+    }
 }
 
 /// Implements the integer methods that read a sort-byte integer (`$read` is `uint`/`sint`).
