@@ -106,20 +106,11 @@ impl<'de> Deserializer<'de> {
                 }
             }
         }
-        self.uint_general(expected)
-    }
-
-    /// [`Self::uint`] for every case: descending, zero, negative, malformed, too large.
-    #[inline(never)]
-    fn uint_general<T: TryFrom<u64>>(&mut self, expected: &'static str) -> Result<T, Error> {
-        let start = self.pos;
-        match self.int()? {
-            (false, magnitude) => match T::try_from(magnitude) {
-                Ok(v) => Ok(v),
-                Err(_) => Err(out_of_range(expected, false, magnitude, start)),
-            },
-            (true, magnitude) => Err(out_of_range(expected, true, magnitude, start)),
-        }
+        // The rest gets copies of the fields, not `self`: a reference to `self` would keep
+        // the whole decoder in memory instead of registers on the fast path too.
+        let (v, end) = uint_general(self.input, self.pos, self.mask, expected)?;
+        self.pos = end;
+        Ok(v)
     }
 
     /// Reads a sort-byte integer that must fit the signed type `T`.
@@ -188,14 +179,15 @@ impl<'de> Deserializer<'de> {
 
     /// The fast path for the common string: ascending, ASCII, at most 7 bytes with the
     /// terminator in the next 8 input bytes. Takes it if so (the general path would
-    /// borrow the same bytes and find them ASCII).
+    /// borrow the same bytes and find them ASCII), returning those 8 bytes and the
+    /// content length.
     #[inline(always)]
-    fn short_ascii(&mut self) -> Option<&'de [u8]> {
+    fn short_ascii(&mut self) -> Option<([u8; 8], usize)> {
         if self.mask != 0 {
             return None;
         }
-        let input = self.input;
-        let word = u64::from_le_bytes(*input.get(self.pos..)?.first_chunk::<8>()?);
+        let bytes = *self.input.get(self.pos..)?.first_chunk::<8>()?;
+        let word = u64::from_le_bytes(bytes);
         let len = escape::first_escape_byte(word)?;
         // The terminator (not an escape), and no high bit in the bytes before it.
         let content_and_stop = word & (u64::MAX >> (8 * (7 - len)));
@@ -204,9 +196,8 @@ impl<'de> Deserializer<'de> {
         {
             return None;
         }
-        let content = &input[self.pos..self.pos + len];
         self.pos += len + 1;
-        Some(content)
+        Some((bytes, len))
     }
 
     /// [`de::Deserializer::deserialize_string`] for every string.
@@ -293,6 +284,25 @@ fn ascii_string(bytes: &[u8]) -> String {
     s
 }
 
+/// The first `len` (at most 7) of `bytes`, known to be ASCII, as a `String`. All 8 bytes
+/// are pushed and the string is then cut to `len`: a loop of constant length, which the
+/// compiler unrolls into one masked word store with no capacity checks (a loop over `len`
+/// bytes checks capacity and stores the length on every byte). The capacity is 8, which
+/// takes no more memory than an exact one with common allocators (glibc's smallest chunk
+/// holds 24 bytes).
+#[inline(always)]
+fn short_ascii_string(bytes: [u8; 8], len: usize) -> String {
+    // Clearing the high bits changes no byte of the content; it makes every byte a one-byte
+    // char, also the ones after the content, which are cut off.
+    let ascii = (u64::from_le_bytes(bytes) & !escape::HIGHS).to_le_bytes();
+    let mut s = String::with_capacity(8);
+    for b in ascii {
+        s.push(char::from(b));
+    }
+    s.truncate(len);
+    s
+}
+
 /// [`ascii_string`] for longer strings: the standard check is fast on long ASCII runs.
 #[inline(never)]
 fn long_ascii_string(bytes: &[u8]) -> String {
@@ -308,6 +318,30 @@ fn out_of_range(expected: &'static str, negative: bool, magnitude: u64, at: usiz
         Found::Text(format!("integer {sign}{magnitude}")),
         at,
     )
+}
+
+/// [`Deserializer::uint`] for every case (descending, zero, negative, malformed, too
+/// large), on a decoder at `pos`: the value and the position after it.
+#[inline(never)]
+fn uint_general<T: TryFrom<u64>>(
+    input: &[u8],
+    pos: usize,
+    mask: u8,
+    expected: &'static str,
+) -> Result<(T, usize), Error> {
+    let mut de = Deserializer {
+        input,
+        pos,
+        mask,
+        depth: 0,
+    };
+    match de.int()? {
+        (false, magnitude) => match T::try_from(magnitude) {
+            Ok(v) => Ok((v, de.pos)),
+            Err(_) => Err(out_of_range(expected, false, magnitude, pos)),
+        },
+        (true, magnitude) => Err(out_of_range(expected, true, magnitude, pos)),
+    }
 }
 
 /// Implements the integer methods that read a sort-byte integer (`$read` is `uint`/`sint`).
@@ -454,7 +488,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     #[inline(always)]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.short_ascii() {
-            Some(content) => visitor.visit_string(ascii_string(content)),
+            Some((bytes, len)) => visitor.visit_string(short_ascii_string(bytes, len)),
             None => self.string_general(visitor),
         }
     }

@@ -69,10 +69,10 @@ pub(crate) fn decode_at(input: &[u8], pos: usize, mask: u8) -> Result<(bool, u64
         usize::from(sort - INT_SORT_BYTE_ZERO)
     };
     let end = pos + 1 + k;
-    if end > input.len() {
+    let Some(upto_end) = input.get(..end) else {
         return Err(Bad::Truncated);
-    }
-    let raw = load_be(input, end, k);
+    };
+    let raw = load_top(upto_end, k) >> (8 * (8 - k));
     let flip = if negative_or_zero { !mask } else { mask };
     // XOR every magnitude byte with `flip`; the bytes above the magnitude stay zero.
     let magnitude = raw ^ (u64::from_ne_bytes([flip; 8]) >> (8 * (8 - k)));
@@ -94,41 +94,39 @@ pub(crate) fn decode_positive(input: &[u8], pos: usize) -> Option<(u64, usize)> 
     }
     let k = usize::from(sort - INT_SORT_BYTE_ZERO);
     let end = pos + 1 + k;
-    if end > input.len() {
-        return None;
-    }
-    let magnitude = load_be(input, end, k);
-    // Minimal: the first magnitude byte is not zero.
-    (magnitude >> (8 * (k - 1)) != 0).then_some((magnitude, end))
+    let top = load_top(input.get(..end)?, k);
+    // Minimal: the first magnitude byte, now the top byte, is not zero.
+    (top >> 56 != 0).then_some((top >> (8 * (8 - k)), end))
 }
 
-/// The `k` (1..=8) bytes of `input` that end at `end` (at most `input.len()`) as a
-/// big-endian number, with a fixed number of loads: the 8 (or 4, for `k <= 4`) bytes
-/// ending there when the input has them (the bytes before the `k` are masked off), else
-/// two overlapping 4-byte loads or three single bytes.
-#[inline]
-fn load_be(input: &[u8], end: usize, k: usize) -> u64 {
-    debug_assert!((1..=8).contains(&k) && k <= end && end <= input.len());
-    if let Some(word) = end.checked_sub(8).and_then(|start| input.get(start..end)) {
-        let word = u64::from_be_bytes(word.try_into().unwrap_or_default());
-        return word & (u64::MAX >> (8 * (8 - k)));
+/// The last `k` (1..=8) bytes of `upto_end` in the top `k` bytes of a word (big-endian, so
+/// the first of them is the top byte), the rest zero. The bytes before them are loaded too
+/// (so that every length takes a fixed number of loads) and shifted out.
+#[inline(always)]
+fn load_top(upto_end: &[u8], k: usize) -> u64 {
+    debug_assert!((1..=8).contains(&k) && k < upto_end.len());
+    let word = match upto_end.last_chunk::<8>() {
+        Some(word) => u64::from_be_bytes(*word),
+        None => short_be(upto_end),
+    };
+    word << (8 * (8 - k))
+}
+
+/// `bytes` (2..=7 of them: a sort byte and at least one magnitude byte, so a lone integer
+/// key is this short) as a big-endian number, from two overlapping loads: 4-byte ones for
+/// 4..=7 bytes, 2-byte ones for 2 or 3.
+#[inline(always)]
+fn short_be(bytes: &[u8]) -> u64 {
+    // The overlapping bytes are the same in both halves, so OR joins them.
+    let n = bytes.len();
+    if let (Some(hi), Some(lo)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        return u64::from(u32::from_be_bytes(*hi)) << (8 * (n - 4))
+            | u64::from(u32::from_be_bytes(*lo));
     }
-    if k <= 4 {
-        if let Some(word) = end.checked_sub(4).and_then(|start| input.get(start..end)) {
-            let word = u32::from_be_bytes(word.try_into().unwrap_or_default());
-            return u64::from(word & (u32::MAX >> (8 * (4 - k))));
-        }
+    if let (Some(hi), Some(lo)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+        return u64::from(u16::from_be_bytes(*hi)) << (8 * (n - 2))
+            | u64::from(u16::from_be_bytes(*lo));
     }
-    // Fewer than 8 bytes up to `end`, so k <= 7.
-    let b = &input[end - k..end];
-    if k >= 4 {
-        let hi = u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        let lo = u64::from(u32::from_be_bytes([b[k - 4], b[k - 3], b[k - 2], b[k - 1]]));
-        // The overlapping bytes are the same in both halves, so OR joins them.
-        hi << (8 * (k - 4)) | lo
-    } else {
-        u64::from(b[0]) << (8 * (k - 1))
-            | u64::from(b[k / 2]) << (8 * (k - 1 - k / 2))
-            | u64::from(b[k - 1])
-    }
+    // Not reached (see above); 0 for a single byte keeps this total.
+    0
 }

@@ -136,6 +136,7 @@ mod escape;
 mod float;
 mod int128;
 mod int64;
+mod one_byte;
 mod prefix;
 mod ser;
 mod write;
@@ -196,7 +197,10 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// The encoder writes into zeroed bytes of `out`'s spare capacity: a 64-byte window when
 /// there is that much (keys of up to 55 bytes fit it), else all of it. A key that does not
 /// fit is measured by that first pass and serialized again into exactly its length, so
-/// `value.serialize` runs twice for it.
+/// `value.serialize` runs twice for it. Fields of tuples and structs that take one byte of
+/// memory (`u8`, `i8`, `bool`, one-byte enums and newtypes) are first asked to serialize
+/// themselves as a lone `u8`, so that runs of `u8` (a `[u8; N]` field) are written a word
+/// at a time; the others refuse before writing anything and are serialized again.
 #[inline]
 pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
     let start = out.len();

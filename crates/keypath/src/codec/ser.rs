@@ -4,6 +4,7 @@ use serde::ser::{self, Serialize};
 
 use super::desc::{DESC_MASK, DESC_NAME};
 use super::error::Error;
+use super::one_byte::byte_of;
 use super::write::Sink;
 use super::{
     escape, float, int128, int64, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE,
@@ -46,7 +47,30 @@ impl<W: Sink> Serializer<W> {
 pub(crate) struct Framed<'s, W>(&'s mut Serializer<W>);
 
 /// Tuples, structs and variant payloads: a fixed number of fields, written back to back.
-pub(crate) struct Fixed<'s, W>(&'s mut Serializer<W>);
+///
+/// `u8` fields are collected (up to 8) and written as one word when another field comes,
+/// at 8, or at the end: a `[u8; N]` is a tuple of N bytes, and written one at a time each
+/// byte costs a position update and a store. Inlined into the (unrolled) loop over the
+/// elements, the count of held bytes is a constant at every step, so collecting compiles
+/// to word loads and stores.
+pub(crate) struct Fixed<'s, W> {
+    ser: &'s mut Serializer<W>,
+    /// Bytes of `u8` fields not written yet, the first in the lowest byte.
+    held: u64,
+    /// How many bytes `held` holds: 0..8.
+    held_len: usize,
+}
+
+impl<'s, W: Sink> Fixed<'s, W> {
+    #[inline(always)]
+    fn new(ser: &'s mut Serializer<W>) -> Self {
+        Fixed {
+            ser,
+            held: 0,
+            held_len: 0,
+        }
+    }
+}
 
 impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
     type Ok = ();
@@ -218,7 +242,7 @@ impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
     }
     #[inline]
     fn serialize_tuple(self, _len: usize) -> Result<Fixed<'s, W>, Error> {
-        Ok(Fixed(self))
+        Ok(Fixed::new(self))
     }
     #[inline]
     fn serialize_tuple_struct(
@@ -226,7 +250,7 @@ impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
         _name: &'static str,
         _len: usize,
     ) -> Result<Fixed<'s, W>, Error> {
-        Ok(Fixed(self))
+        Ok(Fixed::new(self))
     }
     #[inline]
     fn serialize_tuple_variant(
@@ -237,7 +261,7 @@ impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
         _len: usize,
     ) -> Result<Fixed<'s, W>, Error> {
         self.variant(index);
-        Ok(Fixed(self))
+        Ok(Fixed::new(self))
     }
     #[inline]
     fn serialize_map(self, _len: Option<usize>) -> Result<Framed<'s, W>, Error> {
@@ -245,7 +269,7 @@ impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
     }
     #[inline]
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Fixed<'s, W>, Error> {
-        Ok(Fixed(self))
+        Ok(Fixed::new(self))
     }
     #[inline]
     fn serialize_struct_variant(
@@ -256,7 +280,7 @@ impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
         _len: usize,
     ) -> Result<Fixed<'s, W>, Error> {
         self.variant(index);
-        Ok(Fixed(self))
+        Ok(Fixed::new(self))
     }
 }
 
@@ -306,7 +330,27 @@ impl<W: Sink> ser::SerializeMap for Framed<'_, W> {
 impl<W: Sink> Fixed<'_, W> {
     #[inline(always)]
     fn field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(&mut *self.0)
+        if let Some(b) = byte_of(value) {
+            // `held_len` is below 8 here, so the shift is at most 56.
+            self.held |= u64::from(b) << (8 * (self.held_len % 8));
+            self.held_len += 1;
+            if self.held_len == 8 {
+                self.write_held();
+            }
+            return Ok(());
+        }
+        self.write_held();
+        value.serialize(&mut *self.ser)
+    }
+
+    /// Writes the held bytes, if any.
+    #[inline(always)]
+    fn write_held(&mut self) {
+        if self.held_len > 0 {
+            self.ser.out.word(self.held.to_le_bytes(), self.held_len);
+            self.held = 0;
+            self.held_len = 0;
+        }
     }
 }
 
@@ -324,8 +368,9 @@ macro_rules! fixed_compound {
             ) -> Result<(), Error> {
                 self.field(value)
             }
-            #[inline]
-            fn end(self) -> Result<(), Error> {
+            #[inline(always)]
+            fn end(mut self) -> Result<(), Error> {
+                self.write_held();
                 Ok(())
             }
         }

@@ -188,3 +188,53 @@ fn key() -> impl Strategy<Value = Key> {
             id,
         })
 }
+
+/// `u8` fields mixed with other fields at every alignment: a lone byte, arrays shorter and
+/// longer than a word, a descending array, bytes in a nested tuple, an `i8` (one byte, not
+/// a `u8`) and a `bool`; with a string of up to 48 bytes the key crosses the 64-byte
+/// window, so both writers run.
+type Bytes = (
+    u8,
+    [u8; 9],
+    String,
+    u8,
+    Desc<[u8; 3]>,
+    (u8, u8),
+    i8,
+    bool,
+    u16,
+    [u8; 17],
+);
+
+proptest! {
+    #![proptest_config(config(crate::test_cases(20_000)))]
+
+    /// Byte fields take one raw byte each, in field order (the spec), and round-trip.
+    #[test]
+    fn byte_fields_are_raw_bytes_in_order(
+        v in (any::<u8>(), any::<[u8; 9]>(), "[a-z\u{0}\u{1}]{0,48}", any::<u8>(),
+            any::<[u8; 3]>(), any::<(u8, u8)>(), any::<i8>(), any::<bool>(), any::<u16>(),
+            any::<[u8; 17]>()),
+        head in prop::collection::vec(any::<u8>(), 0..3),
+    ) {
+        let (a, b, s, c, d, e, i, t, f, g) = v;
+        let key: Bytes = (a, b, s.clone(), c, Desc(d), e, i, t, f, g);
+        let mut expected = vec![a];
+        expected.extend_from_slice(&b);
+        expected.extend(to_vec(&s).unwrap());
+        expected.push(c);
+        expected.extend(d.iter().map(|x| !x));
+        expected.extend([e.0, e.1]);
+        expected.extend(to_vec(&i).unwrap());
+        expected.extend(to_vec(&t).unwrap());
+        expected.extend(to_vec(&f).unwrap());
+        expected.extend_from_slice(&g);
+        let encoded = to_vec(&key).unwrap();
+        prop_assert_eq!(&encoded, &expected);
+        // Appending after existing bytes, with less spare capacity than the window.
+        let mut out = head.clone();
+        encode_into(&key, &mut out).unwrap();
+        prop_assert_eq!(&out[head.len()..], &expected[..]);
+        prop_assert_eq!(from_slice::<Bytes>(&encoded).unwrap(), key);
+    }
+}
