@@ -3,7 +3,8 @@
 //! - `put`: the store writes an item with one secondary index (item, index entry and group
 //!   counter in one durable transaction, after reading the counter and the old item); raw
 //!   redb writes the same three records in one durable transaction.
-//! - `get`: one item by key path, decoded into its Rust type, vs one raw redb lookup.
+//! - `get`: one item by key path, decoded into its Rust type, vs one raw redb lookup (bytes
+//!   copied out), and vs that lookup with the value decoded (`raw_redb_blocking_decoded`).
 //! - `list100`: 100 items of a group, decoded, vs a raw redb range scan of 100 records
 //!   (bytes copied out), vs the same scan whose values are decoded into `Post` with
 //!   `rmp_serde`, as a program on raw redb must do to use them (`raw_redb_blocking_decoded`),
@@ -24,7 +25,8 @@ use keypath_store::{Item, Query};
 use redb::Database;
 
 use support::{
-    copy_value, decode_post, fixture, key_and_post, post, raw_list, raw_value, Fixture, Post, RAW,
+    copy_value, decode_post, fixture, key_and_post, post, raw_get, raw_list, raw_value, Fixture,
+    Post, RAW,
 };
 
 /// The raw equivalent of a store put with one index: item, index entry and counter.
@@ -39,13 +41,6 @@ fn raw_put(raw: &Database, p: &Post, counter: &[u8], n: u64) {
         t.insert(counter, n.to_be_bytes().as_slice()).unwrap();
     }
     txn.commit().unwrap();
-}
-
-fn raw_get(raw: &Database, key: &[u8]) -> Vec<u8> {
-    let txn = raw.begin_read().unwrap();
-    let t = txn.open_table(RAW).unwrap();
-    let v = t.get(key).unwrap().unwrap().value().to_vec();
-    v
 }
 
 fn benches(c: &mut Criterion) {
@@ -101,6 +96,18 @@ fn benches(c: &mut Criterion) {
             async move {
                 black_box(
                     tokio::task::spawn_blocking(move || raw_get(&raw, &key))
+                        .await
+                        .unwrap(),
+                )
+            }
+        })
+    });
+    g.bench_function("raw_redb_blocking_decoded", |b| {
+        b.to_async(&rt).iter(|| {
+            let (raw, key) = (raw.clone(), key.clone());
+            async move {
+                black_box(
+                    tokio::task::spawn_blocking(move || decode_post(&key, &raw_get(&raw, &key)))
                         .await
                         .unwrap(),
                 )

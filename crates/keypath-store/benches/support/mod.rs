@@ -55,6 +55,14 @@ pub fn raw_value(p: &Post) -> Vec<u8> {
     rmp_serde::to_vec_named(p).expect("encodes")
 }
 
+/// One raw lookup, the value copied out.
+pub fn raw_get(raw: &Database, key: &[u8]) -> Vec<u8> {
+    let txn = raw.begin_read().unwrap();
+    let t = txn.open_table(RAW).unwrap();
+    let v = t.get(key).unwrap().unwrap().value().to_vec();
+    v
+}
+
 /// A 100-record raw range scan, each record passed through `read` as (key, value).
 pub fn raw_list<T>(raw: &Database, start: &[u8], read: impl Fn(&[u8], &[u8]) -> T) -> Vec<T> {
     let txn = raw.begin_read().unwrap();

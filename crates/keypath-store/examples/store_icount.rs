@@ -1,15 +1,17 @@
-//! Lists 100 items many times, for counting instructions under
+//! Lists 100 items, or gets one, many times, for counting instructions under
 //! `valgrind --tool=callgrind` (repeatable on a loaded machine, unlike wall time). Every
 //! thread is counted: the runtime's, the blocking pool's and the caller's.
 //!
-//! `cargo build --release -p keypath-store --example list_icount`, then
-//! `valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/list_icount store 200`.
+//! `cargo build --release -p keypath-store --example store_icount`, then
+//! `valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/store_icount store 200`.
 //! Run each operation for two counts and take the per-iteration difference, which cancels
 //! the setup (the same fixture as `benches/store.rs`).
 //!
 //! Operations, as in the benchmark's `list100` group: `store` (100 posts decoded, with their
 //! key paths and versions), `raw-keyed` (raw redb on the blocking pool: each key copied
-//! and each value decoded), `raw-decoded` (values decoded only), `raw` (values copied only).
+//! and each value decoded), `raw-decoded` (values decoded only), `raw` (values copied only);
+//! as in its `get` group: `get-store` (one post decoded) and `get-raw` (raw redb on the
+//! blocking pool, the value copied).
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -17,23 +19,26 @@ mod support;
 use std::hint::black_box;
 
 use keypath_store::Query;
-use support::{copy_value, decode_post, fixture, key_and_post, raw_list, Post};
+use support::{copy_value, decode_post, fixture, key_and_post, raw_get, raw_list, Post};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(n)) = (args.next(), args.next().and_then(|n| n.parse::<u64>().ok())) else {
-        eprintln!("usage: list_icount store|raw-keyed|raw-decoded|raw ITERATIONS");
+        eprintln!(
+            "usage: store_icount store|raw-keyed|raw-decoded|raw|get-store|get-raw ITERATIONS"
+        );
         std::process::exit(2);
     };
     let fx = fixture();
     let group: keypath::KeyPath = "/user-1".parse().unwrap();
     let q = Query::children(&group, "post").unwrap().limit(100);
     let start = group.encode();
+    let target: keypath::KeyPath = "/user-1/post-500".parse().unwrap();
+    let key = target.encode();
     let listed = fx.rt.block_on(async {
         let mut listed = 0;
         for _ in 0..n {
-            let raw = fx.raw.clone();
-            let start = start.clone();
+            let (raw, start, key) = (fx.raw.clone(), start.clone(), key.clone());
             listed += match op.as_str() {
                 "store" => black_box(fx.store.list::<Post>(&q).await.unwrap().items.len()),
                 "raw-keyed" => black_box(
@@ -54,6 +59,17 @@ fn main() {
                         .unwrap()
                         .len(),
                 ),
+                "get-store" => black_box(fx.store.get::<Post>(&target).await.unwrap().is_some())
+                    .then_some(100)
+                    .unwrap_or(0),
+                "get-raw" => {
+                    tokio::task::spawn_blocking(move || raw_get(&raw, &key))
+                        .await
+                        .unwrap()
+                        .len()
+                        .min(1)
+                        * 100
+                }
                 other => {
                     eprintln!("unknown operation {other}");
                     std::process::exit(2);
