@@ -445,3 +445,46 @@ async fn bad_input_campaign_changes_nothing() {
         "bad input changed the store"
     );
 }
+
+/// An item type whose `Deserialize` panics: the caller's bug, not the store's.
+#[derive(Debug, serde::Serialize)]
+struct Explodes {
+    id: u64,
+}
+
+impl<'de> serde::Deserialize<'de> for Explodes {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        panic!("Explodes cannot be read back");
+    }
+}
+
+impl keypath_store::Item for Explodes {
+    const TYPE: &'static str = "explodes";
+    fn key_path(&self) -> Result<KeyPath, keypath::PathError> {
+        KeyPath::new().push("explodes", self.id)
+    }
+}
+
+/// On the embedded store, lists decode items on the blocking pool; a panic there is
+/// resumed in the listing task with its own message (not reported as a damaged store
+/// file), and the store goes on working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_deserialize_panics_in_the_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = std::sync::Arc::new(Store::open(dir.path()).await.unwrap());
+    store.put(&Explodes { id: 1 }).await.unwrap();
+    let q = Query::prefix(&path("/explodes-1")).unwrap();
+    let listing = {
+        let (store, q) = (store.clone(), q.clone());
+        tokio::spawn(async move { store.list::<Explodes>(&q).await.map(|p| p.items.len()) })
+    };
+    let panic = listing.await.unwrap_err().into_panic();
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned());
+    assert_eq!(message.as_deref(), Some("Explodes cannot be read back"));
+    let raw = store.list_raw(&q).await.unwrap();
+    assert_eq!(raw.items.len(), 1);
+    assert_eq!(raw.items[0].item_type(), "explodes");
+}

@@ -308,6 +308,43 @@ fn storage(e: impl Into<redb::Error>) -> BackendError {
     BackendError::storage(e.into())
 }
 
+/// A panic payload, carried from the blocking pool back to the calling task.
+type Panic = Box<dyn std::any::Any + Send>;
+
+/// Hands each record to `map`, collecting what it makes (grown as read: reserving a whole
+/// page up front measured slower, since one large allocation per scan makes glibc
+/// consolidate the small chunks that callers free). A panic in `map` stops the scan and is
+/// returned as the inner `Err`, for the caller to resume.
+fn map_records<'a, T, E, F>(
+    records: impl Iterator<
+        Item = Result<
+            (
+                redb::AccessGuard<'a, RecordKey>,
+                redb::AccessGuard<'a, RecordValue>,
+            ),
+            redb::StorageError,
+        >,
+    >,
+    map: &mut F,
+) -> Result<Result<Vec<T>, Panic>, E>
+where
+    E: From<BackendError>,
+    F: FnMut(&[u8], u64, &[u8]) -> Result<T, E>,
+{
+    let mut out = Vec::new();
+    for record in records {
+        let (k, v) = record.map_err(storage)?;
+        let (version, value) = v.value();
+        let sort = k.value().1;
+        // `map` is the caller's code; unwinding out of it leaves nothing of ours half-done.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| map(sort, version, value))) {
+            Ok(made) => out.push(made?),
+            Err(panic) => return Ok(Err(panic)),
+        }
+    }
+    Ok(Ok(out))
+}
+
 fn as_slices(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     match b {
         Bound::Included(v) => Bound::Included(v.as_slice()),
@@ -360,7 +397,9 @@ impl Backend for RedbBackend {
     }
 
     /// Runs `map` on the blocking pool inside the read transaction, over the bytes redb
-    /// lends: records are not copied unless `map` copies them.
+    /// lends: records are not copied unless `map` copies them. A panic in `map` (the
+    /// caller's code, e.g. a `Deserialize` impl) is resumed in the calling task, as if `map`
+    /// had run there, rather than reported as a failure of the store file.
     async fn scan_map<T, E, F>(&self, scan: Scan, mut map: F) -> Result<Vec<T>, E>
     where
         T: Send + 'static,
@@ -371,42 +410,33 @@ impl Backend for RedbBackend {
         if limit == 0 || scan.is_empty_range() {
             return Ok(Vec::new());
         }
-        self.blocking(move |db| {
-            let txn = db.begin_read().map_err(storage)?;
-            let table = txn.open_table(RECORDS).map_err(storage)?;
-            let g = scan.group.as_slice();
-            // `group ++ [0x00]` is the next group in byte order: excluding it ends `group`.
-            let next_group = [g, &[0u8]].concat();
-            let lower: Bound<(&[u8], &[u8])> = match as_slices(&scan.start) {
-                Bound::Included(s) => Bound::Included((g, s)),
-                Bound::Excluded(s) => Bound::Excluded((g, s)),
-                Bound::Unbounded => Bound::Included((g, &[])),
-            };
-            let upper: Bound<(&[u8], &[u8])> = match as_slices(&scan.end) {
-                Bound::Included(e) => Bound::Included((g, e)),
-                Bound::Excluded(e) => Bound::Excluded((g, e)),
-                Bound::Unbounded => Bound::Excluded((next_group.as_slice(), &[])),
-            };
-            let range = table
-                .range::<(&[u8], &[u8])>((lower, upper))
-                .map_err(storage)?;
-            // Grown as read: reserving a whole page up front measured slower (one large
-            // allocation per scan makes glibc consolidate the small chunks that callers free).
-            let mut out = Vec::new();
-            let mut entry = |item: Result<_, redb::StorageError>| {
-                let (k, v): (redb::AccessGuard<RecordKey>, redb::AccessGuard<RecordValue>) =
-                    item.map_err(storage)?;
-                let (version, value) = v.value();
-                out.push(map(k.value().1, version, value)?);
-                Ok::<_, E>(())
-            };
-            match scan.direction {
-                Direction::Forward => range.take(limit).try_for_each(&mut entry)?,
-                Direction::Reverse => range.rev().take(limit).try_for_each(&mut entry)?,
-            }
-            Ok(out)
-        })
-        .await
+        let outcome = self
+            .blocking(move |db| {
+                let txn = db.begin_read().map_err(storage)?;
+                let table = txn.open_table(RECORDS).map_err(storage)?;
+                let g = scan.group.as_slice();
+                // `group ++ [0x00]` is the next group in byte order: excluding it ends `group`.
+                let next_group = [g, &[0u8]].concat();
+                let lower: Bound<(&[u8], &[u8])> = match as_slices(&scan.start) {
+                    Bound::Included(s) => Bound::Included((g, s)),
+                    Bound::Excluded(s) => Bound::Excluded((g, s)),
+                    Bound::Unbounded => Bound::Included((g, &[])),
+                };
+                let upper: Bound<(&[u8], &[u8])> = match as_slices(&scan.end) {
+                    Bound::Included(e) => Bound::Included((g, e)),
+                    Bound::Excluded(e) => Bound::Excluded((g, e)),
+                    Bound::Unbounded => Bound::Excluded((next_group.as_slice(), &[])),
+                };
+                let range = table
+                    .range::<(&[u8], &[u8])>((lower, upper))
+                    .map_err(storage)?;
+                match scan.direction {
+                    Direction::Forward => map_records(range.take(limit), &mut map),
+                    Direction::Reverse => map_records(range.rev().take(limit), &mut map),
+                }
+            })
+            .await?;
+        Ok(outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     }
 
     async fn write(&self, writes: Vec<Write>) -> Result<(), BackendError> {
