@@ -127,20 +127,18 @@ impl<'a> Header<'a> {
         mut on_index: impl FnMut(&'a str, usize, &'a [u8]),
     ) -> Result<(&'a str, usize), EnvelopeError> {
         let mut bad_name = None;
-        let (item_type, payload_start) = Header::frame(bytes, |name, key_at, key| {
-            match std::str::from_utf8(name.bytes) {
+        let (item_type, payload_start) =
+            Header::frame(bytes, |name, key_at, key| match name.utf8("index name") {
                 Ok(name) => on_index(name, key_at, key),
                 Err(e) => {
-                    bad_name.get_or_insert((name.at, e));
+                    bad_name.get_or_insert(e);
                 }
-            }
-        })?;
-        let item_type = std::str::from_utf8(item_type.bytes)
-            .map_err(|e| error_at(item_type.at, "item type name", e.to_string()))?;
-        if let Some((at, e)) = bad_name {
-            return Err(error_at(at, "index name", e.to_string()));
+            })?;
+        let item_type = item_type.utf8("item type name")?;
+        match bad_name {
+            Some(e) => Err(e),
+            None => Ok((item_type, payload_start)),
         }
-        Ok((item_type, payload_start))
     }
 
     /// Checks the framing only, passing each index entry `(name, offset of the key path, key
@@ -177,6 +175,14 @@ impl<'a> Header<'a> {
 pub(crate) struct Field<'a> {
     pub bytes: &'a [u8],
     pub at: usize,
+}
+
+impl<'a> Field<'a> {
+    /// The field as text; an error at its offset, naming it as `expected`, if it is not
+    /// UTF-8.
+    pub fn utf8(self, expected: &'static str) -> Result<&'a str, EnvelopeError> {
+        std::str::from_utf8(self.bytes).map_err(|e| error_at(self.at, expected, e.to_string()))
+    }
 }
 
 struct Reader<'a> {

@@ -194,7 +194,7 @@ impl RawItem {
 }
 
 /// The payload of the item at `key`, stored as `item_type`, decoded as `T`.
-pub(crate) fn decode_payload<T: DeserializeOwned>(
+fn decode_payload<T: DeserializeOwned>(
     key: &KeyPath,
     item_type: &[u8],
     payload: &[u8],

@@ -2,7 +2,7 @@
 
 use std::ops::Bound;
 
-use keypath::{Id, KeyPath, KeyRange};
+use keypath::{Component, Id, KeyPath, KeyRange};
 
 use crate::backend::Direction;
 use crate::cursor::{fnv1a, Cursor, FNV_OFFSET};
@@ -48,7 +48,7 @@ pub(crate) enum Constraint {
 impl Constraint {
     /// Whether any path or ID bound of the constraint has a UUID ID.
     fn names_uuid(&self) -> bool {
-        let path = |p: &KeyPath| p.components().iter().any(|c| c.id().is_some_and(is_uuid));
+        let path = |p: &KeyPath| has_uuid(p.components());
         let bound_path = |b: &Bound<KeyPath>| match b {
             Bound::Included(p) | Bound::Excluded(p) => path(p),
             Bound::Unbounded => false,
@@ -72,6 +72,11 @@ impl Constraint {
 
 fn is_uuid(id: &Id) -> bool {
     matches!(id, Id::Uuid(_))
+}
+
+/// Whether any of `components` has a UUID ID.
+fn has_uuid(components: &[Component]) -> bool {
+    components.iter().any(|c| c.id().is_some_and(is_uuid))
 }
 
 fn split(path: &KeyPath) -> Result<(KeyPath, KeyPath), StoreError> {
@@ -358,7 +363,7 @@ impl Plan {
         let Some(rest) = path.components().get(group_len..) else {
             return false;
         };
-        if !self.filters_have_uuid && !rest.iter().any(|c| c.id().is_some_and(is_uuid)) {
+        if !self.filters_have_uuid && !has_uuid(rest) {
             return true;
         }
         self.filters

@@ -9,7 +9,7 @@ use keypath::KeyPath;
 use super::Store;
 use crate::backend::{Backend, Direction, Entry, Key, Scan};
 use crate::cursor::Cursor;
-use crate::envelope::{Envelope, EnvelopeError, Field, Header};
+use crate::envelope::{Envelope, Field, Header};
 use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
 use crate::layout::{entry_path, index_group, is_valid_index_name, split_entry_path};
 use crate::query::{Page, Plan, Query};
@@ -60,14 +60,9 @@ impl<B: Backend> Store<B> {
     /// ```
     pub async fn list_raw(&self, query: &Query) -> Result<Page<RawItem>, StoreError> {
         self.list_with(query, |key, version, item_type, payload| {
-            let name = std::str::from_utf8(item_type.bytes).map_err(|e| EnvelopeError {
-                offset: item_type.at,
-                expected: "item type name",
-                found: e.to_string(),
-            })?;
             Ok(RawItem {
                 key,
-                item_type: name.to_owned(),
+                item_type: item_type.utf8("item type name")?.to_owned(),
                 version,
                 payload: payload.to_vec(),
             })
@@ -264,6 +259,9 @@ impl<B: Backend> Store<B> {
         // Whether the last record consumed is `items`' last item (whose position is then
         // not yet in `position`).
         let mut at_last_item = false;
+        let last_item_position = |items: &[I]| -> Result<Option<Vec<u8>>, StoreError> {
+            items.last().map(&position_of).transpose()
+        };
         let mut items = Vec::new();
         let mut more = false;
         if limit == 0 {
@@ -274,7 +272,7 @@ impl<B: Backend> Store<B> {
         }
         'scan: loop {
             if std::mem::take(&mut at_last_item) {
-                position = items.last().map(&position_of).transpose()?;
+                position = last_item_position(&items)?;
             }
             let batch = limit
                 .saturating_sub(items.len())
@@ -330,7 +328,7 @@ impl<B: Backend> Store<B> {
             });
         }
         if at_last_item {
-            position = items.last().map(&position_of).transpose()?;
+            position = last_item_position(&items)?;
         }
         let cursor = position.map(|position| Cursor {
             query: fingerprint,
@@ -341,7 +339,7 @@ impl<B: Backend> Store<B> {
 }
 
 /// One scanned record, resolved against a query.
-pub(super) enum Step<I> {
+enum Step<I> {
     /// An item the query selects.
     Item(I),
     /// A record the query passes over, at this sort key.
@@ -349,7 +347,7 @@ pub(super) enum Step<I> {
 }
 
 /// A listed item that knows its key path.
-pub(super) trait Keyed {
+trait Keyed {
     fn key_path(&self) -> &KeyPath;
 }
 
