@@ -3,64 +3,18 @@
 //!
 //! Run: `cargo bench -p keypath-bench --bench codec`
 
+mod support;
+
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// The key: (String "user", [u8;16], String "post", u64 1234, String "comment",
-/// u64 1678901234, String "react", u64 42).
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Serialize,
-    Deserialize,
-    storekey::Encode,
-    storekey::Decode,
-    storekey::BorrowDecode,
-)]
-struct Key {
-    user: String,
-    id: [u8; 16],
-    post: String,
-    post_id: u64,
-    comment: String,
-    comment_id: u64,
-    react: String,
-    react_id: u64,
-}
-
-/// The same key borrowing its strings, for zero-copy decoding.
-#[derive(Debug, PartialEq, Deserialize)]
-struct KeyRef<'a> {
-    user: &'a str,
-    id: [u8; 16],
-    post: &'a str,
-    post_id: u64,
-    comment: &'a str,
-    comment_id: u64,
-    react: &'a str,
-    react_id: u64,
-}
+use support::{key, Key, KeyRef};
 
 /// foundationdb-tuple has no struct support: the key as a tuple (bytes field owned).
 type FdbTuple = (String, Vec<u8>, String, u64, String, u64, String, u64);
-
-fn key() -> Key {
-    Key {
-        user: "user".into(),
-        // A UUID (v4) with no zero bytes, as typical IDs are.
-        id: 0x67e5_5044_10b1_426f_9247_bb68_0e5f_e0c8u128.to_be_bytes(),
-        post: "post".into(),
-        post_id: 1234,
-        comment: "comment".into(),
-        comment_id: 1_678_901_234,
-        react: "react".into(),
-        react_id: 42,
-    }
-}
 
 fn fdb_pack_into(k: &Key, buf: &mut Vec<u8>) {
     let t = (

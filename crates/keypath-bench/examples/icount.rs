@@ -21,48 +21,17 @@
 use std::hint::black_box;
 
 use keypath::KeyPath;
-use serde::{Deserialize, Serialize};
+
+#[path = "../benches/support/mod.rs"]
+mod support;
+
+use support::{key, Key, KeyRef};
 
 const EXAMPLE: &str =
     "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42";
 
 #[derive(Debug, Clone, PartialEq, storekey::Encode, storekey::Decode, storekey::BorrowDecode)]
 struct Tuple(String, [u8; 16], String, u64, String, u64, String, u64);
-
-/// The codec benchmark's key struct (`benches/codec.rs`).
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Serialize,
-    Deserialize,
-    storekey::Encode,
-    storekey::Decode,
-    storekey::BorrowDecode,
-)]
-struct Key {
-    user: String,
-    id: [u8; 16],
-    post: String,
-    post_id: u64,
-    comment: String,
-    comment_id: u64,
-    react: String,
-    react_id: u64,
-}
-
-/// The same key borrowing its strings.
-#[derive(Debug, PartialEq, Deserialize)]
-struct KeyRef<'a> {
-    user: &'a str,
-    id: [u8; 16],
-    post: &'a str,
-    post_id: u64,
-    comment: &'a str,
-    comment_id: u64,
-    react: &'a str,
-    react_id: u64,
-}
 
 /// Keys per iteration of the u64 operations.
 const BLOCK: u64 = 1_000;
@@ -120,16 +89,7 @@ fn main() {
         "react".into(),
         42,
     );
-    let key = Key {
-        user: "user".into(),
-        id: 0x67e5_5044_10b1_426f_9247_bb68_0e5f_e0c8u128.to_be_bytes(),
-        post: "post".into(),
-        post_id: 1234,
-        comment: "comment".into(),
-        comment_id: 1_678_901_234,
-        react: "react".into(),
-        react_id: 42,
-    };
+    let key = key();
     let encoded = path.encode();
     let mut sk = Vec::new();
     storekey::encode(&mut sk, &t).unwrap();

@@ -25,8 +25,8 @@ use keypath_store::{Item, Query};
 use redb::Database;
 
 use support::{
-    copy_value, decode_post, fixture, key_and_post, post, raw_get, raw_list, raw_value, Fixture,
-    Post, RAW,
+    copy_value, decode_post, fixture, key_and_post, on_blocking_pool, post, raw_get, raw_list,
+    raw_list_blocking, raw_value, Fixture, Post, RAW,
 };
 
 /// The raw equivalent of a store put with one index: item, index entry and counter.
@@ -92,26 +92,15 @@ fn benches(c: &mut Criterion) {
     g.bench_function("raw_redb", |b| b.iter(|| black_box(raw_get(&raw, &key))));
     g.bench_function("raw_redb_blocking", |b| {
         b.to_async(&rt).iter(|| {
-            let (raw, key) = (raw.clone(), key.clone());
-            async move {
-                black_box(
-                    tokio::task::spawn_blocking(move || raw_get(&raw, &key))
-                        .await
-                        .unwrap(),
-                )
-            }
+            let key = key.clone();
+            async { black_box(on_blocking_pool(&raw, move |db| raw_get(db, &key)).await) }
         })
     });
     g.bench_function("raw_redb_blocking_decoded", |b| {
         b.to_async(&rt).iter(|| {
-            let (raw, key) = (raw.clone(), key.clone());
-            async move {
-                black_box(
-                    tokio::task::spawn_blocking(move || decode_post(&key, &raw_get(&raw, &key)))
-                        .await
-                        .unwrap(),
-                )
-            }
+            let key = key.clone();
+            let read = move |db: &Database| decode_post(&key, &raw_get(db, &key));
+            async { black_box(on_blocking_pool(&raw, read).await) }
         })
     });
     g.finish();
@@ -129,43 +118,16 @@ fn benches(c: &mut Criterion) {
         b.iter(|| black_box(raw_list(&raw, &start, copy_value).len()))
     });
     g.bench_function("raw_redb_blocking", |b| {
-        b.to_async(&rt).iter(|| {
-            let (raw, start) = (raw.clone(), start.clone());
-            async move {
-                black_box(
-                    tokio::task::spawn_blocking(move || raw_list(&raw, &start, copy_value))
-                        .await
-                        .unwrap()
-                        .len(),
-                )
-            }
-        })
+        b.to_async(&rt)
+            .iter(|| async { black_box(raw_list_blocking(&raw, &start, copy_value).await.len()) })
     });
     g.bench_function("raw_redb_blocking_decoded", |b| {
-        b.to_async(&rt).iter(|| {
-            let (raw, start) = (raw.clone(), start.clone());
-            async move {
-                black_box(
-                    tokio::task::spawn_blocking(move || raw_list(&raw, &start, decode_post))
-                        .await
-                        .unwrap()
-                        .len(),
-                )
-            }
-        })
+        b.to_async(&rt)
+            .iter(|| async { black_box(raw_list_blocking(&raw, &start, decode_post).await.len()) })
     });
     g.bench_function("raw_redb_blocking_keyed", |b| {
-        b.to_async(&rt).iter(|| {
-            let (raw, start) = (raw.clone(), start.clone());
-            async move {
-                black_box(
-                    tokio::task::spawn_blocking(move || raw_list(&raw, &start, key_and_post))
-                        .await
-                        .unwrap()
-                        .len(),
-                )
-            }
-        })
+        b.to_async(&rt)
+            .iter(|| async { black_box(raw_list_blocking(&raw, &start, key_and_post).await.len()) })
     });
     g.finish();
 }

@@ -19,7 +19,10 @@ mod support;
 use std::hint::black_box;
 
 use keypath_store::Query;
-use support::{copy_value, decode_post, fixture, key_and_post, raw_get, raw_list, Post};
+use support::{
+    copy_value, decode_post, fixture, key_and_post, on_blocking_pool, raw_get, raw_list_blocking,
+    Post,
+};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -38,38 +41,20 @@ fn main() {
     let listed = fx.rt.block_on(async {
         let mut listed = 0;
         for _ in 0..n {
-            let (raw, start, key) = (fx.raw.clone(), start.clone(), key.clone());
+            let raw = &fx.raw;
             listed += match op.as_str() {
                 "store" => black_box(fx.store.list::<Post>(&q).await.unwrap().items.len()),
-                "raw-keyed" => black_box(
-                    tokio::task::spawn_blocking(move || raw_list(&raw, &start, key_and_post))
-                        .await
-                        .unwrap()
-                        .len(),
-                ),
-                "raw-decoded" => black_box(
-                    tokio::task::spawn_blocking(move || raw_list(&raw, &start, decode_post))
-                        .await
-                        .unwrap()
-                        .len(),
-                ),
-                "raw" => black_box(
-                    tokio::task::spawn_blocking(move || raw_list(&raw, &start, copy_value))
-                        .await
-                        .unwrap()
-                        .len(),
-                ),
+                "raw-keyed" => black_box(raw_list_blocking(raw, &start, key_and_post).await.len()),
+                "raw-decoded" => black_box(raw_list_blocking(raw, &start, decode_post).await.len()),
+                "raw" => black_box(raw_list_blocking(raw, &start, copy_value).await.len()),
                 "get-store" => {
                     usize::from(black_box(fx.store.get::<Post>(&target).await.unwrap()).is_some())
                 }
-                "get-raw" => usize::from(
-                    !black_box(
-                        tokio::task::spawn_blocking(move || raw_get(&raw, &key))
-                            .await
-                            .unwrap(),
-                    )
-                    .is_empty(),
-                ),
+                "get-raw" => {
+                    let key = key.clone();
+                    let value = on_blocking_pool(raw, move |db| raw_get(db, &key)).await;
+                    usize::from(!black_box(value).is_empty())
+                }
                 other => {
                     eprintln!("unknown operation {other}");
                     std::process::exit(2);

@@ -63,6 +63,28 @@ pub fn raw_get(raw: &Database, key: &[u8]) -> Vec<u8> {
     v
 }
 
+/// Runs `work` with the raw database on tokio's blocking pool and waits for it: raw redb
+/// called as an async program has to call it (the store does the same).
+pub async fn on_blocking_pool<T: Send + 'static>(
+    raw: &Arc<Database>,
+    work: impl FnOnce(&Database) -> T + Send + 'static,
+) -> T {
+    let raw = raw.clone();
+    tokio::task::spawn_blocking(move || work(&raw))
+        .await
+        .unwrap()
+}
+
+/// [`raw_list`] from `start` on the blocking pool.
+pub async fn raw_list_blocking<T: Send + 'static>(
+    raw: &Arc<Database>,
+    start: &[u8],
+    read: fn(&[u8], &[u8]) -> T,
+) -> Vec<T> {
+    let start = start.to_vec();
+    on_blocking_pool(raw, move |db| raw_list(db, &start, read)).await
+}
+
 /// A 100-record raw range scan, each record passed through `read` as (key, value).
 pub fn raw_list<T>(raw: &Database, start: &[u8], read: impl Fn(&[u8], &[u8]) -> T) -> Vec<T> {
     let txn = raw.begin_read().unwrap();
