@@ -6,9 +6,11 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use keypath_store::backend::redb::RedbBackend;
@@ -16,19 +18,12 @@ use keypath_store::conformance::{check_consistency, dump_redb};
 use keypath_store::Store;
 use serde_json::{json, Value};
 
+use common::ok;
+
 fn db(dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_keypath"));
     c.args(["db", "--path", dir.to_str().unwrap()]).args(args);
     c
-}
-
-fn ok(o: Output) -> Vec<Value> {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// SplitMix64.
@@ -90,7 +85,7 @@ fn killed_puts_lose_nothing_and_keep_indexes_exact() {
     let mut rng = Rng(seed);
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    ok(db(
+    ok(&db(
         d,
         &[
             "init",
@@ -105,7 +100,7 @@ fn killed_puts_lose_nothing_and_keep_indexes_exact() {
     // The time of one put scales the kill delays (nothing is asserted about it).
     let started = Instant::now();
     ok(
-        db(d, &["put", "/acct-0/doc-0", r#"{"n": -1, "color": "red"}"#])
+        &db(d, &["put", "/acct-0/doc-0", r#"{"n": -1, "color": "red"}"#])
             .output()
             .unwrap(),
     );
@@ -182,10 +177,10 @@ fn killed_puts_lose_nothing_and_keep_indexes_exact() {
 
     // The CLI agrees: every acknowledged item, and the indexes hold exactly the items.
     for (k, v) in &acked {
-        let got = ok(db(d, &["get", k]).output().unwrap());
+        let got = ok(&db(d, &["get", k]).output().unwrap());
         assert_eq!(got[0]["value"], *v, "{k}");
     }
-    let by_n: Vec<String> = ok(db(d, &["index", "by_n", "/ns-1"]).output().unwrap())
+    let by_n: Vec<String> = ok(&db(d, &["index", "by_n", "/ns-1"]).output().unwrap())
         .iter()
         .map(|l| l["key"].as_str().unwrap().to_owned())
         .collect();
@@ -198,7 +193,7 @@ fn killed_puts_lose_nothing_and_keep_indexes_exact() {
         by_n,
         want.iter().map(|(_, k)| (*k).clone()).collect::<Vec<_>>()
     );
-    let by_color: Vec<String> = ok(db(d, &["index", "by_color", "/colors-1"]).output().unwrap())
+    let by_color: Vec<String> = ok(&db(d, &["index", "by_color", "/colors-1"]).output().unwrap())
         .iter()
         .map(|l| l["key"].as_str().unwrap().to_owned())
         .collect();

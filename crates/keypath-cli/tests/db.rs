@@ -1,9 +1,13 @@
 //! `keypath db` and `keypath demo`, run as a user would.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use common::ok;
 
 fn keypath(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_keypath"))
@@ -16,15 +20,6 @@ fn db(dir: &Path, args: &[&str]) -> Output {
     let mut all = vec!["db", "--path", dir.to_str().unwrap()];
     all.extend_from_slice(args);
     keypath(&all)
-}
-
-fn ok(o: &Output) -> Vec<Value> {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
-        .collect()
 }
 
 fn keys(lines: &[Value]) -> Vec<String> {

@@ -1,12 +1,13 @@
 //! `keypath db --dynamodb TABLE --endpoint-url URL` against a local DynamoDB server started
 //! by the test (see keypath-store's `tests/dynamodb_server`).
 
+mod common;
 #[path = "../../keypath-store/tests/dynamodb_server/mod.rs"]
 mod dynamodb_server;
 
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use common::ok;
 
 fn db(endpoint: &str, table: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_keypath"))
@@ -17,15 +18,6 @@ fn db(endpoint: &str, table: &str, args: &[&str]) -> Output {
         .env_remove("AWS_PROFILE")
         .output()
         .expect("the keypath binary runs")
-}
-
-fn ok(o: &Output) -> Vec<Value> {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
-        .collect()
 }
 
 #[tokio::test]
