@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
@@ -221,16 +221,12 @@ impl DynamoDbBackend {
                     .return_values_on_condition_check_failure(all_old)
                     .send()
                     .await;
-                match sent {
-                    Ok(_) => Ok(()),
-                    Err(SdkError::ServiceError(e)) => match e.into_err() {
-                        PutItemError::ConditionalCheckFailedException(c) => {
-                            Err(condition_failed(c.item()))
-                        }
-                        other => Err(classify(&other.to_string(), is_throttling(&other), other)),
-                    },
-                    Err(e) => Err(Failure::Fatal(sdk_error("PutItem", e))),
-                }
+                single_outcome("PutItem", sent, |e| match e {
+                    PutItemError::ConditionalCheckFailedException(c) => {
+                        Some(condition_failed(c.item()))
+                    }
+                    _ => None,
+                })
             }
             Kind::Delete => {
                 let sent = self
@@ -243,16 +239,12 @@ impl DynamoDbBackend {
                     .return_values_on_condition_check_failure(all_old)
                     .send()
                     .await;
-                match sent {
-                    Ok(_) => Ok(()),
-                    Err(SdkError::ServiceError(e)) => match e.into_err() {
-                        DeleteItemError::ConditionalCheckFailedException(c) => {
-                            Err(condition_failed(c.item()))
-                        }
-                        other => Err(classify(&other.to_string(), is_throttling(&other), other)),
-                    },
-                    Err(e) => Err(Failure::Fatal(sdk_error("DeleteItem", e))),
-                }
+                single_outcome("DeleteItem", sent, |e| match e {
+                    DeleteItemError::ConditionalCheckFailedException(c) => {
+                        Some(condition_failed(c.item()))
+                    }
+                    _ => None,
+                })
             }
             Kind::Check => unreachable!("a lone check goes through transact"),
         }
@@ -357,6 +349,29 @@ impl DynamoDbBackend {
             ),
         };
         Ok(item.build())
+    }
+}
+
+/// What a `PutItem` or `DeleteItem` request came to: done, its condition failed
+/// (`conditional` recognizes that error of the operation and reads the current record from
+/// it), or another failure, retried if DynamoDB says it may be.
+fn single_outcome<O, E, R>(
+    operation: &str,
+    sent: Result<O, SdkError<E, R>>,
+    conditional: impl FnOnce(&E) -> Option<Failure>,
+) -> Result<(), Failure>
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug,
+{
+    match sent {
+        Ok(_) => Ok(()),
+        Err(SdkError::ServiceError(e)) => {
+            let err = e.into_err();
+            Err(conditional(&err)
+                .unwrap_or_else(|| classify(&err.to_string(), is_throttling(&err), err)))
+        }
+        Err(e) => Err(Failure::Fatal(sdk_error(operation, e))),
     }
 }
 
