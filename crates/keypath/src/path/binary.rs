@@ -199,6 +199,67 @@ fn meta(len: usize, type_code: u8) -> u64 {
     ((len as u64) << TYPE_BITS) | u64::from(type_code)
 }
 
+/// The binary form of `components` as a new vector.
+pub(crate) fn encode_components(components: &[Component]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(encoded_len(components));
+    encode_components_into(components, &mut out);
+    out
+}
+
+/// Appends the binary form of `components` to `out`.
+pub(crate) fn encode_components_into(components: &[Component], out: &mut Vec<u8>) {
+    // One pass over the segments records their metadata; paths longer than the stack
+    // buffer (rare) recompute it in a second pass.
+    let mut metas = [0u64; INLINE_SEGMENTS];
+    let mut count = 0;
+    for (i, c) in components.iter().enumerate() {
+        if i > 0 {
+            out.push(SEPARATOR);
+        }
+        out.extend_from_slice(c.namespace.as_bytes());
+        if let Some(m) = metas.get_mut(count) {
+            *m = meta(c.namespace.len(), TYPE_NAMESPACE);
+        }
+        count += 1;
+        if let Some(id) = &c.id {
+            out.push(SEPARATOR);
+            let start = out.len();
+            encode_id(id, out);
+            if let Some(m) = metas.get_mut(count) {
+                *m = meta(out.len() - start, id_type_code(id));
+            }
+            count += 1;
+        }
+    }
+    out.push(TERMINATOR);
+    if count <= INLINE_SEGMENTS {
+        for &m in &metas[..count] {
+            encode_varint(m, out);
+        }
+    } else {
+        for c in components {
+            encode_varint(meta(c.namespace.len(), TYPE_NAMESPACE), out);
+            if let Some(id) = &c.id {
+                encode_varint(meta(id_len(id), id_type_code(id)), out);
+            }
+        }
+    }
+}
+
+/// Length of the binary form of `components`.
+fn encoded_len(components: &[Component]) -> usize {
+    let mut len = 1; // terminator
+    for (i, c) in components.iter().enumerate() {
+        let ns = c.namespace.len();
+        len += ns + varint_len(meta(ns, TYPE_NAMESPACE)) + usize::from(i > 0);
+        if let Some(id) = &c.id {
+            let n = id_len(id);
+            len += 1 + n + varint_len(meta(n, id_type_code(id)));
+        }
+    }
+    len
+}
+
 impl KeyPath {
     /// The binary form as a new vector. Its byte order is the order of [`KeyPath`].
     ///
@@ -207,9 +268,7 @@ impl KeyPath {
     /// assert_eq!(path.encode(), [0x70, 0x6F, 0x73, 0x74, 0x01, 0x09, 0x04, 0xD2, 0x00, 0x20, 0x19]);
     /// ```
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        self.encode_into(&mut out);
-        out
+        encode_components(&self.components)
     }
 
     /// Appends the binary form to `out`; allocates nothing when `out` has the capacity.
@@ -221,42 +280,7 @@ impl KeyPath {
     /// assert_eq!(buf, path.encode());
     /// ```
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        // One pass over the segments records their metadata; paths longer than the stack
-        // buffer (rare) recompute it in a second pass.
-        let mut metas = [0u64; INLINE_SEGMENTS];
-        let mut count = 0;
-        for (i, c) in self.components.iter().enumerate() {
-            if i > 0 {
-                out.push(SEPARATOR);
-            }
-            out.extend_from_slice(c.namespace.as_bytes());
-            if let Some(m) = metas.get_mut(count) {
-                *m = meta(c.namespace.len(), TYPE_NAMESPACE);
-            }
-            count += 1;
-            if let Some(id) = &c.id {
-                out.push(SEPARATOR);
-                let start = out.len();
-                encode_id(id, out);
-                if let Some(m) = metas.get_mut(count) {
-                    *m = meta(out.len() - start, id_type_code(id));
-                }
-                count += 1;
-            }
-        }
-        out.push(TERMINATOR);
-        if count <= INLINE_SEGMENTS {
-            for &m in &metas[..count] {
-                encode_varint(m, out);
-            }
-        } else {
-            for c in &self.components {
-                encode_varint(meta(c.namespace.len(), TYPE_NAMESPACE), out);
-                if let Some(id) = &c.id {
-                    encode_varint(meta(id_len(id), id_type_code(id)), out);
-                }
-            }
-        }
+        encode_components_into(&self.components, out);
     }
 
     /// Length of the binary form in bytes.
@@ -269,16 +293,7 @@ impl KeyPath {
     /// assert_eq!(path.encoded_len(), 63);
     /// ```
     pub fn encoded_len(&self) -> usize {
-        let mut len = 1; // terminator
-        for (i, c) in self.components.iter().enumerate() {
-            let ns = c.namespace.len();
-            len += ns + varint_len(meta(ns, TYPE_NAMESPACE)) + usize::from(i > 0);
-            if let Some(id) = &c.id {
-                let n = id_len(id);
-                len += 1 + n + varint_len(meta(n, id_type_code(id)));
-            }
-        }
-        len
+        encoded_len(&self.components)
     }
 
     /// Appends the segment section: segments joined by [`SEPARATOR`], no terminator.
@@ -323,12 +338,15 @@ impl KeyPath {
     /// assert!(KeyPath::from_group_path(&"/a".parse().unwrap(), &sort).is_err());
     /// ```
     pub fn from_group_path(group: &KeyPath, sort: &[u8]) -> Result<KeyPath, DecodeError> {
-        if group.len() != 1 || group.components[0].id.is_none() {
+        let [first] = group.components.as_slice() else {
+            return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
+        };
+        if first.id.is_none() {
             return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
         }
         let layout = find_metadata(sort)?;
         let mut components: Vec<Component> = Vec::with_capacity(1 + layout.count.div_ceil(2));
-        components.extend_from_slice(&group.components);
+        components.push(first.clone());
         decode_components(sort, layout, &mut components)?;
         Ok(KeyPath { components })
     }

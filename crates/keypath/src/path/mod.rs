@@ -340,8 +340,13 @@ impl KeyPath {
     /// # Ok::<(), keypath::PathError>(())
     /// ```
     pub fn split_group(&self) -> Result<(Vec<u8>, Vec<u8>), PathError> {
-        let (group, rest) = self.group_parts()?;
-        Ok((group.encode(), rest.encode()))
+        match self.components.split_first() {
+            Some((first, rest)) if first.id.is_some() => Ok((
+                binary::encode_components(std::slice::from_ref(first)),
+                binary::encode_components(rest),
+            )),
+            _ => Err(self.no_group_key()),
+        }
     }
 
     /// Like [`KeyPath::split_group`], as paths: the first component and the rest.
@@ -362,9 +367,14 @@ impl KeyPath {
                     components: rest.to_vec(),
                 },
             )),
-            _ => Err(PathError::NoGroupKey {
-                path: self.to_string(),
-            }),
+            _ => Err(self.no_group_key()),
+        }
+    }
+
+    #[cold]
+    fn no_group_key(&self) -> PathError {
+        PathError::NoGroupKey {
+            path: self.to_string(),
         }
     }
 
