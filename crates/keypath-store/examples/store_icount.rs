@@ -10,8 +10,8 @@
 //! Operations, as in the benchmark's `list100` group: `store` (100 posts decoded, with their
 //! key paths and versions), `raw-keyed` (raw redb on the blocking pool: each key copied
 //! and each value decoded), `raw-decoded` (values decoded only), `raw` (values copied only);
-//! as in its `get` group: `get-store` (one post decoded) and `get-raw` (raw redb on the
-//! blocking pool, the value copied).
+//! as in its `get` group: `get-store` (one post decoded), `get-raw` (raw redb on the
+//! blocking pool, the value copied) and `get-raw-decoded` (the value decoded there).
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -28,7 +28,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(n)) = (args.next(), args.next().and_then(|n| n.parse::<u64>().ok())) else {
         eprintln!(
-            "usage: store_icount store|raw-keyed|raw-decoded|raw|get-store|get-raw ITERATIONS"
+            "usage: store_icount store|raw-keyed|raw-decoded|raw|get-store|get-raw|get-raw-decoded ITERATIONS"
         );
         std::process::exit(2);
     };
@@ -54,6 +54,12 @@ fn main() {
                     let key = key.clone();
                     let value = on_blocking_pool(raw, move |db| raw_get(db, &key)).await;
                     usize::from(!black_box(value).is_empty())
+                }
+                "get-raw-decoded" => {
+                    let key = key.clone();
+                    let read = move |db: &redb::Database| decode_post(&key, &raw_get(db, &key));
+                    let post = on_blocking_pool(raw, read).await;
+                    usize::from(black_box(post).id == 500)
                 }
                 other => {
                     eprintln!("unknown operation {other}");

@@ -489,6 +489,56 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// nothing.
     fn scan(&self, scan: Scan) -> impl Future<Output = Result<Vec<Entry>, BackendError>> + Send;
 
+    /// [`Backend::batch_get`], with each record found handed to `map` as `(slot, version,
+    /// value)`, where `slot` is the key's position in `keys`; the result has one slot per
+    /// key, `None` where absent. The first error `map` returns ends the read and is the
+    /// result.
+    ///
+    /// The default calls [`Backend::batch_get`] and maps its records. The embedded backend
+    /// overrides it to run `map` inside its read, on the blocking pool over borrowed bytes,
+    /// as [`Backend::scan_map`] does. `map` must not call the backend.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError, Condition, Key, Record, Write};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let db = MemoryBackend::new();
+    /// let key = Key::new(b"g".to_vec(), b"s".to_vec());
+    /// let put = Write::Put { key: key.clone(), record: Record { value: b"xyz".to_vec(), version: 4 }, condition: Condition::None };
+    /// db.write(vec![put]).await.unwrap();
+    /// let missing = Key::new(b"g".to_vec(), b"t".to_vec());
+    /// let got = db
+    ///     .batch_get_map(vec![missing, key], |slot, version, value| {
+    ///         Ok::<_, BackendError>((slot, version, value.len()))
+    ///     })
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(got, [None, Some((1, 4, 3))]);
+    /// # });
+    /// ```
+    fn batch_get_map<T, E, F>(
+        &self,
+        keys: Vec<Key>,
+        mut map: F,
+    ) -> impl Future<Output = Result<Vec<Option<T>>, E>> + Send
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(usize, u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
+        async move {
+            let records = self.batch_get(keys).await?;
+            records
+                .iter()
+                .enumerate()
+                .map(|(slot, r)| {
+                    r.as_ref()
+                        .map(|r| map(slot, r.version, &r.value))
+                        .transpose()
+                })
+                .collect()
+        }
+    }
+
     /// [`Backend::scan`], with each record handed to `map` as `(sort key, version, value)`
     /// in scan order, returning what `map` made of them. The first error `map` returns ends
     /// the scan and is the result.

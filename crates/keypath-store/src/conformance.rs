@@ -141,12 +141,51 @@ async fn get_and_batch_get<B: Backend>(db: &B) {
         Key::new(g, b"a".as_slice()),
         Key::new(g, b"a".as_slice()),
     ];
-    let got = must("batch_get", db.batch_get(keys)).await;
+    let got = must("batch_get", db.batch_get(keys.clone())).await;
     let versions: Vec<_> = got.iter().map(|r| r.as_ref().map(|r| r.version)).collect();
     assert_eq!(
         versions,
         [Some(8), None, Some(7), Some(7)],
         "conformance: batch_get slots"
+    );
+    // `batch_get_map` hands over the same records, borrowed, with their slots.
+    let mapped = db.batch_get_map(keys.clone(), |slot, version, value| {
+        Ok::<_, BackendError>((slot, version, value.to_vec()))
+    });
+    assert_eq!(
+        must("batch_get_map", mapped).await,
+        [
+            Some((0, 8, b"2".to_vec())),
+            None,
+            Some((2, 7, b"1".to_vec())),
+            Some((3, 7, b"1".to_vec()))
+        ],
+        "conformance: batch_get_map slots"
+    );
+    // The first error `map` returns ends the read and is the result.
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = calls.clone();
+    let failed = db
+        .batch_get_map(keys.clone(), move |slot, _, _| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if slot == 2 {
+                return Err(BackendError::storage(format!("stop at {slot}")));
+            }
+            Ok(slot)
+        })
+        .await;
+    match failed {
+        Err(BackendError::Storage(e)) => assert_eq!(
+            e.to_string(),
+            "stop at 2",
+            "conformance: batch_get_map error"
+        ),
+        other => panic!("conformance: batch_get_map gave {other:?}, expected the map error"),
+    }
+    assert_eq!(
+        calls.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "conformance: batch_get_map went on after the map error"
     );
     assert!(
         must("batch_get", db.batch_get(Vec::new())).await.is_empty(),

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use keypath::KeyPath;
 
 use crate::backend::{Backend, Key};
-use crate::envelope::Envelope;
-use crate::item::{Item, RawItem, Versioned};
+use crate::envelope::{Field, Header};
+use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
 use crate::layout::counter_key;
 use crate::{Limits, StoreError};
 
@@ -95,6 +95,21 @@ pub(crate) fn backend_key(path: &KeyPath) -> Result<Key, StoreError> {
     Ok(Key { group, sort })
 }
 
+/// An undecoded item from its stored parts (the type name is checked as UTF-8 here).
+pub(crate) fn raw_from_parts(
+    key: KeyPath,
+    version: u64,
+    item_type: Field<'_>,
+    payload: &[u8],
+) -> Result<RawItem, StoreError> {
+    Ok(RawItem {
+        key,
+        item_type: item_type.utf8("item type name")?.to_owned(),
+        version,
+        payload: payload.to_vec(),
+    })
+}
+
 impl<B: Backend> Store<B> {
     /// A store over `backend` with the default [`Limits`].
     ///
@@ -151,10 +166,11 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, StoreError> {
-        self.get_raw(path)
+        Ok(self
+            .batch_get(std::slice::from_ref(path))
             .await?
-            .map(RawItem::into_item)
-            .transpose()
+            .pop()
+            .flatten())
     }
 
     /// Reads the item at `path` without decoding its value.
@@ -186,10 +202,10 @@ impl<B: Backend> Store<B> {
         &self,
         paths: &[KeyPath],
     ) -> Result<Vec<Option<Versioned<T>>>, StoreError> {
-        let raws = self.batch_get_raw(paths).await?;
-        raws.into_iter()
-            .map(|r| r.map(RawItem::into_item).transpose())
-            .collect()
+        self.batch_get_with(paths, |key, version, item_type, payload| {
+            versioned_from_parts::<T>(key, version, item_type.bytes, payload)
+        })
+        .await
     }
 
     /// Reads several items without decoding them, one slot per path in order.
@@ -204,6 +220,21 @@ impl<B: Backend> Store<B> {
         &self,
         paths: &[KeyPath],
     ) -> Result<Vec<Option<RawItem>>, StoreError> {
+        self.batch_get_with(paths, raw_from_parts).await
+    }
+
+    /// Reads the items at `paths`, each made by `make` from its key path, version, type
+    /// name and payload inside the backend's read ([`Backend::batch_get_map`]): on the
+    /// embedded backend, on the blocking thread over borrowed bytes.
+    async fn batch_get_with<I, M>(
+        &self,
+        paths: &[KeyPath],
+        make: M,
+    ) -> Result<Vec<Option<I>>, StoreError>
+    where
+        I: Send + 'static,
+        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Send + 'static,
+    {
         let keys = paths
             .iter()
             .map(backend_key)
@@ -211,23 +242,15 @@ impl<B: Backend> Store<B> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let records = self.backend.batch_get(keys).await?;
-        paths
-            .iter()
-            .zip(records)
-            .map(|(path, rec)| {
-                rec.map(|r| {
-                    let (item_type, payload) = Envelope::into_item_parts(r.value)?;
-                    Ok(RawItem {
-                        key: path.clone(),
-                        item_type,
-                        version: r.version,
-                        payload,
-                    })
-                })
-                .transpose()
+        // Each slot's path moves into its item (a slot is handed to `make` at most once).
+        let mut owned = paths.to_vec();
+        self.backend
+            .batch_get_map(keys, move |slot, version, value| {
+                let (item_type, payload_start) = Header::frame(value, |_, _, _| {})?;
+                let key = std::mem::take(&mut owned[slot]);
+                make(key, version, item_type, &value[payload_start..])
             })
-            .collect()
+            .await
     }
 
     /// The version counter of `path`'s group: how many writes the group has had (0 if none).

@@ -465,8 +465,8 @@ impl keypath_store::Item for Explodes {
     }
 }
 
-/// On the embedded store, lists decode items on the blocking pool; a panic there is
-/// resumed in the listing task with its own message (not reported as a damaged store
+/// On the embedded store, lists and gets decode items on the blocking pool; a panic there
+/// is resumed in the calling task with its own message (not reported as a damaged store
 /// file), and the store goes on working.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panicking_deserialize_panics_in_the_caller() {
@@ -478,13 +478,25 @@ async fn a_panicking_deserialize_panics_in_the_caller() {
         let (store, q) = (store.clone(), q.clone());
         tokio::spawn(async move { store.list::<Explodes>(&q).await.map(|p| p.items.len()) })
     };
-    let panic = listing.await.unwrap_err().into_panic();
+    assert_panicked_reading_back(listing.await.unwrap_err());
+    let getting = {
+        let store = store.clone();
+        tokio::spawn(async move { store.get::<Explodes>(&path("/explodes-1")).await.map(|_| 1) })
+    };
+    assert_panicked_reading_back(getting.await.unwrap_err());
+    let raw = store.list_raw(&q).await.unwrap();
+    assert_eq!(raw.items.len(), 1);
+    assert_eq!(raw.items[0].item_type(), "explodes");
+    let raw = store.get_raw(&path("/explodes-1")).await.unwrap().unwrap();
+    assert_eq!(raw.item_type(), "explodes");
+}
+
+/// The task failed with the panic of `Explodes`' `Deserialize`.
+fn assert_panicked_reading_back(failed: tokio::task::JoinError) {
+    let panic = failed.into_panic();
     let message = panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned());
     assert_eq!(message.as_deref(), Some("Explodes cannot be read back"));
-    let raw = store.list_raw(&q).await.unwrap();
-    assert_eq!(raw.items.len(), 1);
-    assert_eq!(raw.items[0].item_type(), "explodes");
 }

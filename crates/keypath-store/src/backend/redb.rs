@@ -332,17 +332,50 @@ where
     F: FnMut(&[u8], u64, &[u8]) -> Result<T, E>,
 {
     let mut out = Vec::new();
-    for record in records {
-        let (k, v) = record.map_err(storage)?;
-        let (version, value) = v.value();
-        let sort = k.value().1;
-        // `map` is the caller's code; unwinding out of it leaves nothing of ours half-done.
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| map(sort, version, value))) {
-            Ok(made) => out.push(made?),
-            Err(panic) => return Ok(Err(panic)),
+    let walked = guard_caller_panics(|caller| -> Result<(), E> {
+        for record in records {
+            let (k, v) = record.map_err(storage)?;
+            let (version, value) = v.value();
+            let sort = k.value().1;
+            out.push(caller.run(|| map(sort, version, value))?);
         }
+        Ok(())
+    });
+    match walked {
+        Ok(walked) => walked.map(|()| Ok(out)),
+        Err(panic) => Ok(Err(panic)),
     }
-    Ok(Ok(out))
+}
+
+/// Marks where the caller's code (a `map` of [`Backend::scan_map`]) runs, for
+/// [`guard_caller_panics`].
+struct CallerCode {
+    running: bool,
+}
+
+impl CallerCode {
+    #[inline]
+    fn run<R>(&mut self, code: impl FnOnce() -> R) -> R {
+        self.running = true;
+        let made = code();
+        self.running = false;
+        made
+    }
+}
+
+/// Runs `walk`, which calls the caller's code only through [`CallerCode::run`], with one
+/// unwind guard around the whole walk (not one per record, which would keep the caller's
+/// code from being inlined into the loop). A panic in the caller's code is returned as
+/// `Err`, for the calling task to resume: unwinding out of it leaves nothing of ours
+/// half-done. Any other panic (redb's, on a damaged file) unwinds on, and becomes the
+/// blocking task's failure, reported as a damaged store file.
+fn guard_caller_panics<R>(walk: impl FnOnce(&mut CallerCode) -> R) -> Result<R, Panic> {
+    let mut caller = CallerCode { running: false };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk(&mut caller))) {
+        Ok(made) => Ok(made),
+        Err(panic) if caller.running => Err(panic),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
 }
 
 fn as_slices(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
@@ -359,28 +392,53 @@ impl Backend for RedbBackend {
     }
 
     async fn batch_get(&self, keys: Vec<Key>) -> Result<Vec<Option<Record>>, BackendError> {
+        self.batch_get_map(keys, |_, version, value| {
+            Ok::<_, BackendError>(Record {
+                value: value.to_vec(),
+                version,
+            })
+        })
+        .await
+    }
+
+    /// Runs `map` on the blocking pool inside the read transaction, over the bytes redb
+    /// lends, like [`RedbBackend::scan_map`]; a panic in `map` is resumed in the calling task.
+    async fn batch_get_map<T, E, F>(&self, keys: Vec<Key>, mut map: F) -> Result<Vec<Option<T>>, E>
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(usize, u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        self.blocking(move |db| {
-            let txn = db.begin_read().map_err(storage)?;
-            let table = txn.open_table(RECORDS).map_err(storage)?;
-            keys.iter()
-                .map(|k| {
-                    let got = table
-                        .get((k.group.as_slice(), k.sort.as_slice()))
-                        .map_err(storage)?;
-                    Ok(got.map(|g| {
-                        let (version, value) = g.value();
-                        Record {
-                            value: value.to_vec(),
-                            version,
-                        }
-                    }))
-                })
-                .collect()
-        })
-        .await
+        let outcome = self
+            .blocking(move |db| -> Result<Result<Vec<Option<T>>, Panic>, E> {
+                let txn = db.begin_read().map_err(storage)?;
+                let table = txn.open_table(RECORDS).map_err(storage)?;
+                let mut out = Vec::with_capacity(keys.len());
+                let walked = guard_caller_panics(|caller| -> Result<(), E> {
+                    for (slot, k) in keys.iter().enumerate() {
+                        let got = table
+                            .get((k.group.as_slice(), k.sort.as_slice()))
+                            .map_err(storage)?;
+                        out.push(match got {
+                            Some(got) => {
+                                let (version, value) = got.value();
+                                Some(caller.run(|| map(slot, version, value))?)
+                            }
+                            None => None,
+                        });
+                    }
+                    Ok(())
+                });
+                match walked {
+                    Ok(walked) => walked.map(|()| Ok(out)),
+                    Err(panic) => Ok(Err(panic)),
+                }
+            })
+            .await?;
+        Ok(outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     }
 
     async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {

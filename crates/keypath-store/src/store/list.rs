@@ -59,15 +59,7 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn list_raw(&self, query: &Query) -> Result<Page<RawItem>, StoreError> {
-        self.list_with(query, |key, version, item_type, payload| {
-            Ok(RawItem {
-                key,
-                item_type: item_type.utf8("item type name")?.to_owned(),
-                version,
-                payload: payload.to_vec(),
-            })
-        })
-        .await
+        self.list_with(query, super::raw_from_parts).await
     }
 
     /// Lists the items the query selects, each made by `make` from its key path, version,
