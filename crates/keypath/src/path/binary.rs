@@ -359,6 +359,93 @@ fn decode_components(
     layout: Layout,
     components: &mut Vec<Component>,
 ) -> Result<(), DecodeError> {
+    let before = components.len();
+    if decode_common(bytes, layout, components) {
+        return Ok(());
+    }
+    components.truncate(before);
+    decode_components_checked(bytes, layout, components)
+}
+
+/// The fast path of [`decode_components`] for the common shape: every segment shorter than
+/// 16 bytes (so every metadata varint is one byte) and integer IDs. Returns `false`,
+/// perhaps after appending some components, at the first thing outside that shape or not
+/// valid; [`decode_components_checked`] then decodes it again and reports what is wrong.
+/// Checks everything the checked path checks for these segments, so both accept the same
+/// inputs (a property test compares them).
+#[inline]
+pub(super) fn decode_common(bytes: &[u8], layout: Layout, components: &mut Vec<Component>) -> bool {
+    let Some(metas) = bytes.get(layout.metadata_start..) else {
+        return false;
+    };
+    if metas.len() != layout.count {
+        return false; // some varint is longer than a byte
+    }
+    let mut offset = 0;
+    let mut metas = metas.iter();
+    while let Some(&ns_meta) = metas.next() {
+        // Namespace: type 0, then a separator (or the terminator if no ID follows).
+        if u64::from(ns_meta) & TYPE_MASK != u64::from(TYPE_NAMESPACE) {
+            return false;
+        }
+        let ns_len = usize::from(ns_meta >> TYPE_BITS);
+        let Some(ns) = bytes.get(offset..offset + ns_len) else {
+            return false;
+        };
+        if !Namespace::fits_inline(ns) {
+            return false;
+        }
+        offset += ns_len;
+        let Some(&id_meta) = metas.as_slice().first() else {
+            // The last segment, a namespace without an ID: the terminator follows.
+            if bytes.get(offset) != Some(&TERMINATOR) {
+                return false;
+            }
+            components.push(Component {
+                namespace: Namespace::inline_unchecked(ns),
+                id: None,
+            });
+            return true;
+        };
+        if bytes.get(offset) != Some(&SEPARATOR) {
+            return false;
+        }
+        offset += 1;
+        let id_len = usize::from(id_meta >> TYPE_BITS);
+        let id = match id_meta & TYPE_MASK as u8 {
+            TYPE_INT => match bytes.get(offset..offset + id_len).map(I65::decode) {
+                Some(Ok((v, used))) if used == id_len => Id::Int(v),
+                _ => return false,
+            },
+            // Anything else, a namespace included (only the last component may lack an
+            // ID), is for the checked path.
+            _ => return false,
+        };
+        metas.next();
+        offset += id_len;
+        let expected = if metas.as_slice().is_empty() {
+            TERMINATOR
+        } else {
+            SEPARATOR
+        };
+        if bytes.get(offset) != Some(&expected) {
+            return false;
+        }
+        offset += 1;
+        components.push(Component {
+            namespace: Namespace::inline_unchecked(ns),
+            id: Some(id),
+        });
+    }
+    true
+}
+
+/// [`decode_components`] one segment at a time, with an error for whatever is wrong.
+pub(super) fn decode_components_checked(
+    bytes: &[u8],
+    layout: Layout,
+    components: &mut Vec<Component>,
+) -> Result<(), DecodeError> {
     let mut segments = Segments::new(bytes, layout);
     while let Some(ns) = segments.next_segment()? {
         let namespace = &bytes[ns.offset..ns.offset + ns.len];

@@ -43,6 +43,25 @@ impl Namespace {
 }
 
 impl Namespace {
+    /// Whether `ns` is a valid namespace (ASCII letters and `_`, not empty) short enough to
+    /// be stored inline.
+    #[inline]
+    pub(crate) fn fits_inline(ns: &[u8]) -> bool {
+        !ns.is_empty() && ns.len() <= INLINE && ns.iter().all(|&b| NAMESPACE_BYTE[usize::from(b)])
+    }
+
+    /// Stores `ns`, which [`Namespace::fits_inline`] accepted. Meant to be built where it is
+    /// stored (e.g. inside a `push`), so the bytes are written once, in place.
+    #[inline(always)]
+    pub(crate) fn inline_unchecked(ns: &[u8]) -> Namespace {
+        let mut bytes = [0u8; INLINE];
+        bytes[..ns.len()].copy_from_slice(ns);
+        Namespace::Inline {
+            len: ns.len() as u8,
+            bytes,
+        }
+    }
+
     /// Validates and stores namespace bytes (ASCII letters and `_`), or `None` if invalid.
     pub(crate) fn from_bytes(ns: &[u8]) -> Option<Namespace> {
         if ns.is_empty() || !ns.iter().all(|&b| NAMESPACE_BYTE[usize::from(b)]) {

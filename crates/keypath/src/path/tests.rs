@@ -616,9 +616,44 @@ proptest! {
         let i = at.index(bytes.len());
         bytes[i] = byte;
         if let Ok(path) = KeyPath::decode(&bytes) {
-            prop_assert_eq!(path.encode(), bytes);
+            prop_assert_eq!(path.encode(), bytes.clone());
+        }
+        fast_decode_agrees(&bytes)?;
+    }
+
+    #[test]
+    fn fast_decode_agrees_on_encodings(a in any_path()) {
+        let bytes = a.encode();
+        fast_decode_agrees(&bytes)?;
+        // The common shape takes the fast path.
+        let common = a.components().iter().all(|c| {
+            c.namespace().len() < 16 && c.id().is_none_or(|id| matches!(id, Id::Int(_)))
+        });
+        if common {
+            let layout = binary::find_metadata(&bytes).unwrap();
+            prop_assert!(binary::decode_common(&bytes, layout, &mut Vec::new()), "{}", a);
         }
     }
+
+    #[test]
+    fn fast_decode_agrees_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+        fast_decode_agrees(&bytes)?;
+    }
+}
+
+/// The fast path of decoding accepts only what the checked path accepts, with the same
+/// components.
+fn fast_decode_agrees(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let Ok(layout) = binary::find_metadata(bytes) else {
+        return Ok(());
+    };
+    let (mut fast, mut checked) = (Vec::new(), Vec::new());
+    let checked_ok = binary::decode_components_checked(bytes, layout, &mut checked).is_ok();
+    if binary::decode_common(bytes, layout, &mut fast) {
+        prop_assert!(checked_ok, "fast path accepted {:02x?}", bytes);
+        prop_assert_eq!(fast, checked);
+    }
+    Ok(())
 }
 
 proptest! {
