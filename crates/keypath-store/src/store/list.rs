@@ -262,7 +262,7 @@ impl<B: Backend> Store<B> {
                 cursor: None,
             });
         }
-        'scan: loop {
+        loop {
             if std::mem::take(&mut at_last_item) {
                 position = last_item_position(&items)?;
             }
@@ -291,25 +291,37 @@ impl<B: Backend> Store<B> {
                 direction: query.direction,
                 limit: Some(batch),
             };
-            let steps = resolve(scan).await?;
+            let mut steps = resolve(scan).await?;
             let exhausted = steps.len() < batch;
-            for step in steps {
-                if items.len() == limit {
+            // The steps up to the page's end, or all of them.
+            let mut room = limit - items.len();
+            let mut used = steps.len();
+            for (i, step) in steps.iter_mut().enumerate() {
+                if room == 0 {
                     more = true;
-                    break 'scan;
+                    used = i;
+                    break;
                 }
                 match step {
-                    Step::Item(item) => {
-                        items.push(item);
+                    Step::Item(_) => {
+                        room -= 1;
                         at_last_item = true;
                     }
                     Step::Skipped(sort) => {
-                        position = Some(sort);
+                        position = Some(std::mem::take(sort));
                         at_last_item = false;
                     }
                 }
             }
-            if exhausted {
+            steps.truncate(used);
+            let taken = steps.into_iter().filter_map(Step::into_item);
+            if items.is_empty() {
+                // Collected in place: a one-scan page keeps the scan's allocation.
+                items = taken.collect();
+            } else {
+                items.extend(taken);
+            }
+            if more || exhausted {
                 break;
             }
         }
@@ -336,6 +348,15 @@ enum Step<I> {
     Item(I),
     /// A record the query passes over, at this sort key.
     Skipped(Vec<u8>),
+}
+
+impl<I> Step<I> {
+    fn into_item(self) -> Option<I> {
+        match self {
+            Step::Item(item) => Some(item),
+            Step::Skipped(_) => None,
+        }
+    }
 }
 
 /// A listed item that knows its key path.
