@@ -57,9 +57,12 @@ impl<'de> Deserializer<'de> {
 
     #[inline(always)]
     fn byte(&mut self, expected: &'static str) -> Result<u8, Error> {
-        match self.input.get(self.pos) {
-            Some(b) => {
-                self.pos += 1;
+        // Through the rest of the input rather than `pos + 1`: the new position is then known
+        // not to pass the end, so after a check that `n` bytes are left (see
+        // `deserialize_tuple`) the compiler can drop the checks of the next `n` single bytes.
+        match self.input.get(self.pos..).and_then(<[u8]>::split_first) {
+            Some((b, rest)) => {
+                self.pos = self.input.len() - rest.len();
                 Ok(b ^ self.mask)
             }
             // Built from values only (the input ended), so the error path reads nothing
@@ -254,6 +257,13 @@ impl<'de> Deserializer<'de> {
         let result = f(self);
         self.depth -= 1;
         result
+    }
+
+    /// [`de::Deserializer::deserialize_tuple`] when fewer input bytes are left than
+    /// elements: the same reads, out of line.
+    #[inline(never)]
+    fn tuple_short<V: Visitor<'de>>(&mut self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        self.nested(|de| visitor.visit_seq(FixedAccess { de, left: len }))
     }
 
     #[inline]
@@ -555,7 +565,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
-        self.nested(|de| visitor.visit_seq(FixedAccess { de, left: len }))
+        // Both branches read the same way. In the first, at least one byte per element is
+        // left, so the bounds checks of one-byte elements fold away: serde's `[u8; N]` reads
+        // element by element, and this turns it into one N-byte load and store instead of N
+        // checked byte reads and byte stores (which a later wide read of the array would
+        // wait on). Elements that take fewer bytes (units) still work in either branch.
+        if self.input.get(self.pos..).is_some_and(|r| r.len() >= len) {
+            self.nested(|de| visitor.visit_seq(FixedAccess { de, left: len }))
+        } else {
+            self.tuple_short(len, visitor)
+        }
     }
 
     #[inline]
