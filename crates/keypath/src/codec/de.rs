@@ -191,14 +191,17 @@ impl<'de> Deserializer<'de> {
         }
         let bytes = *self.input.get(self.pos..)?.first_chunk::<8>()?;
         let word = u64::from_le_bytes(bytes);
-        let len = escape::first_escape_byte(word)?;
-        // The terminator (not an escape), and no high bit in the bytes before it.
-        let content_and_stop = word & (u64::MAX >> (8 * (7 - len)));
-        if content_and_stop >> (8 * len) != u64::from(escape::TERMINATOR)
-            || content_and_stop & escape::HIGHS != 0
-        {
+        let flags = escape::escape_flags(word);
+        // The lowest flag is a true one: `stop` is the low bit of the first byte below 0x02,
+        // or 0 if there is none.
+        let stop = (flags & flags.wrapping_neg()) >> 7;
+        // That byte is the terminator 0x00 (an escape 0x01 has the low bit), and no byte
+        // before it has the high bit.
+        const _: () = assert!(escape::TERMINATOR == 0 && escape::ESCAPE == 1);
+        if stop == 0 || word & (stop | (stop.wrapping_sub(1) & escape::HIGHS)) != 0 {
             return None;
         }
+        let len = stop.trailing_zeros() as usize / 8;
         self.pos += len + 1;
         Some((bytes, len))
     }
