@@ -322,6 +322,15 @@ fn long_ascii_string(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Passes on the error of a tuple or struct field, marking that path as unlikely. Without
+/// the mark the compiler takes every field's success for a coin toss, so by the sixth
+/// field of a struct the code looks rarely reached and the field readers are not inlined.
+#[cold]
+#[inline(never)]
+fn field_failed(e: Error) -> Error {
+    e
+}
+
 /// The error for a well-formed integer that does not fit the requested type.
 #[cold]
 fn out_of_range(expected: &'static str, negative: bool, magnitude: u64, at: usize) -> Error {
@@ -678,7 +687,10 @@ impl<'de> de::SeqAccess<'de> for FixedAccess<'_, 'de> {
             return Ok(None);
         }
         self.left -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
+        match seed.deserialize(&mut *self.de) {
+            Ok(value) => Ok(Some(value)),
+            Err(e) => Err(field_failed(e)),
+        }
     }
     #[inline]
     fn size_hint(&self) -> Option<usize> {
