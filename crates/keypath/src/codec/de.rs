@@ -57,9 +57,12 @@ impl<'de> Deserializer<'de> {
 
     #[inline(always)]
     fn byte(&mut self, expected: &'static str) -> Result<u8, Error> {
-        match self.input.get(self.pos) {
-            Some(b) => {
-                self.pos += 1;
+        // Through the rest of the input rather than `pos + 1`: the new position is then known
+        // not to pass the end, so after a check that `n` bytes are left (see
+        // `deserialize_tuple`) the compiler can drop the checks of the next `n` single bytes.
+        match self.input.get(self.pos..).and_then(<[u8]>::split_first) {
+            Some((b, rest)) => {
+                self.pos = self.input.len() - rest.len();
                 Ok(b ^ self.mask)
             }
             // Built from values only (the input ended), so the error path reads nothing
@@ -188,14 +191,17 @@ impl<'de> Deserializer<'de> {
         }
         let bytes = *self.input.get(self.pos..)?.first_chunk::<8>()?;
         let word = u64::from_le_bytes(bytes);
-        let len = escape::first_escape_byte(word)?;
-        // The terminator (not an escape), and no high bit in the bytes before it.
-        let content_and_stop = word & (u64::MAX >> (8 * (7 - len)));
-        if content_and_stop >> (8 * len) != u64::from(escape::TERMINATOR)
-            || content_and_stop & escape::HIGHS != 0
-        {
+        let flags = escape::escape_flags(word);
+        // The lowest flag is a true one: `stop` is the low bit of the first byte below 0x02,
+        // or 0 if there is none.
+        let stop = (flags & flags.wrapping_neg()) >> 7;
+        // That byte is the terminator 0x00 (an escape 0x01 has the low bit), and no byte
+        // before it has the high bit.
+        const _: () = assert!(escape::TERMINATOR == 0 && escape::ESCAPE == 1);
+        if stop == 0 || word & (stop | (stop.wrapping_sub(1) & escape::HIGHS)) != 0 {
             return None;
         }
+        let len = stop.trailing_zeros() as usize / 8;
         self.pos += len + 1;
         Some((bytes, len))
     }
@@ -256,6 +262,13 @@ impl<'de> Deserializer<'de> {
         result
     }
 
+    /// [`de::Deserializer::deserialize_tuple`] when fewer input bytes are left than
+    /// elements: the same reads, out of line.
+    #[inline(never)]
+    fn tuple_short<V: Visitor<'de>>(&mut self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        self.nested(|de| visitor.visit_seq(FixedAccess { de, left: len }))
+    }
+
     #[inline]
     fn seq_marker(&mut self) -> Result<bool, Error> {
         match self.byte("an element marker 0x01 or the end marker 0x00")? {
@@ -307,6 +320,15 @@ fn short_ascii_string(bytes: [u8; 8], len: usize) -> String {
 #[inline(never)]
 fn long_ascii_string(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Passes on the error of a tuple or struct field, marking that path as unlikely. Without
+/// the mark the compiler takes every field's success for a coin toss, so by the sixth
+/// field of a struct the code looks rarely reached and the field readers are not inlined.
+#[cold]
+#[inline(never)]
+fn field_failed(e: Error) -> Error {
+    e
 }
 
 /// The error for a well-formed integer that does not fit the requested type.
@@ -555,7 +577,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
-        self.nested(|de| visitor.visit_seq(FixedAccess { de, left: len }))
+        // Both branches read the same way. In the first, at least one byte per element is
+        // left, so the bounds checks of one-byte elements fold away: serde's `[u8; N]` reads
+        // element by element, and this turns it into one N-byte load and store instead of N
+        // checked byte reads and byte stores (which a later wide read of the array would
+        // wait on). Elements that take fewer bytes (units) still work in either branch.
+        if self.input.get(self.pos..).is_some_and(|r| r.len() >= len) {
+            self.nested(|de| visitor.visit_seq(FixedAccess { de, left: len }))
+        } else {
+            self.tuple_short(len, visitor)
+        }
     }
 
     #[inline]
@@ -656,7 +687,10 @@ impl<'de> de::SeqAccess<'de> for FixedAccess<'_, 'de> {
             return Ok(None);
         }
         self.left -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
+        match seed.deserialize(&mut *self.de) {
+            Ok(value) => Ok(Some(value)),
+            Err(e) => Err(field_failed(e)),
+        }
     }
     #[inline]
     fn size_hint(&self) -> Option<usize> {

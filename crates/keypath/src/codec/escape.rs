@@ -205,7 +205,7 @@ fn scan(input: &[u8], mask: u8) -> Option<(usize, bool)> {
 /// no borrow reaches a byte from below before the first byte below 2.
 #[inline(always)]
 pub(crate) fn first_escape_byte(word: u64) -> Option<usize> {
-    let flags = word.wrapping_sub(2 * ONES) & !word & HIGHS;
+    let flags = escape_flags(word);
     (flags != 0).then(|| flags.trailing_zeros() as usize / 8)
 }
 
@@ -257,4 +257,11 @@ fn decode_slow(input: &[u8], mask: u8, plain: usize) -> Result<(Decoded<'_>, usi
     }
     debug_assert_eq!(out.len(), len);
     Ok((Decoded::Owned(out), end + 1))
+}
+
+/// The [`has_escape_byte`] flags of `word`: the high bit of bytes below `0x02`, and possibly
+/// of bytes after the first of them (see [`first_escape_byte`]).
+#[inline(always)]
+pub(crate) fn escape_flags(word: u64) -> u64 {
+    word.wrapping_sub(2 * ONES) & !word & HIGHS
 }

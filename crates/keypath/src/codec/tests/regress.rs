@@ -39,6 +39,39 @@ fn nul_inside_a_string_is_not_a_terminator() {
 }
 
 #[test]
+fn short_strings_decode_at_every_length() {
+    // Up to 3 chars from an alphabet with the escaped bytes, the highest ASCII byte and
+    // multi-byte chars, after 0..=8 plain bytes: every position of the terminator, an
+    // escape or a high byte in (and just past) the 8-byte word an owned string is read from.
+    let alphabet = ["", "\0", "\u{1}", "\u{2}", "a", "\u{7f}", "é", "€"];
+    for pad in 0..=8 {
+        for a in alphabet {
+            for b in alphabet {
+                for c in alphabet {
+                    let s = format!("{}{a}{b}{c}", "x".repeat(pad));
+                    let bytes = enc(&(s.as_str(), 7u64));
+                    assert_eq!(
+                        from_slice::<(String, u64)>(&bytes).unwrap(),
+                        (s.clone(), 7),
+                        "{}",
+                        hex(&bytes)
+                    );
+                    assert_eq!(from_slice::<String>(&enc(&s)).unwrap(), s);
+                    assert_eq!(
+                        from_slice_ordered::<(String, u64)>(
+                            &to_vec_ordered(&(s.as_str(), 7u64), Order::Descending).unwrap(),
+                            Order::Descending
+                        )
+                        .unwrap(),
+                        (s.clone(), 7)
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn string_then_integer_decodes() {
     let bytes = enc(&("ab", 7u64));
     assert_eq!(bytes, [0x61, 0x62, 0x00, 0x08, 0x07]);
