@@ -160,10 +160,7 @@ pub(crate) fn starts_with_components(components: &[Component], prefix: &[Compone
 
 /// Checks the namespace rule: one or more ASCII letters or `_`.
 pub(crate) fn is_valid_namespace(namespace: &str) -> bool {
-    !namespace.is_empty()
-        && namespace
-            .bytes()
-            .all(|b| b.is_ascii_alphabetic() || b == b'_')
+    namespace::is_valid(namespace.as_bytes())
 }
 
 impl KeyPath {

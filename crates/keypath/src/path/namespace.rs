@@ -16,6 +16,12 @@ const NAMESPACE_BYTE: [bool; 256] = {
     table
 };
 
+/// Whether `ns` is a namespace: one or more ASCII letters or `_`.
+#[inline]
+pub(crate) fn is_valid(ns: &[u8]) -> bool {
+    !ns.is_empty() && ns.iter().all(|&b| NAMESPACE_BYTE[usize::from(b)])
+}
+
 /// Longest namespace stored inline.
 const INLINE: usize = 22;
 
@@ -30,12 +36,7 @@ impl Namespace {
     /// Stores `ns`, which the caller has validated.
     pub(crate) fn new(ns: &str) -> Namespace {
         if ns.len() <= INLINE {
-            let mut bytes = [0u8; INLINE];
-            bytes[..ns.len()].copy_from_slice(ns.as_bytes());
-            Namespace::Inline {
-                len: ns.len() as u8,
-                bytes,
-            }
+            Namespace::inline_unchecked(ns.as_bytes())
         } else {
             Namespace::Heap(ns.into())
         }
@@ -47,7 +48,7 @@ impl Namespace {
     /// be stored inline.
     #[inline]
     pub(crate) fn fits_inline(ns: &[u8]) -> bool {
-        !ns.is_empty() && ns.len() <= INLINE && ns.iter().all(|&b| NAMESPACE_BYTE[usize::from(b)])
+        ns.len() <= INLINE && is_valid(ns)
     }
 
     /// Stores `ns`, which [`Namespace::fits_inline`] accepted. Meant to be built where it is
@@ -64,16 +65,11 @@ impl Namespace {
 
     /// Validates and stores namespace bytes (ASCII letters and `_`), or `None` if invalid.
     pub(crate) fn from_bytes(ns: &[u8]) -> Option<Namespace> {
-        if ns.is_empty() || !ns.iter().all(|&b| NAMESPACE_BYTE[usize::from(b)]) {
+        if !is_valid(ns) {
             return None;
         }
         if ns.len() <= INLINE {
-            let mut bytes = [0u8; INLINE];
-            bytes[..ns.len()].copy_from_slice(ns);
-            Some(Namespace::Inline {
-                len: ns.len() as u8,
-                bytes,
-            })
+            Some(Namespace::inline_unchecked(ns))
         } else {
             std::str::from_utf8(ns)
                 .ok()

@@ -2,6 +2,7 @@
 
 use std::cmp::Ordering;
 
+use super::binary::encode_components;
 use super::id::Id;
 use super::{Component, KeyPath};
 
@@ -56,14 +57,6 @@ pub(crate) fn cmp_components(x: &[Component], y: &[Component]) -> Ordering {
         }
     }
     x.len().cmp(&y.len())
-}
-
-/// The encoding of the path made of `components`.
-pub(crate) fn encode_components(components: &[Component]) -> Vec<u8> {
-    KeyPath {
-        components: components.to_vec(),
-    }
-    .encode()
 }
 
 impl PartialOrd for KeyPath {

@@ -17,9 +17,9 @@
 
 use std::ops::{Bound, RangeBounds};
 
-use super::binary::{encode_id, SEPARATOR, TERMINATOR};
+use super::binary::{encode_components, encode_id, SEPARATOR, TERMINATOR};
 use super::id::Id;
-use super::order::{cmp_components, encode_components};
+use super::order::cmp_components;
 use super::{starts_with_components, Component, KeyPath};
 
 /// First byte after every encoding that starts with a given segment section: a segment
