@@ -288,6 +288,21 @@ impl RedbBackend {
             .into()),
         }
     }
+
+    /// [`RedbBackend::blocking`] for work that runs the caller's code (through
+    /// [`CallerCode::run`]): a panic there is resumed in the calling task, as if the code had
+    /// run there, rather than reported as a failure of the store file.
+    async fn blocking_calling<T, E, F>(&self, work: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnOnce(&Database, &mut CallerCode) -> Result<T, E> + Send + 'static,
+    {
+        let outcome = self
+            .blocking(move |db| guard_caller_panics(|caller| work(db, caller)))
+            .await?;
+        Ok(outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    }
 }
 
 /// What a failed blocking task says: its panic message (redb panics on some damaged files;
@@ -311,10 +326,9 @@ fn storage(e: impl Into<redb::Error>) -> BackendError {
 /// A panic payload, carried from the blocking pool back to the calling task.
 type Panic = Box<dyn std::any::Any + Send>;
 
-/// Hands each record to `map`, collecting what it makes (grown as read: reserving a whole
-/// page up front measured slower, since one large allocation per scan makes glibc
-/// consolidate the small chunks that callers free). A panic in `map` stops the scan and is
-/// returned as the inner `Err`, for the caller to resume.
+/// Hands each record to `map` (through `caller`), collecting what it makes (grown as read:
+/// reserving a whole page up front measured slower, since one large allocation per scan
+/// makes glibc consolidate the small chunks that callers free).
 fn map_records<'a, T, E, F>(
     records: impl Iterator<
         Item = Result<
@@ -325,26 +339,21 @@ fn map_records<'a, T, E, F>(
             redb::StorageError,
         >,
     >,
+    caller: &mut CallerCode,
     map: &mut F,
-) -> Result<Result<Vec<T>, Panic>, E>
+) -> Result<Vec<T>, E>
 where
     E: From<BackendError>,
     F: FnMut(&[u8], u64, &[u8]) -> Result<T, E>,
 {
     let mut out = Vec::new();
-    let walked = guard_caller_panics(|caller| -> Result<(), E> {
-        for record in records {
-            let (k, v) = record.map_err(storage)?;
-            let (version, value) = v.value();
-            let sort = k.value().1;
-            out.push(caller.run(|| map(sort, version, value))?);
-        }
-        Ok(())
-    });
-    match walked {
-        Ok(walked) => walked.map(|()| Ok(out)),
-        Err(panic) => Ok(Err(panic)),
+    for record in records {
+        let (k, v) = record.map_err(storage)?;
+        let (version, value) = v.value();
+        let sort = k.value().1;
+        out.push(caller.run(|| map(sort, version, value))?);
     }
+    Ok(out)
 }
 
 /// Marks where the caller's code (a `map` of [`Backend::scan_map`]) runs, for
@@ -365,15 +374,17 @@ impl CallerCode {
 
 /// Runs `walk`, which calls the caller's code only through [`CallerCode::run`], with one
 /// unwind guard around the whole walk (not one per record, which would keep the caller's
-/// code from being inlined into the loop). A panic in the caller's code is returned as
-/// `Err`, for the calling task to resume: unwinding out of it leaves nothing of ours
+/// code from being inlined into the loop). A panic in the caller's code is returned as the
+/// inner `Err`, for the calling task to resume: unwinding out of it leaves nothing of ours
 /// half-done. Any other panic (redb's, on a damaged file) unwinds on, and becomes the
 /// blocking task's failure, reported as a damaged store file.
-fn guard_caller_panics<R>(walk: impl FnOnce(&mut CallerCode) -> R) -> Result<R, Panic> {
+fn guard_caller_panics<T, E>(
+    walk: impl FnOnce(&mut CallerCode) -> Result<T, E>,
+) -> Result<Result<T, Panic>, E> {
     let mut caller = CallerCode { running: false };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk(&mut caller))) {
-        Ok(made) => Ok(made),
-        Err(panic) if caller.running => Err(panic),
+        Ok(made) => made.map(Ok),
+        Err(panic) if caller.running => Ok(Err(panic)),
         Err(panic) => std::panic::resume_unwind(panic),
     }
 }
@@ -412,33 +423,25 @@ impl Backend for RedbBackend {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let outcome = self
-            .blocking(move |db| -> Result<Result<Vec<Option<T>>, Panic>, E> {
-                let txn = db.begin_read().map_err(storage)?;
-                let table = txn.open_table(RECORDS).map_err(storage)?;
-                let mut out = Vec::with_capacity(keys.len());
-                let walked = guard_caller_panics(|caller| -> Result<(), E> {
-                    for (slot, k) in keys.iter().enumerate() {
-                        let got = table
-                            .get((k.group.as_slice(), k.sort.as_slice()))
-                            .map_err(storage)?;
-                        out.push(match got {
-                            Some(got) => {
-                                let (version, value) = got.value();
-                                Some(caller.run(|| map(slot, version, value))?)
-                            }
-                            None => None,
-                        });
+        self.blocking_calling(move |db, caller| {
+            let txn = db.begin_read().map_err(storage)?;
+            let table = txn.open_table(RECORDS).map_err(storage)?;
+            let mut out = Vec::with_capacity(keys.len());
+            for (slot, k) in keys.iter().enumerate() {
+                let got = table
+                    .get((k.group.as_slice(), k.sort.as_slice()))
+                    .map_err(storage)?;
+                out.push(match got {
+                    Some(got) => {
+                        let (version, value) = got.value();
+                        Some(caller.run(|| map(slot, version, value))?)
                     }
-                    Ok(())
+                    None => None,
                 });
-                match walked {
-                    Ok(walked) => walked.map(|()| Ok(out)),
-                    Err(panic) => Ok(Err(panic)),
-                }
-            })
-            .await?;
-        Ok(outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            }
+            Ok(out)
+        })
+        .await
     }
 
     async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
@@ -468,33 +471,31 @@ impl Backend for RedbBackend {
         if limit == 0 || scan.is_empty_range() {
             return Ok(Vec::new());
         }
-        let outcome = self
-            .blocking(move |db| {
-                let txn = db.begin_read().map_err(storage)?;
-                let table = txn.open_table(RECORDS).map_err(storage)?;
-                let g = scan.group.as_slice();
-                // `group ++ [0x00]` is the next group in byte order: excluding it ends `group`.
-                let next_group = [g, &[0u8]].concat();
-                let lower: Bound<(&[u8], &[u8])> = match as_slices(&scan.start) {
-                    Bound::Included(s) => Bound::Included((g, s)),
-                    Bound::Excluded(s) => Bound::Excluded((g, s)),
-                    Bound::Unbounded => Bound::Included((g, &[])),
-                };
-                let upper: Bound<(&[u8], &[u8])> = match as_slices(&scan.end) {
-                    Bound::Included(e) => Bound::Included((g, e)),
-                    Bound::Excluded(e) => Bound::Excluded((g, e)),
-                    Bound::Unbounded => Bound::Excluded((next_group.as_slice(), &[])),
-                };
-                let range = table
-                    .range::<(&[u8], &[u8])>((lower, upper))
-                    .map_err(storage)?;
-                match scan.direction {
-                    Direction::Forward => map_records(range.take(limit), &mut map),
-                    Direction::Reverse => map_records(range.rev().take(limit), &mut map),
-                }
-            })
-            .await?;
-        Ok(outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        self.blocking_calling(move |db, caller| {
+            let txn = db.begin_read().map_err(storage)?;
+            let table = txn.open_table(RECORDS).map_err(storage)?;
+            let g = scan.group.as_slice();
+            // `group ++ [0x00]` is the next group in byte order: excluding it ends `group`.
+            let next_group = [g, &[0u8]].concat();
+            let lower: Bound<(&[u8], &[u8])> = match as_slices(&scan.start) {
+                Bound::Included(s) => Bound::Included((g, s)),
+                Bound::Excluded(s) => Bound::Excluded((g, s)),
+                Bound::Unbounded => Bound::Included((g, &[])),
+            };
+            let upper: Bound<(&[u8], &[u8])> = match as_slices(&scan.end) {
+                Bound::Included(e) => Bound::Included((g, e)),
+                Bound::Excluded(e) => Bound::Excluded((g, e)),
+                Bound::Unbounded => Bound::Excluded((next_group.as_slice(), &[])),
+            };
+            let range = table
+                .range::<(&[u8], &[u8])>((lower, upper))
+                .map_err(storage)?;
+            match scan.direction {
+                Direction::Forward => map_records(range.take(limit), caller, &mut map),
+                Direction::Reverse => map_records(range.rev().take(limit), caller, &mut map),
+            }
+        })
+        .await
     }
 
     async fn write(&self, writes: Vec<Write>) -> Result<(), BackendError> {
