@@ -85,17 +85,6 @@ impl Envelope {
             payload: bytes[h.payload_start..].to_vec(),
         })
     }
-
-    /// The item type and the payload, reusing the value's buffer for the payload; index key
-    /// paths are checked for framing only (reads do not need them).
-    pub fn into_item_parts(mut value: Vec<u8>) -> Result<(String, Vec<u8>), EnvelopeError> {
-        let (item_type, start) = {
-            let (item_type, start) = Header::walk(&value, |_, _, _| {})?;
-            (item_type.to_owned(), start)
-        };
-        value.drain(..start);
-        Ok((item_type, value))
-    }
 }
 
 /// The framing of an envelope, borrowed: nothing decoded beyond UTF-8 checks.
@@ -107,38 +96,27 @@ pub(crate) struct Header<'a> {
 }
 
 impl<'a> Header<'a> {
+    /// Checks the framing and that the type and index names are UTF-8, collecting the
+    /// index entries.
     pub fn parse(bytes: &'a [u8]) -> Result<Header<'a>, EnvelopeError> {
         let mut indexes = Vec::new();
-        let (item_type, payload_start) =
-            Header::walk(bytes, |name, at, key| indexes.push((name, at, key)))?;
-        Ok(Header {
-            item_type,
-            indexes,
-            payload_start,
-        })
-    }
-
-    /// Checks the framing, passing each index entry `(name, offset, key path encoding)` to
-    /// `on_index` (reads that need only the payload pass a no-op and allocate nothing);
-    /// returns the item type and where the payload starts. The type and index names are
-    /// checked as UTF-8.
-    pub fn walk(
-        bytes: &'a [u8],
-        mut on_index: impl FnMut(&'a str, usize, &'a [u8]),
-    ) -> Result<(&'a str, usize), EnvelopeError> {
         let mut bad_name = None;
         let (item_type, payload_start) =
-            Header::frame(bytes, |name, key_at, key| match name.utf8("index name") {
-                Ok(name) => on_index(name, key_at, key),
+            Header::frame(bytes, |name, at, key| match name.utf8("index name") {
+                Ok(name) => indexes.push((name, at, key)),
                 Err(e) => {
                     bad_name.get_or_insert(e);
                 }
             })?;
         let item_type = item_type.utf8("item type name")?;
-        match bad_name {
-            Some(e) => Err(e),
-            None => Ok((item_type, payload_start)),
+        if let Some(e) = bad_name {
+            return Err(e);
         }
+        Ok(Header {
+            item_type,
+            indexes,
+            payload_start,
+        })
     }
 
     /// Checks the framing only, passing each index entry `(name, offset of the key path, key

@@ -95,6 +95,18 @@ pub(crate) fn backend_key(path: &KeyPath) -> Result<Key, StoreError> {
     Ok(Key { group, sort })
 }
 
+/// What `make` makes of the stored `value` of the item at `key`: the envelope's framing is
+/// checked (nothing decoded) and its type name and payload handed over.
+pub(crate) fn item_from_value<I>(
+    key: KeyPath,
+    version: u64,
+    value: &[u8],
+    make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
+) -> Result<I, StoreError> {
+    let (item_type, payload_start) = Header::frame(value, |_, _, _| {})?;
+    make(key, version, item_type, &value[payload_start..])
+}
+
 /// An undecoded item from its stored parts (the type name is checked as UTF-8 here).
 pub(crate) fn raw_from_parts(
     key: KeyPath,
@@ -246,9 +258,7 @@ impl<B: Backend> Store<B> {
         let mut owned = paths.to_vec();
         self.backend
             .batch_get_map(keys, move |slot, version, value| {
-                let (item_type, payload_start) = Header::frame(value, |_, _, _| {})?;
-                let key = std::mem::take(&mut owned[slot]);
-                make(key, version, item_type, &value[payload_start..])
+                item_from_value(std::mem::take(&mut owned[slot]), version, value, &make)
             })
             .await
     }

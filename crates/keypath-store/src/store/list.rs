@@ -9,7 +9,7 @@ use keypath::KeyPath;
 use super::Store;
 use crate::backend::{Backend, Direction, Entry, Key, Scan};
 use crate::cursor::Cursor;
-use crate::envelope::{Envelope, Field, Header};
+use crate::envelope::{Field, Header};
 use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
 use crate::layout::{entry_path, index_group, is_valid_index_name, split_entry_path};
 use crate::query::{Page, Plan, Query};
@@ -206,17 +206,17 @@ impl<B: Backend> Store<B> {
         for ((i, base, full), rec) in wanted.into_iter().zip(records) {
             let Some(rec) = rec else { continue };
             let full = full.encode();
-            let current = Header::parse(&rec.value)?
+            let header = Header::parse(&rec.value)?;
+            if header
                 .indexes
                 .iter()
-                .any(|&(n, _, p)| n == index && p == full);
-            if current {
-                let (item_type, payload) = Envelope::into_item_parts(rec.value)?;
+                .any(|&(n, _, p)| n == index && p == full)
+            {
                 let item = RawItem {
                     key: base,
-                    item_type,
+                    item_type: header.item_type.to_owned(),
                     version: rec.version,
-                    payload,
+                    payload: rec.value[header.payload_start..].to_vec(),
                 };
                 if let Step::Skipped(sort) = &mut out[i] {
                     out[i] = Step::Item((std::mem::take(sort), item));
@@ -391,6 +391,5 @@ fn list_step<I>(
     if !plan.matches_after(&key, group.len()) {
         return Ok(Step::Skipped(sort.to_vec()));
     }
-    let (item_type, payload_start) = Header::frame(value, |_, _, _| {})?;
-    make(key, version, item_type, &value[payload_start..]).map(Step::Item)
+    super::item_from_value(key, version, value, make).map(Step::Item)
 }
