@@ -23,6 +23,7 @@ pub mod model;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::ops::Bound;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 
 use keypath::KeyPath;
@@ -109,6 +110,28 @@ async fn must<T>(what: &str, fut: impl Future<Output = Result<T, BackendError>>)
     }
 }
 
+/// Checks that a `map` error ended a read: it is the result (a storage error with
+/// `message`), and `map` ran exactly `calls` times.
+fn assert_map_error_ended<T: std::fmt::Debug>(
+    failed: Result<T, BackendError>,
+    message: &str,
+    ran: &AtomicUsize,
+    calls: usize,
+    what: &str,
+) {
+    match failed {
+        Err(BackendError::Storage(e)) => {
+            assert_eq!(e.to_string(), message, "conformance: {what} error")
+        }
+        other => panic!("conformance: {what} gave {other:?}, expected the map error"),
+    }
+    assert_eq!(
+        ran.load(SeqCst),
+        calls,
+        "conformance: {what} went on after the map error"
+    );
+}
+
 async fn get_and_batch_get<B: Backend>(db: &B) {
     let g: &[u8] = b"get";
     must(
@@ -163,30 +186,18 @@ async fn get_and_batch_get<B: Backend>(db: &B) {
         "conformance: batch_get_map slots"
     );
     // The first error `map` returns ends the read and is the result.
-    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let calls = Arc::new(AtomicUsize::new(0));
     let counter = calls.clone();
     let failed = db
         .batch_get_map(keys.clone(), move |slot, _, _| {
-            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            counter.fetch_add(1, SeqCst);
             if slot == 2 {
                 return Err(BackendError::storage(format!("stop at {slot}")));
             }
             Ok(slot)
         })
         .await;
-    match failed {
-        Err(BackendError::Storage(e)) => assert_eq!(
-            e.to_string(),
-            "stop at 2",
-            "conformance: batch_get_map error"
-        ),
-        other => panic!("conformance: batch_get_map gave {other:?}, expected the map error"),
-    }
-    assert_eq!(
-        calls.load(std::sync::atomic::Ordering::SeqCst),
-        2,
-        "conformance: batch_get_map went on after the map error"
-    );
+    assert_map_error_ended(failed, "stop at 2", &calls, 2, "batch_get_map");
     assert!(
         must("batch_get", db.batch_get(Vec::new())).await.is_empty(),
         "empty batch_get"
@@ -380,32 +391,19 @@ async fn scans_match_model<B: Backend>(db: &B) {
         );
         // The first error `map` returns ends the scan and is the result.
         if let Some(stop) = (!expected.is_empty()).then(|| rng.below(expected.len())) {
-            let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let seen = Arc::new(AtomicUsize::new(0));
             let counter = seen.clone();
             let failed = db
                 .scan_map(scan.clone(), move |_, _, _| {
-                    let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let n = counter.fetch_add(1, SeqCst);
                     if n == stop {
                         return Err(BackendError::storage(format!("stop at {n}")));
                     }
                     Ok(n)
                 })
                 .await;
-            match failed {
-                Err(BackendError::Storage(e)) => assert_eq!(
-                    e.to_string(),
-                    format!("stop at {stop}"),
-                    "conformance: scan_map error, round {round}"
-                ),
-                other => panic!(
-                    "conformance: scan_map round {round} gave {other:?}, expected the map error"
-                ),
-            }
-            assert_eq!(
-                seen.load(std::sync::atomic::Ordering::SeqCst),
-                stop + 1,
-                "conformance: scan_map went on after the map error, round {round}"
-            );
+            let what = format!("scan_map, round {round}");
+            assert_map_error_ended(failed, &format!("stop at {stop}"), &seen, stop + 1, &what);
         }
     }
 }
