@@ -58,7 +58,7 @@ pub(crate) const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
 /// positives, and with one the answer is true anyway.
 #[inline]
 pub(crate) fn has_escape_byte(word: u64) -> bool {
-    word.wrapping_sub(2 * ONES) & !word & HIGHS != 0
+    escape_flags(word) != 0
 }
 
 /// `bytes` (fewer than 8) as a little-endian word, zero above them, with a fixed number of

@@ -411,7 +411,7 @@ pub(super) fn decode_common(bytes: &[u8], layout: Layout, components: &mut Vec<C
                 return false;
             }
             components.push(Component {
-                namespace: Namespace::inline_short(ns),
+                namespace: Namespace::inline_unchecked(ns),
                 id: None,
             });
             return true;
@@ -442,7 +442,7 @@ pub(super) fn decode_common(bytes: &[u8], layout: Layout, components: &mut Vec<C
         }
         offset += 1;
         components.push(Component {
-            namespace: Namespace::inline_short(ns),
+            namespace: Namespace::inline_unchecked(ns),
             id: Some(id),
         });
     }

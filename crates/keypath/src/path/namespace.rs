@@ -63,48 +63,6 @@ impl Namespace {
         }
     }
 
-    /// [`Namespace::inline_unchecked`] for a namespace shorter than 16 bytes (every one the
-    /// fast decoding path meets), with the bytes gathered by a fixed number of loads into two
-    /// words instead of a variable-length copy, which is a call to `memcpy` whose byte
-    /// stores the next 16-byte read of the namespace then waits on.
-    #[inline(always)]
-    pub(crate) fn inline_short(ns: &[u8]) -> Namespace {
-        debug_assert!(!ns.is_empty() && ns.len() < 16);
-        let n = ns.len();
-        // Little-endian words of bytes 0..8 and 8..16, zero beyond `n`. Overlapping loads
-        // read some bytes twice; OR joins them, as both copies are the same byte.
-        let (lo, hi) = match (ns.first_chunk::<8>(), ns.last_chunk::<8>()) {
-            (Some(first), Some(last)) => (
-                u64::from_le_bytes(*first),
-                // `last` is bytes n-8..n; the ones from 8 on are its top n-8.
-                u64::from_le_bytes(*last)
-                    .checked_shr(8 * (16 - n) as u32)
-                    .unwrap_or(0),
-            ),
-            _ => match (ns.first_chunk::<4>(), ns.last_chunk::<4>()) {
-                (Some(first), Some(last)) => (
-                    u64::from(u32::from_le_bytes(*first))
-                        | u64::from(u32::from_le_bytes(*last)) << (8 * (n - 4)),
-                    0,
-                ),
-                // 1..=3 bytes: the first, the middle and the last.
-                _ => (
-                    u64::from(ns[0])
-                        | u64::from(ns[n / 2]) << (8 * (n / 2))
-                        | u64::from(ns[n - 1]) << (8 * (n - 1)),
-                    0,
-                ),
-            },
-        };
-        let mut bytes = [0u8; INLINE];
-        bytes[..8].copy_from_slice(&lo.to_le_bytes());
-        bytes[8..16].copy_from_slice(&hi.to_le_bytes());
-        Namespace::Inline {
-            len: n as u8,
-            bytes,
-        }
-    }
-
     /// Validates and stores namespace bytes (ASCII letters and `_`), or `None` if invalid.
     pub(crate) fn from_bytes(ns: &[u8]) -> Option<Namespace> {
         if !is_valid(ns) {
@@ -163,32 +121,5 @@ impl Hash for Namespace {
 impl fmt::Debug for Namespace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Namespace;
-
-    /// The word-gathering copy stores exactly what the plain copy stores, padding included,
-    /// for every length it takes.
-    #[test]
-    fn inline_short_is_inline_unchecked() {
-        let source: Vec<u8> = (b'a'..=b'z').chain(b'A'..=b'Z').collect();
-        for n in 1..16 {
-            for start in 0..source.len() - n {
-                let ns = &source[start..start + n];
-                match (Namespace::inline_short(ns), Namespace::inline_unchecked(ns)) {
-                    (
-                        Namespace::Inline { len, bytes },
-                        Namespace::Inline {
-                            len: want_len,
-                            bytes: want,
-                        },
-                    ) => assert_eq!((len, bytes), (want_len, want), "{n} bytes at {start}"),
-                    other => panic!("not inline: {other:?}"),
-                }
-            }
-        }
     }
 }
