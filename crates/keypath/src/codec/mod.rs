@@ -81,7 +81,7 @@
 //! A newtype struct is its inner value. `uuid::Uuid` (a byte string in this
 //! non-human-readable format) takes 17+ bytes as is, and exactly 16 with
 //! [`raw_uuid`]. `chrono::DateTime<Utc>` (feature `chrono`) is stored as integers with
-//! [`chrono_utc`] (seconds then nanoseconds since the Unix epoch).
+//! `codec::chrono_utc` (seconds then nanoseconds since the Unix epoch).
 //!
 //! ## Descending fields
 //! [`Desc<T>`] encodes `T` and inverts every byte of it (`b -> !b`). [`Order::Descending`]
