@@ -25,6 +25,9 @@
 //! In a composite key, separate fields with a byte below `.` (for example `#`), so that
 //! a decimal's fraction compares after its integer part ends.
 //!
+//! To find the sort bugs in string keys you already have, run them through [`lint`] (or
+//! `keypath lint` on the command line).
+//!
 //! ```
 //! use keypath::strkey::{int_key, padded};
 //! let mut keys = vec![int_key(10), int_key(-3), int_key(2), int_key(-40)];
@@ -40,6 +43,8 @@ use crate::time::{Precision, Timestamp};
 
 #[cfg(test)]
 mod tests;
+
+pub mod lint;
 
 /// First byte of every negative variable-length number; sorts before all digits.
 ///

@@ -1,0 +1,757 @@
+//! Finds where string keys sort, as bytes, differently from what they mean.
+//!
+//! A sorted store orders `POST#10` before `POST#9`, `Zoey` before `alligator`, `-3` before
+//! `-5`, and `a b#1` before `a#1` (a space sorts below `#`). [`Lint::run`] reads a set of
+//! existing keys, sorts them the way a person reads them (the *meant* order, below), and
+//! reports every kind of problem that makes the byte order differ, each with its first
+//! example pair and how many neighbouring pairs it puts out of order. It also flags keys
+//! that are empty, not UTF-8, contain control bytes, or are too long for DynamoDB.
+//!
+//! ```
+//! use keypath::strkey::lint::{Lint, Problem};
+//! let keys = ["POST#9", "POST#10", "USER#Zoey", "USER#alligator"];
+//! let report = Lint::new().run(&keys);
+//! let problems: Vec<Problem> = report.findings.iter().map(|f| f.problem).collect();
+//! assert_eq!(problems, [Problem::NumberWidth, Problem::Case]);
+//! // As bytes, "POST#10" (input 1) sorts before "POST#9" (input 0).
+//! assert_eq!(report.findings[0].keys, [1, 0]);
+//! ```
+//!
+//! # The meant order
+//!
+//! Keys are split into fields at the separators (by default `#`, `/`, `|` and `:`), and
+//! compared field by field, a key before the keys it is a prefix of. A field that is
+//! wholly a number (`42`, `-7`, `0.25`) compares as that number. Any other field is read
+//! as runs: ASCII letters compare without case, digit runs as numbers (`post9` before
+//! `post10`, `v1.9` before `v1.10`), other bytes as bytes. A word that mixes letters and
+//! digits in another way (`4c9d36e5`, base62 IDs) is an identifier and compares as bytes,
+//! case included. Keys equal in meaning (`007` and `7`, `Ann` and `ann`) keep their byte
+//! order. This order is total, so sorting by it never fails.
+//!
+//! Out-of-order pairs whose first difference mixes kinds of values (a number against an
+//! identifier, say) are counted in [`Report::unjudged`] but not reported as a problem:
+//! what the writer meant there is not clear.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+#[cfg(test)]
+mod tests;
+
+/// The separators [`Lint::new`] splits keys into fields at: `#`, `/`, `|` and `:`.
+///
+/// ```
+/// assert_eq!(keypath::strkey::lint::DEFAULT_SEPARATORS, b"#/|:");
+/// ```
+pub const DEFAULT_SEPARATORS: &[u8] = b"#/|:";
+
+/// The longest key [`Lint::new`] accepts without a [`Problem::TooLong`]: 1024 bytes,
+/// DynamoDB's limit for a sort key.
+///
+/// ```
+/// assert_eq!(keypath::strkey::lint::DEFAULT_MAX_LEN, 1024);
+/// ```
+pub const DEFAULT_MAX_LEN: usize = 1024;
+
+/// A kind of sort bug in string keys.
+///
+/// ```
+/// use keypath::strkey::lint::Problem;
+/// assert_eq!(Problem::NumberWidth.to_string(), "number-width");
+/// assert!(Problem::NumberWidth.is_pair());
+/// assert!(!Problem::Empty.is_pair());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Problem {
+    /// Numbers of different lengths, or padded differently: `10` sorts before `9`.
+    NumberWidth,
+    /// Negative numbers: `-3` sorts before `-5`.
+    NegativeNumber,
+    /// Case: every upper-case letter sorts before every lower-case one, so `Zoey` comes
+    /// before `alligator`.
+    Case,
+    /// A value continues with a byte below the separator that ends a shorter value, so
+    /// `a b#1` sorts before `a#1` and `/post-1` before `/post`.
+    BelowSeparator,
+    /// A key holds a control byte (NUL, tab, newline, ...): invisible when printed, and
+    /// NUL ends the key for C string APIs.
+    ControlByte,
+    /// A key is not UTF-8, which DynamoDB string keys must be.
+    NotUtf8,
+    /// A key is empty, which stores reject (DynamoDB) or sort before everything.
+    Empty,
+    /// A key is longer than the limit (1024 bytes by default, DynamoDB's sort key limit).
+    TooLong,
+}
+
+impl Problem {
+    /// Whether the problem is found between two keys (otherwise it is found in one).
+    ///
+    /// ```
+    /// assert!(keypath::strkey::lint::Problem::Case.is_pair());
+    /// ```
+    pub fn is_pair(self) -> bool {
+        matches!(
+            self,
+            Problem::NumberWidth
+                | Problem::NegativeNumber
+                | Problem::Case
+                | Problem::BelowSeparator
+        )
+    }
+
+    /// The kebab-case name, as printed.
+    ///
+    /// ```
+    /// assert_eq!(keypath::strkey::lint::Problem::BelowSeparator.name(), "below-separator");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Problem::NumberWidth => "number-width",
+            Problem::NegativeNumber => "negative-number",
+            Problem::Case => "case",
+            Problem::BelowSeparator => "below-separator",
+            Problem::ControlByte => "control-byte",
+            Problem::NotUtf8 => "not-utf8",
+            Problem::Empty => "empty",
+            Problem::TooLong => "too-long",
+        }
+    }
+
+    /// How to fix it, in one sentence.
+    ///
+    /// ```
+    /// assert!(keypath::strkey::lint::Problem::NumberWidth.fix().contains("padded"));
+    /// ```
+    pub fn fix(self) -> &'static str {
+        match self {
+            Problem::NumberWidth => {
+                "pad numbers to one fixed width (keypath::strkey::padded), give them a length \
+                 prefix (strkey::int_key), or use key paths, whose integer IDs sort by value"
+            }
+            Problem::NegativeNumber => {
+                "write numbers with keypath::strkey::int_key or decimal_key, or use key paths, \
+                 whose integer IDs sort by value"
+            }
+            Problem::Case => {
+                "sort on a lower-cased or collation copy of the field (keypath::collate), kept \
+                 next to the original"
+            }
+            Problem::BelowSeparator => {
+                "use a separator that sorts below every byte of the values, or key paths, whose \
+                 binary form keeps a shorter value first"
+            }
+            Problem::ControlByte => {
+                "escape control bytes, or use key paths, whose binary form takes any bytes"
+            }
+            Problem::NotUtf8 => "use a binary key (a key path's binary form) for non-text bytes",
+            Problem::Empty => "give every key at least one byte",
+            Problem::TooLong => "shorten the key, or move data from the key into the item",
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One kind of problem, with its first example.
+///
+/// ```
+/// let report = keypath::strkey::lint::Lint::new().run(&["a", ""]);
+/// let empty = &report.findings[0];
+/// assert_eq!((empty.count, empty.keys.as_slice(), empty.field), (1, &[1][..], None));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// The kind of problem.
+    pub problem: Problem,
+    /// How often: for a pair problem, the neighbouring pairs (in the meant order) it puts
+    /// out of order; for a key problem, the keys that have it.
+    pub count: usize,
+    /// The example, as positions in the input: for a pair problem, the key that sorts
+    /// first as bytes and the one it should follow; for a key problem, the key.
+    pub keys: Vec<usize>,
+    /// For a pair problem, the field (from 1) where the example pair first differs.
+    pub field: Option<usize>,
+    /// What is wrong in the example, e.g. `10 is more than 9`.
+    pub detail: String,
+}
+
+/// What [`Lint::run`] found.
+///
+/// ```
+/// let report = keypath::strkey::lint::Lint::new().run(&["POST#09", "POST#10"]);
+/// assert!(report.is_clean());
+/// assert_eq!((report.keys, report.out_of_order), (2, 0));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Report {
+    /// Keys read.
+    pub keys: usize,
+    /// Neighbouring pairs, in the meant order, that sort the other way round as bytes.
+    pub out_of_order: usize,
+    /// Of those, the pairs put down to no problem: their first difference mixes kinds of
+    /// values (a number and an identifier, say).
+    pub unjudged: usize,
+    /// One finding per kind of problem, pair problems first (in meant order of their
+    /// first example), then key problems.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// Whether no problem was found.
+    ///
+    /// ```
+    /// assert!(!keypath::strkey::lint::Lint::new().run(&["b#2", "b#10"]).is_clean());
+    /// ```
+    pub fn is_clean(&self) -> bool {
+        self.findings.is_empty()
+    }
+}
+
+/// The linter's settings: the field separators and the longest key allowed.
+///
+/// ```
+/// use keypath::strkey::lint::Lint;
+/// let lint = Lint::new().separators(b"#")?.max_len(2048);
+/// assert!(lint.run(&["a:10", "a:9"]).is_clean() == false); // digits still compare as numbers
+/// # Ok::<(), keypath::strkey::lint::LintError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Lint {
+    separator: [bool; 256],
+    max_len: usize,
+}
+
+/// A setting [`Lint`] cannot use.
+///
+/// ```
+/// let err = keypath::strkey::lint::Lint::new().separators(b"a").unwrap_err();
+/// assert_eq!(err.to_string(), "expected ASCII punctuation or space as a separator, found 'a' (0x61)");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LintError {
+    /// A separator that is not ASCII punctuation or space.
+    #[error("expected ASCII punctuation or space as a separator, found {} (0x{byte:02X})", show_byte(*byte))]
+    Separator {
+        /// The byte.
+        byte: u8,
+    },
+}
+
+impl Default for Lint {
+    fn default() -> Lint {
+        Lint::new()
+    }
+}
+
+impl Lint {
+    /// Separators [`DEFAULT_SEPARATORS`], longest key [`DEFAULT_MAX_LEN`].
+    ///
+    /// ```
+    /// assert!(keypath::strkey::lint::Lint::new().run(&["USER#1", "USER#2"]).is_clean());
+    /// ```
+    pub fn new() -> Lint {
+        let mut separator = [false; 256];
+        for &b in DEFAULT_SEPARATORS {
+            separator[usize::from(b)] = true;
+        }
+        Lint {
+            separator,
+            max_len: DEFAULT_MAX_LEN,
+        }
+    }
+
+    /// Splits fields at these bytes instead (none at all if empty). Each must be ASCII
+    /// punctuation or a space.
+    ///
+    /// ```
+    /// let lint = keypath::strkey::lint::Lint::new().separators(b"#-")?;
+    /// assert!(!lint.run(&["a-b", "a b-c"]).is_clean()); // ' ' sorts below '-'
+    /// # Ok::<(), keypath::strkey::lint::LintError>(())
+    /// ```
+    pub fn separators(mut self, separators: &[u8]) -> Result<Lint, LintError> {
+        self.separator = [false; 256];
+        for &byte in separators {
+            if !(byte.is_ascii_punctuation() || byte == b' ') {
+                return Err(LintError::Separator { byte });
+            }
+            self.separator[usize::from(byte)] = true;
+        }
+        Ok(self)
+    }
+
+    /// Reports keys longer than `max_len` bytes.
+    ///
+    /// ```
+    /// let report = keypath::strkey::lint::Lint::new().max_len(3).run(&["abcd"]);
+    /// assert_eq!(report.findings[0].problem, keypath::strkey::lint::Problem::TooLong);
+    /// ```
+    pub fn max_len(mut self, max_len: usize) -> Lint {
+        self.max_len = max_len;
+        self
+    }
+
+    /// Compares two keys in the meant order (see the [module docs](self)).
+    ///
+    /// ```
+    /// use std::cmp::Ordering;
+    /// let lint = keypath::strkey::lint::Lint::new();
+    /// assert_eq!(lint.meant_cmp(b"POST#9", b"POST#10"), Ordering::Less);
+    /// assert_eq!(lint.meant_cmp(b"alligator", b"Zoey"), Ordering::Less);
+    /// assert_eq!(lint.meant_cmp(b"-5", b"-3"), Ordering::Less);
+    /// ```
+    pub fn meant_cmp(&self, a: &[u8], b: &[u8]) -> Ordering {
+        let (mut ta, mut tb) = (self.tokens(a), self.tokens(b));
+        loop {
+            let (x, y) = (ta.next_token(), tb.next_token());
+            match x.meant_cmp(&y) {
+                Ordering::Equal if matches!(x.tok, Tok::End) => return a.cmp(b),
+                Ordering::Equal => {}
+                other => return other,
+            }
+        }
+    }
+
+    /// Lints `keys`.
+    ///
+    /// ```
+    /// let report = keypath::strkey::lint::Lint::new().run(&["-3", "-5"]);
+    /// assert_eq!(report.findings[0].detail, "-3 is more than -5");
+    /// ```
+    pub fn run<K: AsRef<[u8]>>(&self, keys: &[K]) -> Report {
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by(|&i, &j| self.meant_cmp(keys[i].as_ref(), keys[j].as_ref()));
+
+        let mut findings: Vec<Finding> = Vec::new();
+        let mut record = |problem: Problem, keys: Vec<usize>, field, detail: String| match findings
+            .iter_mut()
+            .find(|f| f.problem == problem)
+        {
+            Some(f) => f.count += 1,
+            None => findings.push(Finding {
+                problem,
+                count: 1,
+                keys,
+                field,
+                detail,
+            }),
+        };
+
+        let (mut out_of_order, mut unjudged) = (0, 0);
+        for pair in order.windows(2) {
+            let (i, j) = (pair[0], pair[1]);
+            let (a, b) = (keys[i].as_ref(), keys[j].as_ref());
+            if a <= b {
+                continue;
+            }
+            out_of_order += 1;
+            match self.cause(a, b) {
+                Some((problem, field, detail)) => record(problem, vec![j, i], Some(field), detail),
+                None => unjudged += 1,
+            }
+        }
+        for (i, key) in keys.iter().enumerate() {
+            let key = key.as_ref();
+            if key.is_empty() {
+                record(Problem::Empty, vec![i], None, "an empty key".to_owned());
+            }
+            if key.len() > self.max_len {
+                let detail = format!("{} bytes, more than {}", key.len(), self.max_len);
+                record(Problem::TooLong, vec![i], None, detail);
+            }
+            if let Err(e) = std::str::from_utf8(key) {
+                let detail = format!("not UTF-8 at byte {}", e.valid_up_to());
+                record(Problem::NotUtf8, vec![i], None, detail);
+            }
+            if let Some(at) = key.iter().position(|&b| b < 0x20 || b == 0x7F) {
+                let detail = format!("byte 0x{:02X} at byte {at}", key[at]);
+                record(Problem::ControlByte, vec![i], None, detail);
+            }
+        }
+        findings.sort_by_key(|f| !f.problem.is_pair());
+        Report {
+            keys: keys.len(),
+            out_of_order,
+            unjudged,
+            findings,
+        }
+    }
+
+    fn tokens<'a>(&'a self, key: &'a [u8]) -> Tokens<'a> {
+        Tokens {
+            key,
+            pos: 0,
+            field_start: true,
+            pending: None,
+            separator: &self.separator,
+        }
+    }
+
+    /// Why `a`, which comes before `b` in the meant order, sorts after it as bytes; `None`
+    /// when the first difference mixes kinds of values. Returns the problem, the field (from
+    /// 1) and the detail.
+    fn cause(&self, a: &[u8], b: &[u8]) -> Option<(Problem, usize, String)> {
+        let (mut ta, mut tb) = (self.tokens(a), self.tokens(b));
+        let mut field = 1;
+        // Bytes decide at the first pair of tokens whose bytes differ (all before are the
+        // same bytes, so both tokens start at the same offset).
+        let (x, y) = loop {
+            let (x, y) = (ta.next_token(), tb.next_token());
+            if x.raw() != y.raw() || matches!(x.tok, Tok::End) {
+                break (x, y);
+            }
+            if matches!(x.tok, Tok::Sep) {
+                field += 1;
+            }
+        };
+        let (rx, ry) = (x.raw(), y.raw());
+        let problem = match (x.tok, y.tok) {
+            (Tok::Num { neg: nx, .. }, Tok::Num { neg: ny, .. }) => {
+                let problem = if nx || ny {
+                    Problem::NegativeNumber
+                } else {
+                    Problem::NumberWidth
+                };
+                let detail = if x.tok.meant_cmp(&y.tok) == Ordering::Equal {
+                    format!("{} and {} are the same number", text(ry), text(rx))
+                } else {
+                    format!("{} is more than {}", text(ry), text(rx))
+                };
+                return Some((problem, field, detail));
+            }
+            (Tok::Text, Tok::Text) if !rx.starts_with(ry) && !ry.starts_with(rx) => Problem::Case,
+            (Tok::Text, Tok::Punct) | (Tok::Punct, Tok::Text) => {
+                let letter = if matches!(x.tok, Tok::Text) { rx } else { ry };
+                if !letter[0].is_ascii_uppercase() {
+                    return None;
+                }
+                Problem::Case
+            }
+            (Tok::Sep, _) => Problem::BelowSeparator,
+            (Tok::Text, Tok::Text) | (Tok::Punct, Tok::Punct) | (Tok::Opaque, Tok::Opaque)
+                if ry.starts_with(rx) =>
+            {
+                // `x` ends where `y` goes on: what follows `x` must be a separator.
+                if !a
+                    .get(x.end)
+                    .is_some_and(|&s| self.separator[usize::from(s)])
+                {
+                    return None;
+                }
+                Problem::BelowSeparator
+            }
+            _ => return None,
+        };
+        // The first byte where the keys differ: `b`'s is the smaller one.
+        let at = a.iter().zip(b).position(|(p, q)| p != q)?;
+        let (big, small) = (a[at], b[at]);
+        let detail = match problem {
+            Problem::Case => format!("{} sorts before {}", show_byte(small), show_byte(big)),
+            _ => format!(
+                "{} (0x{small:02X}) sorts below the separator {} (0x{big:02X})",
+                show_byte(small),
+                show_byte(big)
+            ),
+        };
+        Some((problem, field, detail))
+    }
+}
+
+/// A byte as a quoted character when printable ASCII, else as hex.
+fn show_byte(b: u8) -> String {
+    if b.is_ascii_graphic() || b == b' ' {
+        format!("'{}'", char::from(b))
+    } else {
+        format!("0x{b:02X}")
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The kind of a token, with what the meant order compares.
+#[derive(Debug, Clone, Copy)]
+enum Tok<'a> {
+    /// The key ended (sorts first: a key before its extensions).
+    End,
+    /// A field separator.
+    Sep,
+    /// A whole-field number or a digit run: `int` without leading zeros, `frac` without
+    /// trailing zeros; `neg` only for a non-zero value.
+    Num {
+        neg: bool,
+        int: &'a [u8],
+        frac: &'a [u8],
+    },
+    /// ASCII letters, compared without case.
+    Text,
+    /// Other bytes (punctuation, space, non-ASCII), compared as bytes.
+    Punct,
+    /// A word mixing letters and digits other than letters-then-digits, or a field shaped
+    /// like a negative `int_key` or `decimal_key`: compared as bytes.
+    Opaque,
+}
+
+/// A token and where its bytes are in the key.
+#[derive(Debug, Clone, Copy)]
+struct Token<'a> {
+    tok: Tok<'a>,
+    start: usize,
+    end: usize,
+    key: &'a [u8],
+}
+
+impl<'a> Token<'a> {
+    fn raw(&self) -> &'a [u8] {
+        &self.key[self.start..self.end]
+    }
+}
+
+impl Tok<'_> {
+    /// `(level, slot, class)`: tokens of different kinds compare by these. The slot is
+    /// where the kind sits among first bytes (digits at `0`, letters at `a`, punctuation at
+    /// its own first byte), so kinds interleave as their bytes would.
+    fn rank(&self, raw: &[u8]) -> (u8, u8, u8) {
+        match self {
+            Tok::End => (0, 0, 0),
+            Tok::Sep => (1, raw[0], 0),
+            Tok::Num { neg: true, .. } => (2, b'-', 0),
+            Tok::Num { neg: false, .. } => (2, b'0', 0),
+            Tok::Punct => (2, raw[0], 1),
+            Tok::Text => (2, b'a', 2),
+            Tok::Opaque if raw[0].is_ascii_digit() => (2, b'0', 3),
+            Tok::Opaque if raw[0].is_ascii_alphabetic() => (2, b'a', 3),
+            Tok::Opaque => (2, raw[0], 3),
+        }
+    }
+}
+
+impl<'a> Tok<'a> {
+    /// The meant order of two number tokens (`Equal` for anything else: [`Token::meant_cmp`]
+    /// ranks kinds first).
+    fn meant_cmp(&self, other: &Tok<'a>) -> Ordering {
+        match (self, other) {
+            (
+                Tok::Num {
+                    neg: n1,
+                    int: i1,
+                    frac: f1,
+                },
+                Tok::Num {
+                    neg: n2,
+                    int: i2,
+                    frac: f2,
+                },
+            ) => {
+                let magnitude = i1.len().cmp(&i2.len()).then(i1.cmp(i2)).then(f1.cmp(f2));
+                match (n1, n2) {
+                    (false, false) => magnitude,
+                    (true, true) => magnitude.reverse(),
+                    (false, true) => Ordering::Greater,
+                    (true, false) => Ordering::Less,
+                }
+            }
+            _ => Ordering::Equal,
+        }
+    }
+}
+
+impl<'a> Token<'a> {
+    fn meant_cmp(&self, other: &Token<'a>) -> Ordering {
+        let (rx, ry) = (self.raw(), other.raw());
+        self.tok
+            .rank(rx)
+            .cmp(&other.tok.rank(ry))
+            .then_with(|| match (self.tok, other.tok) {
+                (Tok::Num { .. }, Tok::Num { .. }) => self.tok.meant_cmp(&other.tok),
+                (Tok::Text, Tok::Text) => rx
+                    .iter()
+                    .map(u8::to_ascii_lowercase)
+                    .cmp(ry.iter().map(u8::to_ascii_lowercase)),
+                (Tok::Punct, Tok::Punct) | (Tok::Opaque, Tok::Opaque) => rx.cmp(ry),
+                _ => Ordering::Equal,
+            })
+    }
+}
+
+/// The tokens of one key, read lazily (a comparison usually stops at the first field).
+struct Tokens<'a> {
+    key: &'a [u8],
+    pos: usize,
+    field_start: bool,
+    pending: Option<Token<'a>>,
+    separator: &'a [bool; 256],
+}
+
+impl<'a> Tokens<'a> {
+    fn token(&self, tok: Tok<'a>, start: usize, end: usize) -> Token<'a> {
+        Token {
+            tok,
+            start,
+            end,
+            key: self.key,
+        }
+    }
+
+    fn is_sep(&self, b: u8) -> bool {
+        self.separator[usize::from(b)]
+    }
+
+    /// The next token; `End` from the end on.
+    fn next_token(&mut self) -> Token<'a> {
+        if let Some(t) = self.pending.take() {
+            return t;
+        }
+        let key = self.key;
+        let start = self.pos;
+        let Some(&first) = key.get(start) else {
+            return self.token(Tok::End, start, start);
+        };
+        if self.is_sep(first) {
+            self.pos += 1;
+            self.field_start = true;
+            return self.token(Tok::Sep, start, start + 1);
+        }
+        if std::mem::take(&mut self.field_start) {
+            let end = key[start..]
+                .iter()
+                .position(|&b| self.is_sep(b))
+                .map_or(key.len(), |n| start + n);
+            let digits = match first {
+                b'-' => run_end(key, start + 1, u8::is_ascii_digit),
+                _ => start,
+            };
+            if is_negative_strkey(&key[start..end]) {
+                self.pos = end;
+                return self.token(Tok::Opaque, start, end);
+            }
+            if let Some(tok) = whole_number(&key[start..end]) {
+                self.pos = end;
+                return self.token(tok, start, end);
+            }
+            // A field that starts with a negative integer (`-5 apples`): that integer.
+            if digits > start + 1 {
+                let Tok::Num { int, .. } = digit_run(&key[start + 1..digits]) else {
+                    unreachable!("digit_run makes numbers")
+                };
+                self.pos = digits;
+                let neg = !int.is_empty();
+                return self.token(
+                    Tok::Num {
+                        neg,
+                        int,
+                        frac: &[],
+                    },
+                    start,
+                    digits,
+                );
+            }
+        }
+        if first.is_ascii_alphanumeric() {
+            let end = run_end(key, start, u8::is_ascii_alphanumeric);
+            let word = &key[start..end];
+            let letters = word.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+            let digits_after = word[letters..].iter().all(u8::is_ascii_digit);
+            self.pos = end;
+            return if letters == 0 && digits_after {
+                self.token(digit_run(word), start, end)
+            } else if letters == word.len() {
+                self.token(Tok::Text, start, end)
+            } else if letters > 0 && digits_after {
+                let split = start + letters;
+                self.pending = Some(self.token(digit_run(&key[split..end]), split, end));
+                self.token(Tok::Text, start, split)
+            } else {
+                self.token(Tok::Opaque, start, end)
+            };
+        }
+        let end = run_end(key, start, |b| {
+            !b.is_ascii_alphanumeric() && !self.is_sep(*b)
+        });
+        self.pos = end;
+        self.token(Tok::Punct, start, end)
+    }
+}
+
+/// Where the run of bytes satisfying `f` that starts at `start` ends.
+fn run_end(key: &[u8], start: usize, f: impl Fn(&u8) -> bool) -> usize {
+    key[start..]
+        .iter()
+        .position(|b| !f(b))
+        .map_or(key.len(), |n| start + n)
+}
+
+/// A run of ASCII digits as a number token.
+fn digit_run(digits: &[u8]) -> Tok<'_> {
+    let zeros = digits.iter().take_while(|&&d| d == b'0').count();
+    Tok::Num {
+        neg: false,
+        int: &digits[zeros..],
+        frac: &[],
+    }
+}
+
+/// `field` as a number token if it is wholly one: `-?[0-9]+(\.[0-9]+)?`.
+fn whole_number(field: &[u8]) -> Option<Tok<'_>> {
+    let (neg, rest) = match field.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, field),
+    };
+    let int_len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if int_len == 0 {
+        return None;
+    }
+    let (int, tail) = rest.split_at(int_len);
+    let frac = match tail.split_first() {
+        None => &[][..],
+        Some((b'.', frac)) if !frac.is_empty() && frac.iter().all(u8::is_ascii_digit) => frac,
+        _ => return None,
+    };
+    let int = &int[int.iter().take_while(|&&d| d == b'0').count()..];
+    let frac = &frac[..frac.len() - frac.iter().rev().take_while(|&&d| d == b'0').count()];
+    Some(Tok::Num {
+        neg: neg && !(int.is_empty() && frac.is_empty()),
+        int,
+        frac,
+    })
+}
+
+/// Whether `field` has the shape of a negative [`int_key`](super::int_key) or
+/// [`decimal_key`](super::decimal_key): `-`, the nines' complement of the length prefix
+/// (`99 - n`, or `00` and `999 - n` for long numbers), `n` digits, and for a decimal an
+/// optional `.` and digits and a final `~`. Such a field sorts by the number it encodes,
+/// not by the number it reads as, so it is left to compare as bytes. (A plain negative
+/// integer of that shape, 1 in 100 or so, is then not judged.)
+fn is_negative_strkey(field: &[u8]) -> bool {
+    let Some(rest) = field.strip_prefix(b"-") else {
+        return false;
+    };
+    let (digits, tail) = rest.split_at(rest.iter().take_while(|b| b.is_ascii_digit()).count());
+    let value = |d: &[u8]| d.iter().fold(0, |n, &b| n * 10 + usize::from(b - b'0'));
+    let (head, len) = match digits {
+        [b'0', b'0', long @ ..] if long.len() >= 3 => (5, 999 - value(&long[..3])),
+        [_, _, ..] => (2, 99 - value(&digits[..2])),
+        _ => return false,
+    };
+    if digits.len() != head + len {
+        return false;
+    }
+    match tail {
+        [] => len > 0,
+        [mid @ .., b'~'] => match mid {
+            [] => true,
+            [b'.', frac @ ..] => !frac.is_empty() && frac.iter().all(u8::is_ascii_digit),
+            _ => false,
+        },
+        _ => false,
+    }
+}

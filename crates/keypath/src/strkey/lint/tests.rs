@@ -1,0 +1,389 @@
+use std::cmp::Ordering;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::id::{Ksuid, Ulid};
+use crate::strkey::{decimal_key, float_key, int_key, inverted, iso8601_key, padded};
+use crate::time::{Precision, Timestamp};
+
+fn config() -> ProptestConfig {
+    ProptestConfig::with_cases(crate::test_cases(5_000))
+}
+
+fn lint(keys: &[&str]) -> Report {
+    Lint::new().run(keys)
+}
+
+/// The (problem, count, example keys, field, detail) of every finding.
+fn found(keys: &[&str]) -> Vec<(Problem, usize, Vec<String>, Option<usize>, String)> {
+    lint(keys)
+        .findings
+        .into_iter()
+        .map(|f| {
+            let examples = f.keys.iter().map(|&i| keys[i].to_owned()).collect();
+            (f.problem, f.count, examples, f.field, f.detail)
+        })
+        .collect()
+}
+
+fn pair(
+    p: Problem,
+    n: usize,
+    keys: [&str; 2],
+    field: usize,
+    detail: &str,
+) -> (Problem, usize, Vec<String>, Option<usize>, String) {
+    (
+        p,
+        n,
+        keys.map(str::to_owned).to_vec(),
+        Some(field),
+        detail.to_owned(),
+    )
+}
+
+#[test]
+fn numbers_of_different_widths() {
+    assert_eq!(
+        found(&["POST#2", "POST#10", "POST#9", "POST#100"]),
+        [pair(
+            Problem::NumberWidth,
+            1,
+            ["POST#10", "POST#9"],
+            2,
+            "10 is more than 9"
+        )]
+    );
+    // Inside a field too: `post9` before `post10`, `v1.9` before `v1.10`.
+    assert_eq!(
+        found(&["v1.9", "v1.10"]),
+        [pair(
+            Problem::NumberWidth,
+            1,
+            ["v1.10", "v1.9"],
+            1,
+            "10 is more than 9"
+        )]
+    );
+    assert_eq!(
+        found(&["/user-1/post9", "/user-1/post10"]),
+        [pair(
+            Problem::NumberWidth,
+            1,
+            ["/user-1/post10", "/user-1/post9"],
+            3,
+            "10 is more than 9"
+        )]
+    );
+    // Padding that is not the same everywhere.
+    assert_eq!(
+        found(&["a#7#x", "a#007#y"]),
+        [pair(
+            Problem::NumberWidth,
+            1,
+            ["a#007#y", "a#7#x"],
+            2,
+            "007 and 7 are the same number"
+        )]
+    );
+    // Decimals: the integer part's width.
+    assert_eq!(found(&["9.5", "10.25"])[0].0, Problem::NumberWidth);
+    // One width, or zero padding, sorts right.
+    assert!(lint(&["POST#02", "POST#10", "POST#09", "1.25", "1.5"]).is_clean());
+}
+
+#[test]
+fn negative_numbers() {
+    assert_eq!(
+        found(&["t#-5", "t#-3", "t#4"]),
+        [pair(
+            Problem::NegativeNumber,
+            1,
+            ["t#-3", "t#-5"],
+            2,
+            "-3 is more than -5"
+        )]
+    );
+    // A negative integer starting a field is read as one.
+    assert_eq!(found(&["-1 C", "-10 C"])[0].0, Problem::NegativeNumber);
+    // Negatives of growing width, and negatives before positives, sort right as bytes.
+    assert!(lint(&["-100", "-20", "-3", "0", "5"]).is_clean());
+    // Minus zero is zero, which sorts after every negative: as bytes it does not.
+    assert_eq!(found(&["-0", "-3"])[0].0, Problem::NegativeNumber);
+    // Negative numbers shaped like a negative int_key (`-986` is int_key(-3)) compare as
+    // bytes, so keys written by int_key lint clean; a plain number of that shape is not
+    // judged.
+    assert!(lint(&["-986", "-9757"]).is_clean());
+    let report = lint(&["-986", "-99"]);
+    assert_eq!(
+        (report.out_of_order, report.unjudged, report.is_clean()),
+        (1, 1, true)
+    );
+}
+
+#[test]
+fn case() {
+    assert_eq!(
+        found(&["USER#alligator", "USER#Zoey"]),
+        [pair(
+            Problem::Case,
+            1,
+            ["USER#Zoey", "USER#alligator"],
+            2,
+            "'Z' sorts before 'a'"
+        )]
+    );
+    // Case decides before a later difference: `Post#10` first, though 9 < 10.
+    assert_eq!(found(&["post#9", "Post#10"])[0].0, Problem::Case);
+    // Upper case against punctuation that sits between the cases.
+    assert_eq!(found(&["_x", "Zx"])[0].0, Problem::Case);
+    // One case everywhere is fine; identifiers compare with case.
+    assert!(lint(&["ALPHA", "BETA", "GAMMA2"]).is_clean());
+    assert!(lint(&["alpha", "beta", "gamma2"]).is_clean());
+    assert!(lint(&[
+        "0ujtsYcgvSTl8PAuAdqWYSMnLOv",
+        "0ujtsZcgvSTl8PAuAdqWYSMnLOv",
+        "0uJts1cg"
+    ])
+    .is_clean());
+}
+
+#[test]
+fn below_separator() {
+    assert_eq!(
+        found(&["a#1", "a b#1"]),
+        [pair(
+            Problem::BelowSeparator,
+            1,
+            ["a b#1", "a#1"],
+            1,
+            "' ' (0x20) sorts below the separator '#' (0x23)"
+        )]
+    );
+    // Key path text stored as a string: `-` sorts below `/`.
+    assert_eq!(
+        found(&["/user-1/post/x", "/user-1/post-1/x"]),
+        [pair(
+            Problem::BelowSeparator,
+            1,
+            ["/user-1/post-1/x", "/user-1/post/x"],
+            3,
+            "'-' (0x2D) sorts below the separator '/' (0x2F)"
+        )]
+    );
+    // Separators can be changed.
+    assert!(Lint::new()
+        .separators(b"")
+        .unwrap()
+        .run(&["a#1", "a b#1"])
+        .findings
+        .iter()
+        .all(|f| f.problem != Problem::BelowSeparator));
+}
+
+#[test]
+fn key_problems() {
+    let long = "x".repeat(DEFAULT_MAX_LEN + 1);
+    let keys: Vec<&[u8]> = vec![b"ok", b"", b"a\0b", b"\xff", long.as_bytes(), b"tab\t"];
+    let report = Lint::new().run(&keys);
+    let got: Vec<_> = report
+        .findings
+        .iter()
+        .map(|f| (f.problem, f.count, f.keys.clone(), f.detail.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Problem::Empty, 1, vec![1], "an empty key"),
+            (Problem::ControlByte, 2, vec![2], "byte 0x00 at byte 1"),
+            (Problem::NotUtf8, 1, vec![3], "not UTF-8 at byte 0"),
+            (Problem::TooLong, 1, vec![4], "1025 bytes, more than 1024"),
+        ]
+    );
+    assert!(Lint::new().max_len(2000).run(&[long.as_str()]).is_clean());
+}
+
+#[test]
+fn settings_errors() {
+    for bad in [b'a', b'Z', b'5', 0x00, 0x80] {
+        assert_eq!(
+            Lint::new().separators(&[bad]).unwrap_err(),
+            LintError::Separator { byte: bad }
+        );
+    }
+    assert_eq!(
+        LintError::Separator { byte: 0 }.to_string(),
+        "expected ASCII punctuation or space as a separator, found 0x00 (0x00)"
+    );
+}
+
+#[test]
+fn mixed_kinds_are_not_judged() {
+    // A number against an identifier: counted, not reported.
+    let report = lint(&["x#99999999", "x#0abcdef0"]);
+    assert_eq!((report.out_of_order, report.unjudged), (1, 1));
+    assert!(report.is_clean());
+}
+
+#[test]
+fn empty_input_and_duplicates() {
+    let none: [&str; 0] = [];
+    assert_eq!(
+        lint(&none),
+        Report {
+            keys: 0,
+            out_of_order: 0,
+            unjudged: 0,
+            findings: vec![]
+        }
+    );
+    assert!(lint(&["a#1", "a#1", "A#1", "a#01"]).is_clean());
+}
+
+/// Keys from a small alphabet that hits every token kind and boundary.
+fn tricky_key() -> impl Strategy<Value = Vec<u8>> {
+    let byte = prop::sample::select(b"0019aAzZ_-. #/:|~\x00\x7f\xc3\xa9".to_vec());
+    prop::collection::vec(byte, 0..12)
+}
+
+/// Short keys from fewer bytes, so that tokens of every kind meet at the same place.
+fn short_key() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(prop::sample::select(b"019aZ-.#".to_vec()), 0..5)
+}
+
+fn cases<T: std::fmt::Debug>(
+    size: std::ops::Range<usize>,
+    s: impl Strategy<Value = T>,
+) -> impl Strategy<Value = Vec<T>> {
+    prop::collection::vec(s, size)
+}
+
+/// Every pair problem's keys as the finding names them: first as bytes, then the one it
+/// should follow.
+fn assert_examples_inverted<K: AsRef<[u8]>>(keys: &[K], report: &Report) {
+    let lint = Lint::new();
+    for f in report.findings.iter().filter(|f| f.problem.is_pair()) {
+        let (first, second) = (keys[f.keys[0]].as_ref(), keys[f.keys[1]].as_ref());
+        assert!(first < second, "example is not in byte order");
+        assert_eq!(
+            lint.meant_cmp(first, second),
+            Ordering::Greater,
+            "example is not out of meant order"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The meant order is a total order (sorting by it cannot fail), equal only for equal keys.
+    #[test]
+    fn meant_order_is_total(a in tricky_key(), b in tricky_key(), c in tricky_key()) {
+        let lint = Lint::new();
+        let ab = lint.meant_cmp(&a, &b);
+        prop_assert_eq!(ab, lint.meant_cmp(&b, &a).reverse());
+        prop_assert_eq!(ab == Ordering::Equal, a == b);
+        let bc = lint.meant_cmp(&b, &c);
+        if ab == bc && ab != Ordering::Equal {
+            prop_assert_eq!(lint.meant_cmp(&a, &c), ab);
+        }
+    }
+
+    /// Sorting by the meant order gives a sequence that is in order pair by pair (an order
+    /// that is not total leaves some pair out of order, or makes the sort panic).
+    #[test]
+    fn meant_order_sorts_consistently(mut keys in cases(0..40, short_key())) {
+        let lint = Lint::new();
+        keys.sort_by(|a, b| lint.meant_cmp(a, b));
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                prop_assert_ne!(lint.meant_cmp(a, b), Ordering::Greater, "{:?} {:?}", a, b);
+            }
+        }
+    }
+
+    /// Arbitrary keys: no panic, every out-of-order pair is either a problem or unjudged,
+    /// and every example pair really is out of order.
+    #[test]
+    fn counts_add_up(keys in cases(0..40, tricky_key())) {
+        let report = Lint::new().run(&keys);
+        let pairs: usize = report.findings.iter().filter(|f| f.problem.is_pair()).map(|f| f.count).sum();
+        prop_assert_eq!(pairs + report.unjudged, report.out_of_order);
+        assert_examples_inverted(&keys, &report);
+    }
+
+    #[test]
+    fn arbitrary_bytes(keys in cases(0..20, prop::collection::vec(any::<u8>(), 0..20))) {
+        let report = Lint::new().run(&keys);
+        assert_examples_inverted(&keys, &report);
+    }
+
+    /// Unpadded numbers: a problem exactly when some neighbours (by value) are out of byte
+    /// order, counted once per such pair, put down to width or sign.
+    #[test]
+    fn numbers_against_an_oracle(mut ns in cases(0..30, prop_oneof![-1000i64..1000, any::<i32>().prop_map(i64::from)])) {
+        // Negative numbers shaped like int_key output are not judged (see above).
+        ns.retain(|n| !is_negative_strkey(n.to_string().as_bytes()));
+        ns.sort();
+        ns.dedup();
+        let keys: Vec<String> = ns.iter().map(|n| format!("N#{n}")).collect();
+        let report = Lint::new().run(&keys);
+        let (mut width, mut negative) = (0, 0);
+        for w in ns.windows(2) {
+            if w[0].to_string() > w[1].to_string() {
+                if w[0] < 0 || w[1] < 0 { negative += 1 } else { width += 1 }
+            }
+        }
+        let count = |p| report.findings.iter().find(|f| f.problem == p).map_or(0, |f| f.count);
+        prop_assert_eq!(count(Problem::NumberWidth), width);
+        prop_assert_eq!(count(Problem::NegativeNumber), negative);
+        prop_assert_eq!(report.unjudged, 0);
+        prop_assert_eq!(report.findings.len(), usize::from(width > 0) + usize::from(negative > 0));
+    }
+
+    /// Case: words in mixed case are a problem exactly when case-blind and byte order differ.
+    #[test]
+    fn case_against_an_oracle(words in cases(0..20, "[a-cA-C]{1,4}")) {
+        let report = Lint::new().run(&words);
+        let mut sorted = words.clone();
+        sorted.sort_by(|a, b| a.to_lowercase().cmp(&b.to_lowercase()).then(a.cmp(b)));
+        let inverted = sorted.windows(2).filter(|w| w[0] > w[1]).count();
+        let count = report.findings.iter().find(|f| f.problem == Problem::Case).map_or(0, |f| f.count);
+        prop_assert_eq!(count, inverted);
+        prop_assert_eq!(report.out_of_order, inverted);
+    }
+
+    /// keypath's own sortable string forms lint clean, and so do its IDs and UUIDs.
+    #[test]
+    fn sortable_forms_are_clean(
+        ints in cases(0..30, any::<i64>()),
+        small in cases(0..30, -2000i64..2000),
+        decimals in cases(0..30, (-100_000i64..100_000, 0u32..4)),
+        floats in cases(0..30, any::<f64>().prop_filter("finite", |f| f.is_finite())),
+        counts in cases(0..30, 0u64..1_000_000),
+        nanos in cases(0..30, -62_135_596_800_000_000_000i128..253_402_300_799_000_000_000),
+        ids in cases(0..30, (0u64..(1 << 48), any::<u128>(), any::<[u8; 16]>())),
+    ) {
+        let mut keys: Vec<String> = Vec::new();
+        keys.extend(ints.iter().chain(&small).map(|&n| format!("I#{}", int_key(n))));
+        keys.extend(decimals.iter().map(|&(m, s)| {
+            let text = format!("{}", m as f64 / 10f64.powi(s as i32));
+            format!("D#{}", decimal_key(&text).unwrap())
+        }));
+        keys.extend(floats.iter().map(|&f| format!("F#{}", float_key(f).unwrap())));
+        keys.extend(counts.iter().map(|&n| format!("P#{}#{}", padded(n, 6).unwrap(), inverted(n, 999_999).unwrap())));
+        keys.extend(nanos.iter().map(|&n| {
+            let t = Timestamp::from_unix_nanos(n).unwrap();
+            format!("T#{}", iso8601_key(t, Precision::Millis).unwrap())
+        }));
+        keys.extend(ids.iter().map(|&(ms, r, p)| format!(
+            "ID#{}#{}#{}",
+            Ulid::from_parts(ms, r >> 48).unwrap(),
+            Ksuid::from_parts(ms as u32, p),
+            uuid::Uuid::from_u128(r),
+        )));
+        let report = Lint::new().run(&keys);
+        prop_assert!(report.is_clean(), "{:?}", report.findings.iter().map(|f| (f.problem, f.keys.iter().map(|&i| &keys[i]).collect::<Vec<_>>(), &f.detail)).collect::<Vec<_>>());
+    }
+}
