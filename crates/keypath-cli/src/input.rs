@@ -20,18 +20,8 @@ pub(crate) fn for_each_input(
     let mut reader = io::BufReader::with_capacity(1 << 16, stdin.lock());
     let mut line = Vec::new();
     let mut number = 0usize;
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            return Ok(());
-        }
+    while read_line(&mut reader, &mut line)? {
         number += 1;
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        }
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
         let n = number;
         let text = std::str::from_utf8(&line).map_err(|e| {
             Failure::BadInput(format!(
@@ -41,4 +31,21 @@ pub(crate) fn for_each_input(
         })?;
         each(&|| format!("line {n}"), text)?;
     }
+    Ok(())
+}
+
+/// Reads the next line into `line` (cleared first), without its `\n` and one trailing `\r`;
+/// `false` at the end of the input.
+pub(crate) fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> {
+    line.clear();
+    if reader.read_until(b'\n', line)? == 0 {
+        return Ok(false);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Ok(true)
 }

@@ -1,10 +1,12 @@
-//! The `keypath` command-line tool: encode, decode, inspect and sort key paths.
+//! The `keypath` command-line tool: encode, decode, inspect and sort key paths, lint string
+//! keys, and run a store.
 
 mod db;
 mod demo;
 #[cfg(feature = "dynamodb")]
 mod dynamo;
 mod input;
+mod lint;
 mod paths;
 mod progress;
 
@@ -43,6 +45,11 @@ enum Command {
         /// A key path in text form, or its binary form in hex.
         key: String,
     },
+    /// Report where string keys (one per line) sort differently, as bytes, from what they
+    /// mean: numbers of different widths, negatives, case, bytes below a separator, and keys
+    /// that are empty, not UTF-8, hold control bytes or are too long. Exit status 1 when it
+    /// finds a problem.
+    Lint(lint::LintArgs),
     /// Load a generated social app into the embedded store and run its queries.
     Demo {
         /// Keep the store in this directory (default: a temporary one, removed afterwards).
@@ -57,10 +64,12 @@ enum Command {
 }
 
 /// A failure with the exit status it maps to: 2 for bad input (including a conditional
-/// write that does not hold), 3 for an item that is not there, 1 for I/O and storage.
+/// write that does not hold), 3 for an item that is not there, 1 for I/O and storage, and
+/// 1 for `lint` finding problems (this many kinds).
 #[derive(Debug)]
 pub(crate) enum Failure {
     BadInput(String),
+    Problems(usize),
     NotFound(String),
     Store(String),
     Io(io::Error),
@@ -82,6 +91,7 @@ fn main() -> ExitCode {
         Command::Decode { keys, base64 } => paths::decode(&keys, base64, &mut out),
         Command::Sort => paths::sort(&mut out),
         Command::Inspect { key } => paths::inspect(&key, &mut out),
+        Command::Lint(args) => lint::run(args, &mut out),
         Command::Demo {
             keys_only: true, ..
         } => paths::demo(&mut out),
@@ -103,6 +113,12 @@ fn main() -> ExitCode {
             let _ = out.flush();
             eprintln!("keypath: {message}");
             ExitCode::from(2)
+        }
+        Err(Failure::Problems(kinds)) => {
+            let _ = out.flush();
+            let s = if kinds == 1 { "" } else { "s" };
+            eprintln!("keypath: {kinds} kind{s} of problem found");
+            ExitCode::from(1)
         }
         Err(Failure::NotFound(message)) => {
             let _ = out.flush();

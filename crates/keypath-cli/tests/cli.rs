@@ -193,3 +193,113 @@ fn demo_runs() {
     let hundred = text.rfind("/post-100 ").unwrap();
     assert!(nine < hundred, "{text}");
 }
+
+#[test]
+fn lint_reports_sort_bugs_with_lines_and_fixes() {
+    let keys = b"POST#2\nPOST#10\r\nPOST#9\nUSER#alligator\nUSER#Zoey\n\nT#-3\nT#-5\nBAD\xff\n";
+    let o = keypath(&["lint"], keys);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "keypath: 5 kinds of problem found\n");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "9 keys; 3 neighbouring pairs (in the order meant) sort the other way as bytes"
+    );
+    let problems: Vec<&str> = lines
+        .iter()
+        .filter(|l| !l.starts_with("  fix: "))
+        .skip(1)
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            "number-width",
+            "negative-number",
+            "case",
+            "empty",
+            "not-utf8"
+        ]
+    );
+    assert!(lines.contains(
+        &"number-width: \"POST#10\" (line 2) sorts before \"POST#9\" (line 3); field 2: 10 is more than 9 (1 pair)"
+    ));
+    assert!(lines.contains(&"empty: line 6 \"\": an empty key (1 key)"));
+    assert!(lines.contains(&"not-utf8: line 9 \"BAD\u{fffd}\": not UTF-8 at byte 3 (1 key)"));
+    assert_eq!(lines.iter().filter(|l| l.starts_with("  fix: ")).count(), 5);
+}
+
+#[test]
+fn lint_clean_keys_files_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    std::fs::write(&a, "POST#09\nPOST#10\n").unwrap();
+    std::fs::write(&b, "POST#9\n").unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+
+    // Padded numbers alone are clean: exit 0, a summary line.
+    let o = keypath(&["lint", a], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "2 keys; 0 neighbouring pairs (in the order meant) sort the other way as bytes\n"
+    );
+
+    // Across files, places name the file and line; JSON lines, then a summary.
+    let o = keypath(&["lint", "--json", a, b], b"");
+    assert_eq!(o.status.code(), Some(1));
+    let values: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(values.len(), 2);
+    assert_eq!(values[0]["problem"], "number-width");
+    assert_eq!(values[0]["field"], 2);
+    assert_eq!(values[0]["examples"][0]["at"], format!("{a}:2"));
+    assert_eq!(values[0]["examples"][0]["key"], "POST#10");
+    assert_eq!(values[0]["examples"][1]["at"], format!("{b}:1"));
+    assert_eq!(values[0]["detail"], "10 is more than 9");
+    assert_eq!(
+        values[1],
+        serde_json::json!({"keys": 3, "out_of_order": 1, "unjudged": 0, "problems": 1})
+    );
+
+    // Other separators: with none, `a b#1` and `a#1` are one field each and fine.
+    let o = keypath(&["lint", "--separators", ""], b"a#1\na b#1\n");
+    assert!(o.status.success(), "{}", stdout(&o));
+    let o = keypath(&["lint"], b"a#1\na b#1\n");
+    assert!(
+        stdout(&o).contains("below-separator: \"a b#1\" (line 2) sorts before \"a#1\" (line 1)")
+    );
+}
+
+#[test]
+fn lint_bad_input_is_one_line_and_status_2() {
+    let o = keypath(&["lint", "--separators", "#a"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "keypath: --separators: expected ASCII punctuation or space as a separator, found 'a' (0x61)\n"
+    );
+    let o = keypath(&["lint", "/no/such/file"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("keypath: cannot read /no/such/file: "));
+    assert_eq!(stderr(&o).lines().count(), 1);
+}
+
+/// The README shows `keypath lint` output; it must be what the tool prints.
+#[test]
+fn lint_readme_example_is_current() {
+    let readme = include_str!("../../../README.md");
+    let start = readme
+        .find("$ printf 'POST#9")
+        .expect("the README has the lint example");
+    let block = &readme[start..];
+    let block = &block[..block.find("```").unwrap()];
+    let (command, shown) = block.split_once('\n').unwrap();
+    assert!(command.ends_with("| keypath lint"));
+    let o = keypath(&["lint"], b"POST#9\nPOST#10\nUSER#Zoey\nUSER#alligator\n");
+    assert!(command.contains(r"'POST#9\nPOST#10\nUSER#Zoey\nUSER#alligator\n'"));
+    assert_eq!(stdout(&o), shown);
+}

@@ -1,0 +1,158 @@
+//! `lint`: reads existing string keys and reports where their byte order differs from
+//! what they mean (see `keypath::strkey::lint`).
+
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+
+use keypath::strkey::lint::{Finding, Lint, Report};
+use serde_json::json;
+
+use crate::input::read_line;
+use crate::Failure;
+
+/// The `lint` command's arguments.
+#[derive(clap::Args, Debug)]
+pub(crate) struct LintArgs {
+    /// Files of keys, one per line (stdin without files). Lines are split on `\n` with one
+    /// trailing `\r` removed; keys need not be UTF-8.
+    files: Vec<PathBuf>,
+    /// Bytes that separate fields (ASCII punctuation or space; empty for none).
+    #[arg(long, default_value = "#/|:", value_name = "CHARS")]
+    separators: String,
+    /// Report keys longer than this many bytes (DynamoDB's sort key limit by default).
+    #[arg(long, default_value_t = keypath::strkey::lint::DEFAULT_MAX_LEN, value_name = "BYTES")]
+    max_len: usize,
+    /// Print JSON lines: one object per problem, then a summary object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Where a key came from, for messages: `line 3` or `keys.txt:3`.
+struct Origin {
+    file: Option<usize>,
+    line: usize,
+}
+
+pub(crate) fn run(args: LintArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let lint = Lint::new()
+        .separators(args.separators.as_bytes())
+        .map_err(|e| Failure::BadInput(format!("--separators: {e}")))?
+        .max_len(args.max_len);
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    let mut origins: Vec<Origin> = Vec::new();
+    if args.files.is_empty() {
+        read_lines(io::stdin().lock(), None, &mut keys, &mut origins)?;
+    } else {
+        for (i, path) in args.files.iter().enumerate() {
+            let file = std::fs::File::open(path)
+                .map_err(|e| Failure::BadInput(format!("cannot read {}: {e}", path.display())))?;
+            read_lines(io::BufReader::new(file), Some(i), &mut keys, &mut origins)?;
+        }
+    }
+    let report = lint.run(&keys);
+    let place = |i: usize| match origins[i].file {
+        Some(f) => format!("{}:{}", args.files[f].display(), origins[i].line),
+        None => format!("line {}", origins[i].line),
+    };
+    let shown = |i: usize| format!("{:?}", String::from_utf8_lossy(&keys[i]));
+    if args.json {
+        for f in &report.findings {
+            let examples: Vec<_> = f
+                .keys
+                .iter()
+                .map(|&i| json!({"at": place(i), "key": String::from_utf8_lossy(&keys[i])}))
+                .collect();
+            let line = json!({
+                "problem": f.problem.name(),
+                "count": f.count,
+                "field": f.field,
+                "examples": examples,
+                "detail": f.detail,
+                "fix": f.problem.fix(),
+            });
+            writeln!(out, "{line}")?;
+        }
+        let summary = json!({
+            "keys": report.keys,
+            "out_of_order": report.out_of_order,
+            "unjudged": report.unjudged,
+            "problems": report.findings.len(),
+        });
+        writeln!(out, "{summary}")?;
+    } else {
+        writeln!(out, "{}", summary(&report))?;
+        for f in &report.findings {
+            writeln!(out, "{}", describe(f, &place, &shown))?;
+            writeln!(out, "  fix: {}", f.problem.fix())?;
+        }
+    }
+    if report.is_clean() {
+        Ok(())
+    } else {
+        out.flush()?;
+        Err(Failure::Problems(report.findings.len()))
+    }
+}
+
+fn summary(report: &Report) -> String {
+    let mut s = format!(
+        "{} keys; {} neighbouring pairs (in the order meant) sort the other way as bytes",
+        report.keys, report.out_of_order
+    );
+    if report.unjudged > 0 {
+        s.push_str(&format!(
+            " ({} of them not judged: they mix numbers and identifiers)",
+            report.unjudged
+        ));
+    }
+    s
+}
+
+fn describe(
+    f: &Finding,
+    place: &dyn Fn(usize) -> String,
+    shown: &dyn Fn(usize) -> String,
+) -> String {
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    match (f.keys.as_slice(), f.field) {
+        ([first, second], Some(field)) => format!(
+            "{}: {} ({}) sorts before {} ({}); field {field}: {} ({})",
+            f.problem,
+            shown(*first),
+            place(*first),
+            shown(*second),
+            place(*second),
+            f.detail,
+            plural(f.count, "pair"),
+        ),
+        _ => {
+            let at = f
+                .keys
+                .first()
+                .map(|&i| format!("{} {}", place(i), shown(i)));
+            format!(
+                "{}: {}: {} ({})",
+                f.problem,
+                at.unwrap_or_default(),
+                f.detail,
+                plural(f.count, "key")
+            )
+        }
+    }
+}
+
+fn read_lines(
+    mut reader: impl BufRead,
+    file: Option<usize>,
+    keys: &mut Vec<Vec<u8>>,
+    origins: &mut Vec<Origin>,
+) -> Result<(), Failure> {
+    let mut key = Vec::new();
+    let mut line = 0;
+    while read_line(&mut reader, &mut key)? {
+        line += 1;
+        keys.push(key.clone());
+        origins.push(Origin { file, line });
+    }
+    Ok(())
+}
