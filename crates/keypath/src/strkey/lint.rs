@@ -25,8 +25,10 @@
 //! as runs: ASCII letters compare without case, digit runs as numbers (`post9` before
 //! `post10`, `v1.9` before `v1.10`), other bytes as bytes. A word that mixes letters and
 //! digits in another way (`4c9d36e5`, base62 IDs) is an identifier and compares as bytes,
-//! case included. Keys equal in meaning (`007` and `7`, `Ann` and `ann`) keep their byte
-//! order. This order is total, so sorting by it never fails.
+//! case included, and so does a field shaped like a negative [`int_key`](super::int_key) or
+//! [`decimal_key`](super::decimal_key) (`-986` is `int_key(-3)`), which sorts right as
+//! written. Keys equal in meaning (`007` and `7`, `Ann` and `ann`) keep their byte order.
+//! This order is total, so sorting by it never fails.
 //!
 //! Out-of-order pairs whose first difference mixes kinds of values (a number against an
 //! identifier, say) are counted in [`Report::unjudged`] but not reported as a problem:
@@ -390,6 +392,7 @@ impl Lint {
             key,
             pos: 0,
             field_start: true,
+            fraction_end: None,
             pending: None,
             separator: &self.separator,
         }
@@ -420,12 +423,17 @@ impl Lint {
                 } else {
                     Problem::NumberWidth
                 };
-                let detail = if x.tok.meant_cmp(&y.tok) == Ordering::Equal {
+                let detail = if x.meant_cmp(&y) == Ordering::Equal {
                     format!("{} and {} are the same number", text(ry), text(rx))
                 } else {
                     format!("{} is more than {}", text(ry), text(rx))
                 };
                 return Some((problem, field, detail));
+            }
+            (Tok::Frac(_), Tok::Frac(_)) => {
+                // Only trailing zeros tell them apart (fractions compare as bytes).
+                let detail = format!("0.{} and 0.{} are the same number", text(ry), text(rx));
+                return Some((Problem::NumberWidth, field, detail));
             }
             (Tok::Text, Tok::Text) if !rx.starts_with(ry) && !ry.starts_with(rx) => Problem::Case,
             (Tok::Text, Tok::Punct) | (Tok::Punct, Tok::Text) => {
@@ -492,6 +500,9 @@ enum Tok<'a> {
         int: &'a [u8],
         frac: &'a [u8],
     },
+    /// The fraction digits of a non-negative whole-field decimal (after its integer and
+    /// its `.`), without trailing zeros: compared as bytes, so `.25` before `.5`.
+    Frac(&'a [u8]),
     /// ASCII letters, compared without case.
     Text,
     /// Other bytes (punctuation, space, non-ASCII), compared as bytes.
@@ -524,13 +535,14 @@ impl Tok<'_> {
         match self {
             Tok::End => (0, 0, 0),
             Tok::Sep => (1, raw[0], 0),
-            Tok::Num { neg: true, .. } => (2, b'-', 0),
-            Tok::Num { neg: false, .. } => (2, b'0', 0),
-            Tok::Punct => (2, raw[0], 1),
-            Tok::Text => (2, b'a', 2),
-            Tok::Opaque if raw[0].is_ascii_digit() => (2, b'0', 3),
-            Tok::Opaque if raw[0].is_ascii_alphabetic() => (2, b'a', 3),
-            Tok::Opaque => (2, raw[0], 3),
+            Tok::Frac(_) => (2, b'0', 0),
+            Tok::Num { neg: true, .. } => (2, b'-', 1),
+            Tok::Num { neg: false, .. } => (2, b'0', 1),
+            Tok::Punct => (2, raw[0], 2),
+            Tok::Text => (2, b'a', 3),
+            Tok::Opaque if raw[0].is_ascii_digit() => (2, b'0', 4),
+            Tok::Opaque if raw[0].is_ascii_alphabetic() => (2, b'a', 4),
+            Tok::Opaque => (2, raw[0], 4),
         }
     }
 }
@@ -573,6 +585,7 @@ impl<'a> Token<'a> {
             .cmp(&other.tok.rank(ry))
             .then_with(|| match (self.tok, other.tok) {
                 (Tok::Num { .. }, Tok::Num { .. }) => self.tok.meant_cmp(&other.tok),
+                (Tok::Frac(f1), Tok::Frac(f2)) => f1.cmp(f2),
                 (Tok::Text, Tok::Text) => rx
                     .iter()
                     .map(u8::to_ascii_lowercase)
@@ -588,6 +601,9 @@ struct Tokens<'a> {
     key: &'a [u8],
     pos: usize,
     field_start: bool,
+    /// Inside a non-negative whole-field decimal, after its integer: where its fraction
+    /// ends (its `.` and its fraction digits come next).
+    fraction_end: Option<usize>,
     pending: Option<Token<'a>>,
     separator: &'a [bool; 256],
 }
@@ -613,6 +629,16 @@ impl<'a> Tokens<'a> {
         }
         let key = self.key;
         let start = self.pos;
+        if let Some(end) = self.fraction_end {
+            if key[start] == b'.' {
+                self.pos += 1;
+                return self.token(Tok::Punct, start, start + 1);
+            }
+            let digits = &key[start..end];
+            let zeros = digits.iter().rev().take_while(|&&d| d == b'0').count();
+            (self.pos, self.fraction_end) = (end, None);
+            return self.token(Tok::Frac(&digits[..digits.len() - zeros]), start, end);
+        }
         let Some(&first) = key.get(start) else {
             return self.token(Tok::End, start, start);
         };
@@ -635,6 +661,26 @@ impl<'a> Tokens<'a> {
                 return self.token(Tok::Opaque, start, end);
             }
             if let Some(tok) = whole_number(&key[start..end]) {
+                // A non-negative decimal reads as its integer, `.` and fraction, so that
+                // it and a field that only starts like it (`1.5`, `1.5rc1`) agree on the
+                // integer; a negative one stays one token (its fraction sorts reversed).
+                if let (Tok::Num { neg: false, .. }, Some(dot)) =
+                    (tok, key[start..end].iter().position(|&b| b == b'.'))
+                {
+                    let Tok::Num { int, .. } = digit_run(&key[start..start + dot]) else {
+                        unreachable!("digit_run makes numbers")
+                    };
+                    (self.pos, self.fraction_end) = (start + dot, Some(end));
+                    return self.token(
+                        Tok::Num {
+                            neg: false,
+                            int,
+                            frac: &[],
+                        },
+                        start,
+                        start + dot,
+                    );
+                }
                 self.pos = end;
                 return self.token(tok, start, end);
             }

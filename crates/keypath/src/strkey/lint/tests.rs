@@ -87,6 +87,13 @@ fn numbers_of_different_widths() {
             "007 and 7 are the same number"
         )]
     );
+    // A decimal and a field that only starts like one read the integer alike.
+    assert!(lint(&["1.5", "1.5rc1", "1.25", "1.50#a", "1.5#a"]).is_clean());
+    let report = lint(&["1.50#a", "1.5#b"]);
+    assert_eq!(
+        report.findings[0].detail,
+        "0.5 and 0.50 are the same number"
+    );
     // Decimals: the integer part's width.
     assert_eq!(found(&["9.5", "10.25"])[0].0, Problem::NumberWidth);
     // One width, or zero padding, sorts right.
