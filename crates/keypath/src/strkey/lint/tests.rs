@@ -16,7 +16,10 @@ fn lint(keys: &[&str]) -> Report {
 }
 
 /// The (problem, count, example keys, field, detail) of every finding.
-fn found(keys: &[&str]) -> Vec<(Problem, usize, Vec<String>, Option<usize>, String)> {
+/// A finding as (problem, count, example keys, field, detail).
+type Found = (Problem, usize, Vec<String>, Option<usize>, String);
+
+fn found(keys: &[&str]) -> Vec<Found> {
     lint(keys)
         .findings
         .into_iter()
@@ -27,13 +30,7 @@ fn found(keys: &[&str]) -> Vec<(Problem, usize, Vec<String>, Option<usize>, Stri
         .collect()
 }
 
-fn pair(
-    p: Problem,
-    n: usize,
-    keys: [&str; 2],
-    field: usize,
-    detail: &str,
-) -> (Problem, usize, Vec<String>, Option<usize>, String) {
+fn pair(p: Problem, n: usize, keys: [&str; 2], field: usize, detail: &str) -> Found {
     (
         p,
         n,
