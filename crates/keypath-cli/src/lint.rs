@@ -151,7 +151,7 @@ fn read_lines(
     let mut line = 0;
     while read_line(&mut reader, &mut key)? {
         line += 1;
-        keys.push(key.clone());
+        keys.push(std::mem::take(&mut key));
         origins.push(Origin { file, line });
     }
     Ok(())

@@ -373,7 +373,7 @@ impl Lint {
                 let detail = format!("not UTF-8 at byte {}", e.valid_up_to());
                 record(Problem::NotUtf8, vec![i], None, detail);
             }
-            if let Some(at) = key.iter().position(|&b| b < 0x20 || b == 0x7F) {
+            if let Some(at) = key.iter().position(u8::is_ascii_control) {
                 let detail = format!("byte 0x{:02X} at byte {at}", key[at]);
                 record(Problem::ControlByte, vec![i], None, detail);
             }
@@ -527,7 +527,7 @@ impl<'a> Token<'a> {
     }
 }
 
-impl Tok<'_> {
+impl<'a> Tok<'a> {
     /// `(level, slot, class)`: tokens of different kinds compare by these. The slot is
     /// where the kind sits among first bytes (digits at `0`, letters at `a`, punctuation at
     /// its own first byte), so kinds interleave as their bytes would.
@@ -545,9 +545,7 @@ impl Tok<'_> {
             Tok::Opaque => (2, raw[0], 4),
         }
     }
-}
 
-impl<'a> Tok<'a> {
     /// The meant order of two number tokens (`Equal` for anything else: [`Token::meant_cmp`]
     /// ranks kinds first).
     fn meant_cmp(&self, other: &Tok<'a>) -> Ordering {
@@ -634,10 +632,9 @@ impl<'a> Tokens<'a> {
                 self.pos += 1;
                 return self.token(Tok::Punct, start, start + 1);
             }
-            let digits = &key[start..end];
-            let zeros = digits.iter().rev().take_while(|&&d| d == b'0').count();
             (self.pos, self.fraction_end) = (end, None);
-            return self.token(Tok::Frac(&digits[..digits.len() - zeros]), start, end);
+            let frac = trim_trailing_zeros(&key[start..end]);
+            return self.token(Tok::Frac(frac), start, end);
         }
         let Some(&first) = key.get(start) else {
             return self.token(Tok::End, start, start);
@@ -664,12 +661,13 @@ impl<'a> Tokens<'a> {
                 // A non-negative decimal reads as its integer, `.` and fraction, so that
                 // it and a field that only starts like it (`1.5`, `1.5rc1`) agree on the
                 // integer; a negative one stays one token (its fraction sorts reversed).
-                if let (Tok::Num { neg: false, .. }, Some(dot)) =
-                    (tok, key[start..end].iter().position(|&b| b == b'.'))
+                if let (
+                    Tok::Num {
+                        neg: false, int, ..
+                    },
+                    Some(dot),
+                ) = (tok, key[start..end].iter().position(|&b| b == b'.'))
                 {
-                    let Tok::Num { int, .. } = digit_run(&key[start..start + dot]) else {
-                        unreachable!("digit_run makes numbers")
-                    };
                     (self.pos, self.fraction_end) = (start + dot, Some(end));
                     return self.token(
                         Tok::Num {
@@ -686,9 +684,7 @@ impl<'a> Tokens<'a> {
             }
             // A field that starts with a negative integer (`-5 apples`): that integer.
             if digits > start + 1 {
-                let Tok::Num { int, .. } = digit_run(&key[start + 1..digits]) else {
-                    unreachable!("digit_run makes numbers")
-                };
+                let int = trim_leading_zeros(&key[start + 1..digits]);
                 self.pos = digits;
                 let neg = !int.is_empty();
                 return self.token(
@@ -738,12 +734,21 @@ fn run_end(key: &[u8], start: usize, f: impl Fn(&u8) -> bool) -> usize {
 
 /// A run of ASCII digits as a number token.
 fn digit_run(digits: &[u8]) -> Tok<'_> {
-    let zeros = digits.iter().take_while(|&&d| d == b'0').count();
     Tok::Num {
         neg: false,
-        int: &digits[zeros..],
+        int: trim_leading_zeros(digits),
         frac: &[],
     }
+}
+
+/// Integer digits without their leading zeros (empty for zero).
+fn trim_leading_zeros(digits: &[u8]) -> &[u8] {
+    &digits[digits.iter().take_while(|&&d| d == b'0').count()..]
+}
+
+/// Fraction digits without their trailing zeros (empty for zero).
+fn trim_trailing_zeros(digits: &[u8]) -> &[u8] {
+    &digits[..digits.len() - digits.iter().rev().take_while(|&&d| d == b'0').count()]
 }
 
 /// `field` as a number token if it is wholly one: `-?[0-9]+(\.[0-9]+)?`.
@@ -762,8 +767,7 @@ fn whole_number(field: &[u8]) -> Option<Tok<'_>> {
         Some((b'.', frac)) if !frac.is_empty() && frac.iter().all(u8::is_ascii_digit) => frac,
         _ => return None,
     };
-    let int = &int[int.iter().take_while(|&&d| d == b'0').count()..];
-    let frac = &frac[..frac.len() - frac.iter().rev().take_while(|&&d| d == b'0').count()];
+    let (int, frac) = (trim_leading_zeros(int), trim_trailing_zeros(frac));
     Some(Tok::Num {
         neg: neg && !(int.is_empty() && frac.is_empty()),
         int,
