@@ -1,6 +1,7 @@
 //! The string-key linter on arbitrary keys (the input split at `\n`; its first byte
 //! chooses the separators): it never panics (its sort order is total), every pair it calls
-//! out of order is a problem or unjudged, and every example pair really is out of order.
+//! out of order is a problem or unjudged, every example pair really is out of order, and
+//! the sort keys of neighbouring keys order as the keys do in the meant order.
 #![no_main]
 
 use std::cmp::Ordering;
@@ -30,5 +31,9 @@ fuzz_target!(|data: &[u8]| {
         let (first, second) = (keys[f.keys[0]], keys[f.keys[1]]);
         assert!(first < second);
         assert_eq!(lint.meant_cmp(first, second), Ordering::Greater);
+    }
+    for pair in keys.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        assert_eq!(lint.sort_key(a).cmp(&lint.sort_key(b)), lint.meant_cmp(a, b));
     }
 });

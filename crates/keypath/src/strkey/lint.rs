@@ -28,7 +28,8 @@
 //! case included, and so does a field shaped like a negative [`int_key`](super::int_key) or
 //! [`decimal_key`](super::decimal_key) (`-986` is `int_key(-3)`), which sorts right as
 //! written. Keys equal in meaning (`007` and `7`, `Ann` and `ann`) keep their byte order.
-//! This order is total, so sorting by it never fails.
+//! This order is total, so sorting by it never fails. [`Lint::meant_cmp`] compares two keys
+//! in it; [`Lint::sort_key`] turns a key into bytes whose byte order is this order.
 //!
 //! Out-of-order pairs whose first difference mixes kinds of values (a number against an
 //! identifier, say) are counted in [`Report::unjudged`] but not reported as a problem:
@@ -322,6 +323,80 @@ impl Lint {
         }
     }
 
+    /// A byte string whose byte order is the meant order: for any keys `a` and `b`,
+    /// `sort_key(a).cmp(&sort_key(b))` is `meant_cmp(a, b)`. Sorting many keys by it
+    /// (e.g. with `sort_by_cached_key`) reads each key once instead of once per comparison.
+    ///
+    /// Each token of the key is written as its kind and first byte, then what the meant
+    /// order compares of it, in a form where a shorter value never prefixes a longer one: a
+    /// number as the length of its integer, its digits and fraction digits and a `0x00` (all
+    /// bytes inverted when negative), letters lower-cased with a `0x00`, other bytes with
+    /// `0x00` escaped as `0x00 0xFF` and a `0x00 0x00`. The key's own bytes follow the last
+    /// token, for keys equal in meaning.
+    ///
+    /// ```
+    /// let lint = keypath::strkey::lint::Lint::new();
+    /// let mut keys = ["POST#10", "post#9", "POST#-2", "POST#9"];
+    /// keys.sort_by_cached_key(|k| lint.sort_key(k.as_bytes()));
+    /// assert_eq!(keys, ["POST#-2", "POST#9", "post#9", "POST#10"]);
+    /// ```
+    pub fn sort_key(&self, key: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(2 * key.len() + 8);
+        self.write_sort_key(key, &mut out);
+        out
+    }
+
+    /// Appends [`Lint::sort_key`]`(key)` to `out`.
+    fn write_sort_key(&self, key: &[u8], out: &mut Vec<u8>) {
+        let mut tokens = self.tokens(key);
+        loop {
+            let token = tokens.next_token();
+            let raw = token.raw();
+            let (level, slot, class) = token.tok.rank(raw);
+            out.extend_from_slice(&[level, slot, class]);
+            match token.tok {
+                Tok::End => break,
+                Tok::Sep => {}
+                Tok::Num { neg, int, frac } => {
+                    let start = out.len();
+                    // The integer's length first (it has no leading zeros): one byte below
+                    // 255, else 0xFF and eight bytes.
+                    match u8::try_from(int.len()) {
+                        Ok(n) if n < u8::MAX => out.push(n),
+                        _ => {
+                            out.push(u8::MAX);
+                            out.extend_from_slice(&(int.len() as u64).to_be_bytes());
+                        }
+                    }
+                    out.extend_from_slice(int);
+                    out.extend_from_slice(frac);
+                    out.push(0x00);
+                    if neg {
+                        out[start..].iter_mut().for_each(|b| *b = !*b);
+                    }
+                }
+                Tok::Frac(digits) => {
+                    out.extend_from_slice(digits);
+                    out.push(0x00);
+                }
+                Tok::Text => {
+                    out.extend(raw.iter().map(u8::to_ascii_lowercase));
+                    out.push(0x00);
+                }
+                Tok::Punct | Tok::Opaque => {
+                    for &b in raw {
+                        out.push(b);
+                        if b == 0x00 {
+                            out.push(0xFF);
+                        }
+                    }
+                    out.extend_from_slice(&[0x00, 0x00]);
+                }
+            }
+        }
+        out.extend_from_slice(key);
+    }
+
     /// Lints `keys`.
     ///
     /// ```
@@ -329,8 +404,20 @@ impl Lint {
     /// assert_eq!(report.findings[0].detail, "-3 is more than -5");
     /// ```
     pub fn run<K: AsRef<[u8]>>(&self, keys: &[K]) -> Report {
-        let mut order: Vec<usize> = (0..keys.len()).collect();
-        order.sort_by(|&i, &j| self.meant_cmp(keys[i].as_ref(), keys[j].as_ref()));
+        // Each key's sort key, made once, all in one buffer; equal ones (only for equal
+        // keys) by input position.
+        let mut arena = Vec::new();
+        let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(keys.len());
+        for (i, key) in keys.iter().enumerate() {
+            let start = arena.len();
+            self.write_sort_key(key.as_ref(), &mut arena);
+            spans.push((start, arena.len(), i));
+        }
+        spans.sort_unstable_by(|&(s1, e1, i), &(s2, e2, j)| {
+            arena[s1..e1].cmp(&arena[s2..e2]).then(i.cmp(&j))
+        });
+        drop(arena);
+        let order: Vec<usize> = spans.into_iter().map(|(_, _, i)| i).collect();
 
         let mut findings: Vec<Finding> = Vec::new();
         let mut record = |problem: Problem, keys: Vec<usize>, field, detail: String| match findings

@@ -307,6 +307,33 @@ proptest! {
         }
     }
 
+    /// The sort key orders as the meant order, over every token kind and over any bytes,
+    /// with the default separators and with others.
+    #[test]
+    fn sort_key_orders_as_meant(
+        a in tricky_key(),
+        b in tricky_key(),
+        x in prop::collection::vec(any::<u8>(), 0..16),
+        y in prop::collection::vec(any::<u8>(), 0..16),
+    ) {
+        for lint in [Lint::new(), Lint::new().separators(b" .-").unwrap(), Lint::new().separators(b"").unwrap()] {
+            for (p, q) in [(&a, &b), (&x, &y), (&a, &x)] {
+                prop_assert_eq!(lint.sort_key(p).cmp(&lint.sort_key(q)), lint.meant_cmp(p, q), "{:?} {:?}", p, q);
+            }
+        }
+    }
+
+    /// Sorting by sort keys gives the order a stable sort by `meant_cmp` gives.
+    #[test]
+    fn sort_key_sorts_as_meant_cmp(keys in cases(0..40, short_key())) {
+        let lint = Lint::new();
+        let mut by_cmp = keys.clone();
+        by_cmp.sort_by(|a, b| lint.meant_cmp(a, b));
+        let mut by_key = keys;
+        by_key.sort_by_cached_key(|k| lint.sort_key(k));
+        prop_assert_eq!(by_key, by_cmp);
+    }
+
     /// Arbitrary keys: no panic, every out-of-order pair is either a problem or unjudged,
     /// and every example pair really is out of order.
     #[test]
@@ -389,5 +416,33 @@ proptest! {
         )));
         let report = Lint::new().run(&keys);
         prop_assert!(report.is_clean(), "{:?}", report.findings.iter().map(|f| (f.problem, f.keys.iter().map(|&i| &keys[i]).collect::<Vec<_>>(), &f.detail)).collect::<Vec<_>>());
+    }
+}
+
+/// Numbers around the sort key's one-byte length limit (254, 255 and 256 digits), both
+/// signs, with and without fractions, order as meant.
+#[test]
+fn sort_key_long_numbers() {
+    let lint = Lint::new();
+    let mut keys: Vec<String> = Vec::new();
+    for digits in [1, 2, 253, 254, 255, 256, 300] {
+        for lead in ["1", "9"] {
+            let n = format!("{lead}{}", "0".repeat(digits - 1));
+            for frac in ["", ".5", ".05"] {
+                keys.push(format!("k#{n}{frac}"));
+                keys.push(format!("k#-{n}{frac}"));
+                keys.push(format!("k#x{n}{frac}"));
+            }
+        }
+    }
+    for a in &keys {
+        for b in &keys {
+            assert_eq!(
+                lint.sort_key(a.as_bytes())
+                    .cmp(&lint.sort_key(b.as_bytes())),
+                lint.meant_cmp(a.as_bytes(), b.as_bytes()),
+                "{a} {b}"
+            );
+        }
     }
 }
