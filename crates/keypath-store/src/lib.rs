@@ -12,7 +12,7 @@
 //!   in-memory, redb (feature `redb`, on by default) and DynamoDB (feature `dynamodb`:
 //!   `backend::dynamodb`, one table, items as native attributes, indexes exact in the same
 //!   `TransactWriteItems`).
-//! - [`conformance`] (feature `conformance`): the test suite every backend must pass.
+//! - `conformance` (feature `conformance`): the test suite every backend must pass.
 //! - The layout of items, counters and index entries in the backend: [`layout`].
 //!
 //! ```
