@@ -11,7 +11,8 @@
 //! key paths and versions), `raw-keyed` (raw redb on the blocking pool: each key copied
 //! and each value decoded), `raw-decoded` (values decoded only), `raw` (values copied only);
 //! as in its `get` group: `get-store` (one post decoded), `get-raw` (raw redb on the
-//! blocking pool, the value copied) and `get-raw-decoded` (the value decoded there).
+//! blocking pool, the value copied) and `get-raw-decoded` (the value decoded there); and
+//! `index` (100 posts through the `by_updated` index, decoded).
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -28,7 +29,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(n)) = (args.next(), args.next().and_then(|n| n.parse::<u64>().ok())) else {
         eprintln!(
-            "usage: store_icount store|raw-keyed|raw-decoded|raw|get-store|get-raw|get-raw-decoded ITERATIONS"
+            "usage: store_icount store|raw-keyed|raw-decoded|raw|get-store|get-raw|get-raw-decoded|index ITERATIONS"
         );
         std::process::exit(2);
     };
@@ -36,6 +37,8 @@ fn main() {
     let group: keypath::KeyPath = "/user-1".parse().unwrap();
     let q = Query::children(&group, "post").unwrap().limit(100);
     let start = group.encode();
+    let feed: keypath::KeyPath = "/feed-0".parse().unwrap();
+    let by_updated = Query::children(&feed, "updated").unwrap().limit(100);
     let target: keypath::KeyPath = "/user-1/post-500".parse().unwrap();
     let key = target.encode();
     let listed = fx.rt.block_on(async {
@@ -44,6 +47,10 @@ fn main() {
             let raw = &fx.raw;
             listed += match op.as_str() {
                 "store" => black_box(fx.store.list::<Post>(&q).await.unwrap().items.len()),
+                "index" => {
+                    let page = fx.store.query_index::<Post>("by_updated", &by_updated);
+                    black_box(page.await.unwrap().items.len())
+                }
                 "raw-keyed" => black_box(raw_list_blocking(raw, &start, key_and_post).await.len()),
                 "raw-decoded" => black_box(raw_list_blocking(raw, &start, decode_post).await.len()),
                 "raw" => black_box(raw_list_blocking(raw, &start, copy_value).await.len()),

@@ -64,19 +64,27 @@ pub(crate) fn entry_path(index_rest: &KeyPath, base: &KeyPath) -> Option<KeyPath
 }
 
 /// Splits an entry path into the index path's rest and the base path (its last `base_len`
-/// components).
+/// components, at least one: the base item's group).
 pub(crate) fn split_entry_path(entry: &KeyPath, base_len: usize) -> Option<(KeyPath, KeyPath)> {
-    let comps = entry.components();
-    let cut = comps.len().checked_sub(base_len)?;
-    let rebuild = |cs: &[keypath::Component]| -> Option<KeyPath> {
-        let mut p = KeyPath::new();
-        for c in cs {
-            p = match c.id() {
-                Some(id) => p.push(c.namespace(), id.clone()).ok()?,
-                None => p.push_namespace(c.namespace()).ok()?,
-            };
-        }
-        Some(p)
-    };
-    Some((rebuild(&comps[..cut])?, rebuild(&comps[cut..])?))
+    if base_len == 0 {
+        return None;
+    }
+    entry.split_at(entry.len().checked_sub(base_len)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_paths_split_back() {
+        let rest: KeyPath = "/updated-7".parse().unwrap();
+        let base: KeyPath = "/user-1/post-2".parse().unwrap();
+        let entry = entry_path(&rest, &base).unwrap();
+        assert_eq!(entry.to_string(), "/updated-7/user-1/post-2");
+        assert_eq!(split_entry_path(&entry, 2), Some((rest, base)));
+        // A stored base length of 0 or beyond the path is corrupt data.
+        assert_eq!(split_entry_path(&entry, 0), None);
+        assert_eq!(split_entry_path(&entry, 4), None);
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use keypath::KeyPath;
 
 use super::Store;
-use crate::backend::{Backend, Direction, Entry, Key, Scan};
+use crate::backend::{Backend, Direction, Entry, Scan};
 use crate::cursor::Cursor;
 use crate::envelope::{Field, Header};
 use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
@@ -163,7 +163,8 @@ impl<B: Backend> Store<B> {
 
     /// Turns index entries into their current base items, each with its entry's sort key
     /// (skipped where the entry does not match the query or its item no longer has this
-    /// index key).
+    /// index key). The base items are read with one batch read, checked where the backend
+    /// reads them: only the type name and payload of a current one are copied.
     async fn resolve_index(
         &self,
         index: &str,
@@ -171,7 +172,9 @@ impl<B: Backend> Store<B> {
         plan: &Plan,
         entries: Vec<Entry>,
     ) -> Result<Vec<Step<(Vec<u8>, RawItem)>>, StoreError> {
-        let mut wanted = Vec::new(); // (position in entries, base path, full index path)
+        let mut wanted = Vec::new(); // (position in entries, base path)
+        let mut keys = Vec::new(); // the base items' backend keys
+        let mut full_paths = Vec::new(); // the index key each base item must still have
         for (i, e) in entries.iter().enumerate() {
             let path = KeyPath::decode(&e.sort).map_err(|err| corrupt("index entry", err))?;
             let base_len = match e.record.value.as_slice() {
@@ -190,37 +193,40 @@ impl<B: Backend> Store<B> {
             }
             let full = entry_path(&query.group, &rest)
                 .ok_or_else(|| corrupt("index entry", "bad index path"))?;
-            wanted.push((i, base, full));
+            keys.push(super::backend_key(&base)?);
+            full_paths.push(full.encode());
+            wanted.push((i, base));
         }
-        let keys = wanted
-            .iter()
-            .map(|(_, base, _)| super::backend_key(base))
-            .collect::<Result<Vec<Key>, _>>()?;
-        let records = if keys.is_empty() {
-            Vec::new()
-        } else {
-            self.backend.batch_get(keys).await?
-        };
         let mut out: Vec<Step<(Vec<u8>, RawItem)>> =
             entries.into_iter().map(|e| Step::Skipped(e.sort)).collect();
-        for ((i, base, full), rec) in wanted.into_iter().zip(records) {
-            let Some(rec) = rec else { continue };
-            let full = full.encode();
-            let header = Header::parse(&rec.value)?;
-            if header
-                .indexes
-                .iter()
-                .any(|&(n, _, p)| n == index && p == full)
-            {
+        if keys.is_empty() {
+            return Ok(out);
+        }
+        let index = index.to_owned();
+        let current = move |slot: usize, version: u64, value: &[u8]| {
+            let mut has_entry = false;
+            let (item_type, payload_start) = Header::frame(value, |name, _, key| {
+                has_entry |= name.bytes == index.as_bytes() && key == full_paths[slot];
+            })?;
+            if !has_entry {
+                return Ok::<_, StoreError>(None);
+            }
+            let item_type = item_type.utf8("item type name")?.to_owned();
+            Ok(Some((item_type, version, value[payload_start..].to_vec())))
+        };
+        let found = self.backend.batch_get_map(keys, current).await?;
+        for ((i, key), got) in wanted.into_iter().zip(found) {
+            let Some(Some((item_type, version, payload))) = got else {
+                continue;
+            };
+            if let Step::Skipped(sort) = &mut out[i] {
                 let item = RawItem {
-                    key: base,
-                    item_type: header.item_type.to_owned(),
-                    version: rec.version,
-                    payload: rec.value[header.payload_start..].to_vec(),
+                    key,
+                    item_type,
+                    version,
+                    payload,
                 };
-                if let Step::Skipped(sort) = &mut out[i] {
-                    out[i] = Step::Item((std::mem::take(sort), item));
-                }
+                out[i] = Step::Item((std::mem::take(sort), item));
             }
         }
         Ok(out)

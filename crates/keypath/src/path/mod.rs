@@ -277,6 +277,32 @@ impl KeyPath {
         })
     }
 
+    /// The first `n` components and the rest, as two paths (both always valid: only a
+    /// path's last component may lack an ID, and it stays last), or `None` if the path has
+    /// fewer than `n` components. The inverse of [`KeyPath::join`].
+    ///
+    /// ```
+    /// let path: keypath::KeyPath = "/user-1/post-2/comment".parse().unwrap();
+    /// let (head, tail) = path.split_at(1).unwrap();
+    /// assert_eq!((head.to_string(), tail.to_string()), ("/user-1".into(), "/post-2/comment".into()));
+    /// assert_eq!(head.join(&tail).unwrap(), path);
+    /// assert!(path.split_at(4).is_none());
+    /// ```
+    pub fn split_at(&self, n: usize) -> Option<(KeyPath, KeyPath)> {
+        if n > self.components.len() {
+            return None;
+        }
+        let (head, tail) = self.components.split_at(n);
+        Some((
+            KeyPath {
+                components: head.to_vec(),
+            },
+            KeyPath {
+                components: tail.to_vec(),
+            },
+        ))
+    }
+
     /// `self` followed by the components of `tail`: `/user-1` joined with `/post-2` is
     /// `/user-1/post-2`. Fails when `self` ends in a namespace-only component and `tail` is
     /// not empty (only the last component may lack an ID).

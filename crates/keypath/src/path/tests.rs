@@ -603,6 +603,21 @@ proptest! {
         }
     }
 
+    /// Every split is two valid paths (they encode and decode back) that join into the
+    /// path, the head with `n` components.
+    #[test]
+    fn split_at_round_trip(a in any_path(), n in 0usize..8) {
+        match a.split_at(n) {
+            Some((head, tail)) => {
+                prop_assert_eq!(head.len(), n);
+                prop_assert_eq!(KeyPath::decode(&head.encode()), Ok(head.clone()));
+                prop_assert_eq!(KeyPath::decode(&tail.encode()), Ok(tail.clone()));
+                prop_assert_eq!(head.join(&tail), Ok(a));
+            }
+            None => prop_assert!(n > a.len()),
+        }
+    }
+
     #[test]
     fn decode_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
         if let Ok(path) = KeyPath::decode(&bytes) {
