@@ -12,7 +12,8 @@
 //! and each value decoded), `raw-decoded` (values decoded only), `raw` (values copied only);
 //! as in its `get` group: `get-store` (one post decoded), `get-raw` (raw redb on the
 //! blocking pool, the value copied) and `get-raw-decoded` (the value decoded there); and
-//! `index` (100 posts through the `by_updated` index, decoded).
+//! `index` (100 posts through the `by_updated` index, decoded) and `first` (a list of one
+//! post).
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -29,13 +30,14 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(n)) = (args.next(), args.next().and_then(|n| n.parse::<u64>().ok())) else {
         eprintln!(
-            "usage: store_icount store|raw-keyed|raw-decoded|raw|get-store|get-raw|get-raw-decoded|index ITERATIONS"
+            "usage: store_icount store|raw-keyed|raw-decoded|raw|get-store|get-raw|get-raw-decoded|index|first ITERATIONS"
         );
         std::process::exit(2);
     };
     let fx = fixture();
     let group: keypath::KeyPath = "/user-1".parse().unwrap();
     let q = Query::children(&group, "post").unwrap().limit(100);
+    let first = Query::children(&group, "post").unwrap().limit(1);
     let start = group.encode();
     let feed: keypath::KeyPath = "/feed-0".parse().unwrap();
     let by_updated = Query::children(&feed, "updated").unwrap().limit(100);
@@ -47,6 +49,7 @@ fn main() {
             let raw = &fx.raw;
             listed += match op.as_str() {
                 "store" => black_box(fx.store.list::<Post>(&q).await.unwrap().items.len()),
+                "first" => black_box(fx.store.list::<Post>(&first).await.unwrap().items.len()),
                 "index" => {
                     let page = fx.store.query_index::<Post>("by_updated", &by_updated);
                     black_box(page.await.unwrap().items.len())
@@ -76,7 +79,11 @@ fn main() {
         }
         listed
     });
-    // Every list returns 100 items and every get finds its item.
-    let per_iteration = if op.starts_with("get-") { 1 } else { 100 };
+    // Every list returns its limit of items and every get finds its item.
+    let per_iteration = if op.starts_with("get-") || op == "first" {
+        1
+    } else {
+        100
+    };
     assert_eq!(listed as u64, per_iteration * n);
 }

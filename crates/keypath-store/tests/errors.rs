@@ -264,6 +264,36 @@ async fn wrong_types_versions_and_keys() {
     assert!(store.get_raw(&p).await.unwrap().is_none());
 }
 
+/// A typed list decodes only its page's items: an item of another type just after the
+/// page's end is not read as a `T` (it only shows there is more), but one inside is an error.
+#[tokio::test]
+async fn typed_lists_decode_only_their_page() {
+    let store = Store::new(MemoryBackend::new());
+    store.put(&ticket(1)).await.unwrap();
+    store.put(&ticket(2)).await.unwrap();
+    let other = path("/user-1/ticket-3");
+    store
+        .put_raw(&other, "note", &"not a ticket", vec![], PutMode::Upsert)
+        .await
+        .unwrap();
+    let tickets = Query::children(&path("/user-1"), "ticket").unwrap();
+    let page = store
+        .list::<Ticket>(&tickets.clone().limit(2))
+        .await
+        .unwrap();
+    let ids: Vec<i64> = page.items.iter().map(|v| v.item.id).collect();
+    assert_eq!(ids, [1, 2]);
+    let rest = tickets.clone().limit(2).after(page.cursor.expect("more"));
+    assert!(matches!(
+        store.list::<Ticket>(&rest).await,
+        Err(StoreError::Decode { .. })
+    ));
+    assert!(matches!(
+        store.list::<Ticket>(&tickets.limit(3)).await,
+        Err(StoreError::Decode { .. })
+    ));
+}
+
 /// Every kind of bad input against a populated store: each is an error (never a panic) and
 /// the backend holds exactly the same records afterwards.
 #[tokio::test]

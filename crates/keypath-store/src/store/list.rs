@@ -75,11 +75,18 @@ impl<B: Backend> Store<B> {
         let fingerprint = query.fingerprint(None, &plan);
         let group = query.group.encode();
         let shared = Arc::new((query.group.clone(), plan));
-        let resolve = |scan| {
+        let resolve = |scan, needed: usize| {
             let shared = shared.clone();
+            let mut made = 0;
             self.backend.scan_map(scan, move |sort, version, value| {
+                // A record after the page's last item only shows that there is more.
+                if made == needed {
+                    return Ok(Step::Beyond);
+                }
                 let (group, plan) = &*shared;
-                list_step(group, plan, sort, version, value, make)
+                let step = list_step(group, plan, sort, version, value, make)?;
+                made += usize::from(matches!(step, Step::Item(_)));
+                Ok(step)
             })
         };
         // The position of an item is its sort key, encoded again from its key path only
@@ -146,7 +153,8 @@ impl<B: Backend> Store<B> {
         let plan = query.plan(true);
         let fingerprint = query.fingerprint(Some(index), &plan);
         let group = index_group(index, &query.group.encode());
-        let resolve = |scan| async {
+        // Every entry is resolved: which ones still match their items shows only then.
+        let resolve = |scan, _needed| async {
             let entries = self.backend.scan(scan).await?;
             self.resolve_index(index, query, &plan, entries).await
         };
@@ -233,7 +241,8 @@ impl<B: Backend> Store<B> {
     }
 
     /// Scans `group` over the plan's range from the cursor on, resolving each scan's
-    /// records with `resolve` until the page is full or the range is exhausted.
+    /// records with `resolve` (given the scan and how many items the page still needs)
+    /// until the page is full or the range is exhausted.
     /// `position_of` gives an item's sort key, asked only for the last item consumed when
     /// a cursor or a further scan needs it.
     async fn paged<I, R, Fut>(
@@ -246,7 +255,7 @@ impl<B: Backend> Store<B> {
         position_of: impl Fn(&I) -> Result<Vec<u8>, StoreError>,
     ) -> Result<Page<I>, StoreError>
     where
-        R: FnMut(Scan) -> Fut,
+        R: FnMut(Scan, usize) -> Fut,
         Fut: std::future::Future<Output = Result<Vec<Step<I>>, StoreError>>,
     {
         let limit = query.limit.unwrap_or(usize::MAX);
@@ -297,13 +306,14 @@ impl<B: Backend> Store<B> {
                 direction: query.direction,
                 limit: Some(batch),
             };
-            let mut steps = resolve(scan).await?;
+            let mut room = limit - items.len();
+            let mut steps = resolve(scan, room).await?;
             let exhausted = steps.len() < batch;
             // The steps up to the page's end, or all of them.
-            let mut room = limit - items.len();
             let mut used = steps.len();
             for (i, step) in steps.iter_mut().enumerate() {
-                if room == 0 {
+                // Past the page's end (a `Beyond` comes only after the page's last item).
+                if room == 0 || matches!(step, Step::Beyond) {
                     more = true;
                     used = i;
                     break;
@@ -317,6 +327,7 @@ impl<B: Backend> Store<B> {
                         position = Some(std::mem::take(sort));
                         at_last_item = false;
                     }
+                    Step::Beyond => {} // handled above
                 }
             }
             steps.truncate(used);
@@ -354,13 +365,15 @@ enum Step<I> {
     Item(I),
     /// A record the query passes over, at this sort key.
     Skipped(Vec<u8>),
+    /// A record after the page's last item, not resolved: it shows that there is more.
+    Beyond,
 }
 
 impl<I> Step<I> {
     fn into_item(self) -> Option<I> {
         match self {
             Step::Item(item) => Some(item),
-            Step::Skipped(_) => None,
+            Step::Skipped(_) | Step::Beyond => None,
         }
     }
 }
