@@ -334,6 +334,10 @@ impl Lint {
     /// `0x00` escaped as `0x00 0xFF` and a `0x00 0x00`. The key's own bytes follow the last
     /// token, for keys equal in meaning.
     ///
+    /// The format follows how the lint reads keys, which may change between versions: sort
+    /// with it in memory, but do not store it as a key (use [`crate::strkey`]'s forms or key
+    /// paths for that).
+    ///
     /// ```
     /// let lint = keypath::strkey::lint::Lint::new();
     /// let mut keys = ["POST#10", "post#9", "POST#-2", "POST#9"];
