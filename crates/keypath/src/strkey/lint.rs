@@ -22,8 +22,10 @@
 //! Keys are split into fields at the separators (by default `#`, `/`, `|` and `:`), and
 //! compared field by field, a key before the keys it is a prefix of. A field that is
 //! wholly a number (`42`, `-7`, `0.25`) compares as that number. Any other field is read
-//! as runs: ASCII letters compare without case, digit runs as numbers (`post9` before
-//! `post10`, `v1.9` before `v1.10`), other bytes as bytes. A word that mixes letters and
+//! as runs: letters compare without case or accents (ASCII letters, and the Latin-1 letters
+//! whose canonical decomposition is an ASCII letter with marks, such as `é` or `Ñ`, read as
+//! that letter), digit runs as numbers (`post9` before `post10`, `v1.9` before `v1.10`),
+//! other bytes as bytes (so `ß`, `ø` and letters beyond Latin-1 keep their byte order). A word that mixes letters and
 //! digits in another way (`4c9d36e5`, base62 IDs) is an identifier and compares as bytes,
 //! case included, and so does a field shaped like a negative [`int_key`](super::int_key) or
 //! [`decimal_key`](super::decimal_key) (`-986` is `int_key(-3)`), which sorts right as
@@ -74,6 +76,9 @@ pub enum Problem {
     /// Case: every upper-case letter sorts before every lower-case one, so `Zoey` comes
     /// before `alligator`.
     Case,
+    /// Accents: every accented letter sorts after every ASCII letter, so `Émile` comes after
+    /// `zoe`.
+    Accent,
     /// A value continues with a byte below the separator that ends a shorter value, so
     /// `a b#1` sorts before `a#1` and `/post-1` before `/post`.
     BelowSeparator,
@@ -100,6 +105,7 @@ impl Problem {
             Problem::NumberWidth
                 | Problem::NegativeNumber
                 | Problem::Case
+                | Problem::Accent
                 | Problem::BelowSeparator
         )
     }
@@ -114,6 +120,7 @@ impl Problem {
             Problem::NumberWidth => "number-width",
             Problem::NegativeNumber => "negative-number",
             Problem::Case => "case",
+            Problem::Accent => "accent",
             Problem::BelowSeparator => "below-separator",
             Problem::ControlByte => "control-byte",
             Problem::NotUtf8 => "not-utf8",
@@ -140,6 +147,10 @@ impl Problem {
             Problem::Case => {
                 "sort on a lower-cased or collation copy of the field (keypath::collate), kept \
                  next to the original"
+            }
+            Problem::Accent => {
+                "sort on a collation copy of the field (keypath::collate) or one with accents \
+                 removed, kept next to the original"
             }
             Problem::BelowSeparator => {
                 "use a separator that sorts below every byte of the values, or key paths, whose \
@@ -384,7 +395,7 @@ impl Lint {
                     out.push(0x00);
                 }
                 Tok::Text => {
-                    out.extend(raw.iter().map(u8::to_ascii_lowercase));
+                    out.extend(folded(raw));
                     out.push(0x00);
                 }
                 Tok::Punct | Tok::Opaque => {
@@ -526,13 +537,30 @@ impl Lint {
                 let detail = format!("0.{} and 0.{} are the same number", text(ry), text(rx));
                 return Some((Problem::NumberWidth, field, detail));
             }
-            (Tok::Text, Tok::Text) if !rx.starts_with(ry) && !ry.starts_with(rx) => Problem::Case,
+            (Tok::Text, Tok::Text) if !rx.starts_with(ry) && !ry.starts_with(rx) => {
+                // At the first letters that differ, an accented one, or else case.
+                let (mut i, mut j) = (0, 0);
+                loop {
+                    match (letter_at(rx, i), letter_at(ry, j)) {
+                        (Some((n, _)), Some((m, _))) if rx[i..i + n] == ry[j..j + m] => {
+                            (i, j) = (i + n, j + m);
+                        }
+                        // Both ASCII, or the same Latin-1 letter in two cases (`é`, `É`).
+                        (Some((1, _)), Some((1, _))) => break Problem::Case,
+                        (Some((2, _)), Some((2, _))) if rx[i + 1] ^ ry[j + 1] == 0x20 => {
+                            break Problem::Case
+                        }
+                        _ => break Problem::Accent,
+                    }
+                }
+            }
             (Tok::Text, Tok::Punct) | (Tok::Punct, Tok::Text) => {
                 let letter = if matches!(x.tok, Tok::Text) { rx } else { ry };
-                if !letter[0].is_ascii_uppercase() {
-                    return None;
+                match letter_at(letter, 0) {
+                    Some((2, _)) => Problem::Accent,
+                    _ if letter[0].is_ascii_uppercase() => Problem::Case,
+                    _ => return None,
                 }
-                Problem::Case
             }
             (Tok::Sep, _) => Problem::BelowSeparator,
             (Tok::Text, Tok::Text) | (Tok::Punct, Tok::Punct) | (Tok::Opaque, Tok::Opaque)
@@ -553,7 +581,9 @@ impl Lint {
         let at = a.iter().zip(b).position(|(p, q)| p != q)?;
         let (big, small) = (a[at], b[at]);
         let detail = match problem {
-            Problem::Case => format!("{} sorts before {}", show_byte(small), show_byte(big)),
+            Problem::Case | Problem::Accent => {
+                format!("{} sorts before {}", char_at(b, at), char_at(a, at))
+            }
             _ => format!(
                 "{} (0x{small:02X}) sorts below the separator {} (0x{big:02X})",
                 show_byte(small),
@@ -594,7 +624,7 @@ enum Tok<'a> {
     /// The fraction digits of a non-negative whole-field decimal (after its integer and
     /// its `.`), without trailing zeros: compared as bytes, so `.25` before `.5`.
     Frac(&'a [u8]),
-    /// ASCII letters, compared without case.
+    /// Letters (see [`letter_at`]), compared without case or accents.
     Text,
     /// Other bytes (punctuation, space, non-ASCII), compared as bytes.
     Punct,
@@ -632,7 +662,7 @@ impl<'a> Tok<'a> {
             Tok::Punct => (2, raw[0], 2),
             Tok::Text => (2, b'a', 3),
             Tok::Opaque if raw[0].is_ascii_digit() => (2, b'0', 4),
-            Tok::Opaque if raw[0].is_ascii_alphabetic() => (2, b'a', 4),
+            Tok::Opaque if letter_at(raw, 0).is_some() => (2, b'a', 4),
             Tok::Opaque => (2, raw[0], 4),
         }
     }
@@ -675,10 +705,7 @@ impl<'a> Token<'a> {
             .then_with(|| match (self.tok, other.tok) {
                 (Tok::Num { .. }, Tok::Num { .. }) => self.tok.meant_cmp(&other.tok),
                 (Tok::Frac(f1), Tok::Frac(f2)) => f1.cmp(f2),
-                (Tok::Text, Tok::Text) => rx
-                    .iter()
-                    .map(u8::to_ascii_lowercase)
-                    .cmp(ry.iter().map(u8::to_ascii_lowercase)),
+                (Tok::Text, Tok::Text) => folded(rx).cmp(folded(ry)),
                 (Tok::Punct, Tok::Punct) | (Tok::Opaque, Tok::Opaque) => rx.cmp(ry),
                 _ => Ordering::Equal,
             })
@@ -789,10 +816,10 @@ impl<'a> Tokens<'a> {
                 );
             }
         }
-        if first.is_ascii_alphanumeric() {
-            let end = run_end(key, start, u8::is_ascii_alphanumeric);
+        if first.is_ascii_digit() || letter_at(key, start).is_some() {
+            let end = word_end(key, start);
             let word = &key[start..end];
-            let letters = word.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+            let letters = letters_len(word);
             let digits_after = word[letters..].iter().all(u8::is_ascii_digit);
             self.pos = end;
             return if letters == 0 && digits_after {
@@ -807,9 +834,15 @@ impl<'a> Tokens<'a> {
                 self.token(Tok::Opaque, start, end)
             };
         }
-        let end = run_end(key, start, |b| {
-            !b.is_ascii_alphanumeric() && !self.is_sep(*b)
-        });
+        // Up to a digit, a letter or a separator.
+        let mut end = start + 1;
+        while end < key.len()
+            && !key[end].is_ascii_digit()
+            && !self.is_sep(key[end])
+            && letter_at(key, end).is_none()
+        {
+            end += 1;
+        }
         self.pos = end;
         self.token(Tok::Punct, start, end)
     }
@@ -821,6 +854,73 @@ fn run_end(key: &[u8], start: usize, f: impl Fn(&u8) -> bool) -> usize {
         .iter()
         .position(|b| !f(b))
         .map_or(key.len(), |n| start + n)
+}
+
+/// The lower-case ASCII base letter of each of U+00C0 to U+00FF (`À` to `ÿ`), `0` where
+/// its canonical decomposition does not start with one (`Æ`, `Ð`, `×`, `Ø`, `Þ`, `ß`, `æ`,
+/// `ð`, `÷`, `ø`, `þ`).
+const LATIN1_BASE: &[u8; 64] =
+    b"aaaaaa\0ceeeeiiii\0nooooo\0\0uuuuy\0\0aaaaaa\0ceeeeiiii\0nooooo\0\0uuuuy\0y";
+
+/// The letter at `key[i]`: its length in bytes and its lower-case ASCII base letter. An
+/// ASCII letter, or a Latin-1 letter with an ASCII base letter (UTF-8 `C3 80` to `C3 BF`);
+/// `None` for anything else.
+fn letter_at(key: &[u8], i: usize) -> Option<(usize, u8)> {
+    match *key.get(i)? {
+        b if b.is_ascii_alphabetic() => Some((1, b.to_ascii_lowercase())),
+        0xC3 => {
+            let next = *key.get(i + 1)?;
+            let base = *LATIN1_BASE.get(usize::from(next.checked_sub(0x80)?))?;
+            (base != 0).then_some((2, base))
+        }
+        _ => None,
+    }
+}
+
+/// Where the word (letters and ASCII digits) that starts at `start` ends.
+fn word_end(key: &[u8], mut end: usize) -> usize {
+    while let Some(&b) = key.get(end) {
+        end += match letter_at(key, end) {
+            Some((len, _)) => len,
+            None if b.is_ascii_digit() => 1,
+            None => break,
+        };
+    }
+    end
+}
+
+/// The length in bytes of the letters `word` starts with.
+fn letters_len(word: &[u8]) -> usize {
+    let mut len = 0;
+    while let Some((n, _)) = letter_at(word, len) {
+        len += n;
+    }
+    len
+}
+
+/// The base letters of `letters` (a text token), lower-cased.
+fn folded(letters: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let (len, base) = letter_at(letters, i).or_else(|| letters.get(i).map(|&b| (1, b)))?;
+        i += len;
+        Some(base)
+    })
+}
+
+/// The character of `key` that holds byte `at`, for messages.
+fn char_at(key: &[u8], at: usize) -> String {
+    let start = (0..=at)
+        .rev()
+        .find(|&i| key[i] & 0xC0 != 0x80)
+        .unwrap_or(at);
+    match String::from_utf8_lossy(&key[start..key.len().min(start + 4)])
+        .chars()
+        .next()
+    {
+        Some(c) if !c.is_control() && c != char::REPLACEMENT_CHARACTER => format!("'{c}'"),
+        _ => show_byte(key[at]),
+    }
 }
 
 /// A run of ASCII digits as a number token.

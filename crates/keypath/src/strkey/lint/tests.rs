@@ -223,6 +223,86 @@ fn settings_errors() {
 }
 
 #[test]
+fn accents() {
+    // An accented letter sorts after every ASCII letter, and after ASCII punctuation.
+    assert_eq!(
+        found(&["USER#zoe", "USER#\u{c9}mile"]),
+        [pair(
+            Problem::Accent,
+            1,
+            ["USER#zoe", "USER#\u{c9}mile"],
+            2,
+            "'z' sorts before '\u{c9}'"
+        )]
+    );
+    assert_eq!(
+        found(&["a#~", "a#\u{c9}"]),
+        [pair(
+            Problem::Accent,
+            1,
+            ["a#~", "a#\u{c9}"],
+            2,
+            "'~' sorts before '\u{c9}'"
+        )]
+    );
+    // A letter right after punctuation starts a word of its own.
+    assert_eq!(
+        found(&["x#-eb", "x#-\u{e9}a"]),
+        [pair(
+            Problem::Accent,
+            1,
+            ["x#-eb", "x#-\u{e9}a"],
+            2,
+            "'e' sorts before '\u{e9}'"
+        )]
+    );
+    // Two cases of one accented letter are a case problem.
+    assert_eq!(
+        found(&["x#\u{e9}a", "x#\u{c9}b"]),
+        [pair(
+            Problem::Case,
+            1,
+            ["x#\u{c9}b", "x#\u{e9}a"],
+            2,
+            "'\u{c9}' sorts before '\u{e9}'"
+        )]
+    );
+    // The meant order reads accented letters as their base letter, without case.
+    let linter = Lint::new();
+    let mut words = ["zoe", "Zo\u{eb}", "Adam", "\u{c1}bel", "abe"];
+    words.sort_by_cached_key(|w| linter.sort_key(w.as_bytes()));
+    assert_eq!(words, ["abe", "\u{c1}bel", "Adam", "Zo\u{eb}", "zoe"]);
+    // Letters without an ASCII base letter (ß, ø) and beyond Latin-1 (ł) keep byte order.
+    assert!(lint(&["x#z", "x#\u{df}", "x#\u{f8}", "x#\u{142}"]).is_clean());
+    // A word of accented letters and digits splits like a plain one.
+    assert!(!lint(&["x#\u{e9}t\u{e9}10", "x#\u{e9}t\u{e9}9"]).is_clean());
+}
+
+/// The base-letter table against the standard library's case mapping: an upper-case letter
+/// and its lower-case form (32 code points on) have the same base letter, and every letter
+/// with one is alphabetic.
+#[test]
+fn latin1_base_letters() {
+    for i in 0..32u32 {
+        let (upper, lower) = (
+            char::from_u32(0xC0 + i).unwrap(),
+            char::from_u32(0xE0 + i).unwrap(),
+        );
+        let (ub, lb) = (LATIN1_BASE[i as usize], LATIN1_BASE[i as usize + 32]);
+        for (c, b) in [(upper, ub), (lower, lb)] {
+            if b != 0 {
+                assert!(c.is_alphabetic() && b.is_ascii_lowercase(), "{c}");
+            }
+        }
+        if upper.to_lowercase().eq([lower]) {
+            assert_eq!(ub, lb, "{upper} and {lower}");
+        }
+    }
+    assert_eq!(letter_at("\u{e9}".as_bytes(), 0), Some((2, b'e')));
+    assert_eq!(letter_at("\u{d7}".as_bytes(), 0), None); // ×
+}
+
+#[test]
 fn mixed_kinds_are_not_judged() {
     // A number against an identifier: counted, not reported.
     let report = lint(&["x#99999999", "x#0abcdef0"]);
@@ -247,7 +327,7 @@ fn empty_input_and_duplicates() {
 
 /// Keys from a small alphabet that hits every token kind and boundary.
 fn tricky_key() -> impl Strategy<Value = Vec<u8>> {
-    let byte = prop::sample::select(b"0019aAzZ_-. #/:|~\x00\x7f\xc3\xa9".to_vec());
+    let byte = prop::sample::select(b"0019aAzZ_-. #/:|~\x00\x7f\xc3\xa9\x89\x97\x9f\xbf".to_vec());
     prop::collection::vec(byte, 0..12)
 }
 
@@ -382,6 +462,29 @@ proptest! {
         let inverted = sorted.windows(2).filter(|w| w[0] > w[1]).count();
         let count = report.findings.iter().find(|f| f.problem == Problem::Case).map_or(0, |f| f.count);
         prop_assert_eq!(count, inverted);
+        prop_assert_eq!(report.out_of_order, inverted);
+    }
+
+    /// Accents and case: words of plain and accented letters are out of order exactly when
+    /// their order without case or accents and their byte order differ, and every such pair
+    /// is a case or accent problem.
+    #[test]
+    fn accents_against_an_oracle(words in cases(0..20, "[aeAEz\u{e9}\u{c9}\u{e8}\u{e0}\u{c0}]{1,4}")) {
+        let report = Lint::new().run(&words);
+        let base = |w: &str| -> String {
+            w.chars()
+                .map(|c| match c {
+                    '\u{e9}' | '\u{c9}' | '\u{e8}' => 'e',
+                    '\u{e0}' | '\u{c0}' => 'a',
+                    c => c.to_ascii_lowercase(),
+                })
+                .collect()
+        };
+        let mut sorted = words.clone();
+        sorted.sort_by(|a, b| base(a).cmp(&base(b)).then(a.cmp(b)));
+        let inverted = sorted.windows(2).filter(|w| w[0] > w[1]).count();
+        let count = |p: Problem| report.findings.iter().find(|f| f.problem == p).map_or(0, |f| f.count);
+        prop_assert_eq!(count(Problem::Case) + count(Problem::Accent), inverted);
         prop_assert_eq!(report.out_of_order, inverted);
     }
 
