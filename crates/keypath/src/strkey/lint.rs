@@ -1,11 +1,12 @@
 //! Finds where string keys sort, as bytes, differently from what they mean.
 //!
-//! A sorted store orders `POST#10` before `POST#9`, `Zoey` before `alligator`, `-3` before
-//! `-5`, and `a b#1` before `a#1` (a space sorts below `#`). [`Lint::run`] reads a set of
-//! existing keys, sorts them the way a person reads them (the *meant* order, below), and
-//! reports every kind of problem that makes the byte order differ, each with its first
-//! example pair and how many neighbouring pairs it puts out of order. It also flags keys
-//! that are empty, not UTF-8, contain control bytes, or are too long for DynamoDB.
+//! A sorted store orders `POST#10` before `POST#9`, `Zoey` before `alligator`, `zoe` before
+//! `Émile`, `-3` before `-5`, and `a b#1` before `a#1` (a space sorts below `#`).
+//! [`Lint::run`] reads a set of existing keys, sorts them the way a person reads them (the
+//! *meant* order, below), and reports every kind of problem that makes the byte order
+//! differ, each with its first example pair and how many neighbouring pairs it puts out of
+//! order. It also flags keys that are empty, not UTF-8, contain control bytes, or are too
+//! long for DynamoDB.
 //!
 //! ```
 //! use keypath::strkey::lint::{Lint, Problem};
