@@ -23,10 +23,11 @@
 //! Keys are split into fields at the separators (by default `#`, `/`, `|` and `:`), and
 //! compared field by field, a key before the keys it is a prefix of. A field that is
 //! wholly a number (`42`, `-7`, `0.25`) compares as that number. Any other field is read
-//! as runs: letters compare without case or accents (ASCII letters, and the Latin-1 letters
-//! whose canonical decomposition is an ASCII letter with marks, such as `é` or `Ñ`, read as
-//! that letter), digit runs as numbers (`post9` before `post10`, `v1.9` before `v1.10`),
-//! other bytes as bytes (so `ß`, `ø` and letters beyond Latin-1 keep their byte order). A word that mixes letters and
+//! as runs: letters compare without case or accents (ASCII letters, and the letters of
+//! Latin-1 and Latin Extended-A whose canonical decomposition is an ASCII letter with marks,
+//! such as `é`, `Ñ` or `č`, read as that letter), digit runs as numbers (`post9` before
+//! `post10`, `v1.9` before `v1.10`), other bytes as bytes (so `ß`, `ø`, `ł` and letters of
+//! other scripts keep their byte order). A word that mixes letters and
 //! digits in another way (`4c9d36e5`, base62 IDs) is an identifier and compares as bytes,
 //! case included, and so does a field shaped like a negative [`int_key`](super::int_key) or
 //! [`decimal_key`](super::decimal_key) (`-986` is `int_key(-3)`), which sorts right as
@@ -546,9 +547,9 @@ impl Lint {
                         (Some((n, _)), Some((m, _))) if rx[i..i + n] == ry[j..j + m] => {
                             (i, j) = (i + n, j + m);
                         }
-                        // Both ASCII, or the same Latin-1 letter in two cases (`é`, `É`).
+                        // Both ASCII, or one accented letter in two cases (`é`, `É`).
                         (Some((1, _)), Some((1, _))) => break Problem::Case,
-                        (Some((2, _)), Some((2, _))) if rx[i + 1] ^ ry[j + 1] == 0x20 => {
+                        (Some((2, _)), Some((2, _))) if case_pair(&rx[i..i + 2], &ry[j..j + 2]) => {
                             break Problem::Case
                         }
                         _ => break Problem::Accent,
@@ -857,24 +858,43 @@ fn run_end(key: &[u8], start: usize, f: impl Fn(&u8) -> bool) -> usize {
         .map_or(key.len(), |n| start + n)
 }
 
-/// The lower-case ASCII base letter of each of U+00C0 to U+00FF (`À` to `ÿ`), `0` where
-/// its canonical decomposition does not start with one (`Æ`, `Ð`, `×`, `Ø`, `Þ`, `ß`, `æ`,
-/// `ð`, `÷`, `ø`, `þ`).
-const LATIN1_BASE: &[u8; 64] =
-    b"aaaaaa\0ceeeeiiii\0nooooo\0\0uuuuy\0\0aaaaaa\0ceeeeiiii\0nooooo\0\0uuuuy\0y";
+/// The lower-case ASCII base letter of each code point from U+00C0 to U+017F (Latin-1's
+/// letters and Latin Extended-A, `À` to `ſ`), 64 per UTF-8 lead byte `C3`, `C4` and `C5`:
+/// the first character of its canonical decomposition, or `0` where that is not an ASCII
+/// letter (`Æ`, `Ð`, `×`, `Ø`, `ß`, `Đ`, `Ħ`, `ı`, `Ł`, `Œ`, `ſ`, ...).
+const BASE_LETTERS: [&[u8; 64]; 3] = [
+    b"aaaaaa\0ceeeeiiii\0nooooo\0\0uuuuy\0\0aaaaaa\0ceeeeiiii\0nooooo\0\0uuuuy\0y",
+    b"aaaaaaccccccccdd\0\0eeeeeeeeeegggggggghh\0\0iiiiiiiii\0\0\0jjkk\0llllll\0",
+    b"\0\0\0nnnnnn\0\0\0oooooo\0\0rrrrrrsssssssstttt\0\0uuuuuuuuuuuuwwyyyzzzzzz\0",
+];
 
 /// The letter at `key[i]`: its length in bytes and its lower-case ASCII base letter. An
-/// ASCII letter, or a Latin-1 letter with an ASCII base letter (UTF-8 `C3 80` to `C3 BF`);
-/// `None` for anything else.
+/// ASCII letter, or a letter from U+00C0 to U+017F with an ASCII base letter (UTF-8 `C3 80`
+/// to `C5 BF`, see [`BASE_LETTERS`]); `None` for anything else.
 fn letter_at(key: &[u8], i: usize) -> Option<(usize, u8)> {
     match *key.get(i)? {
         b if b.is_ascii_alphabetic() => Some((1, b.to_ascii_lowercase())),
-        0xC3 => {
+        lead @ 0xC3..=0xC5 => {
+            let table = BASE_LETTERS[usize::from(lead - 0xC3)];
             let next = *key.get(i + 1)?;
-            let base = *LATIN1_BASE.get(usize::from(next.checked_sub(0x80)?))?;
+            let base = *table.get(usize::from(next.checked_sub(0x80)?))?;
             (base != 0).then_some((2, base))
         }
         _ => None,
+    }
+}
+
+/// Whether two two-byte letters (as [`letter_at`] finds them) are one letter in two cases.
+fn case_pair(x: &[u8], y: &[u8]) -> bool {
+    let lower = |l: &[u8]| {
+        std::str::from_utf8(l)
+            .ok()
+            .and_then(|s| s.chars().next())
+            .map(char::to_lowercase)
+    };
+    match (lower(x), lower(y)) {
+        (Some(a), Some(b)) => a.eq(b),
+        _ => false,
     }
 }
 
