@@ -312,22 +312,21 @@ impl<B: Backend> Store<B> {
             // The steps up to the page's end, or all of them.
             let mut used = steps.len();
             for (i, step) in steps.iter_mut().enumerate() {
-                // Past the page's end (a `Beyond` comes only after the page's last item).
-                if room == 0 || matches!(step, Step::Beyond) {
-                    more = true;
-                    used = i;
-                    break;
-                }
                 match step {
-                    Step::Item(_) => {
+                    Step::Item(_) if room > 0 => {
                         room -= 1;
                         at_last_item = true;
                     }
-                    Step::Skipped(sort) => {
+                    Step::Skipped(sort) if room > 0 => {
                         position = Some(std::mem::take(sort));
                         at_last_item = false;
                     }
-                    Step::Beyond => {} // handled above
+                    // Past the page's end (a `Beyond` comes only after the page's last item).
+                    _ => {
+                        more = true;
+                        used = i;
+                        break;
+                    }
                 }
             }
             steps.truncate(used);

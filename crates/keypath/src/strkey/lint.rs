@@ -540,16 +540,15 @@ impl Lint {
                 return Some((Problem::NumberWidth, field, detail));
             }
             (Tok::Text, Tok::Text) if !rx.starts_with(ry) && !ry.starts_with(rx) => {
-                // At the first letters that differ, an accented one, or else case.
-                let (mut i, mut j) = (0, 0);
+                // At the first letters that differ (both tokens hold the same bytes up to
+                // there), an accented one, or else case.
+                let mut i = 0;
                 loop {
-                    match (letter_at(rx, i), letter_at(ry, j)) {
-                        (Some((n, _)), Some((m, _))) if rx[i..i + n] == ry[j..j + m] => {
-                            (i, j) = (i + n, j + m);
-                        }
+                    match (letter_at(rx, i), letter_at(ry, i)) {
+                        (Some((n, _)), Some((m, _))) if rx[i..i + n] == ry[i..i + m] => i += n,
                         // Both ASCII, or one accented letter in two cases (`é`, `É`).
                         (Some((1, _)), Some((1, _))) => break Problem::Case,
-                        (Some((2, _)), Some((2, _))) if case_pair(&rx[i..i + 2], &ry[j..j + 2]) => {
+                        (Some((2, _)), Some((2, _))) if case_pair(&rx[i..i + 2], &ry[i..i + 2]) => {
                             break Problem::Case
                         }
                         _ => break Problem::Accent,
