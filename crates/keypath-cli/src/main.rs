@@ -46,8 +46,8 @@ enum Command {
         key: String,
     },
     /// Report where string keys (one per line) sort differently, as bytes, from what they
-    /// mean: numbers of different widths, negatives, case, accents, bytes below a separator,
-    /// and keys that are empty, not UTF-8, hold control bytes or are too long. Exit status 1
+    /// mean: numbers of different widths, negatives, case, accents, timestamps with different
+    /// UTC offsets or fraction widths, bytes below a separator, and keys that are empty, not UTF-8, hold control bytes or are too long. Exit status 1
     /// when it finds a problem.
     Lint(lint::LintArgs),
     /// Load a generated social app into the embedded store and run its queries.

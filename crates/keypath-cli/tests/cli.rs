@@ -231,6 +231,30 @@ fn lint_reports_sort_bugs_with_lines_and_fixes() {
 }
 
 #[test]
+fn lint_reads_timestamps_as_instants() {
+    // Go's RFC3339Nano drops zero fractions; another writer used a +02:00 offset.
+    let keys =
+        b"EV#2024-05-01T10:00:00Z\nEV#2024-05-01T10:00:00.25Z\nEV#2024-05-01T11:30:00+02:00\n";
+    let o = keypath(&["lint"], keys);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with(
+        "3 keys; 2 neighbouring pairs (in the order meant) sort the other way as bytes\n"
+    ));
+    assert!(out.contains(
+        "timestamp: \"EV#2024-05-01T10:00:00Z\" (line 1) sorts before \"EV#2024-05-01T11:30:00+02:00\" (line 3); \
+         field 2: 2024-05-01T11:30:00+02:00 is earlier than 2024-05-01T10:00:00Z (2 pairs)"
+    ), "{out}");
+    assert!(out.contains("  fix: write every timestamp in UTC"), "{out}");
+    // The same instants in one form are clean.
+    let o = keypath(
+        &["lint"],
+        b"EV#2024-05-01T09:30:00.000Z\nEV#2024-05-01T10:00:00.000Z\nEV#2024-05-01T10:00:00.250Z\n",
+    );
+    assert!(o.status.success(), "{}", stdout(&o));
+}
+
+#[test]
 fn lint_clean_keys_files_and_json() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));

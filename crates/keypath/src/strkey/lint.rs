@@ -1,7 +1,8 @@
 //! Finds where string keys sort, as bytes, differently from what they mean.
 //!
 //! A sorted store orders `POST#10` before `POST#9`, `Zoey` before `alligator`, `zoe` before
-//! `Émile`, `-3` before `-5`, and `a b#1` before `a#1` (a space sorts below `#`).
+//! `Émile`, `-3` before `-5`, `2024-01-01T10:00:00+02:00` (08:00 UTC) after
+//! `2024-01-01T09:30:00Z`, and `a b#1` before `a#1` (a space sorts below `#`).
 //! [`Lint::run`] reads a set of existing keys, sorts them the way a person reads them (the
 //! *meant* order, below), and reports every kind of problem that makes the byte order
 //! differ, each with its first example pair and how many neighbouring pairs it puts out of
@@ -22,13 +23,16 @@
 //!
 //! Keys are split into fields at the separators (by default `#`, `/`, `|` and `:`), and
 //! compared field by field, a key before the keys it is a prefix of. A field that is
-//! wholly a number (`42`, `-7`, `0.25`) compares as that number. Any other field is read
-//! as runs: letters compare without case or accents (ASCII letters, and the letters of
-//! Latin-1 and Latin Extended-A whose canonical decomposition is an ASCII letter with marks,
-//! such as `é`, `Ñ` or `č`, read as that letter), digit runs as numbers (`post9` before
-//! `post10`, `v1.9` before `v1.10`), other bytes as bytes (so `ß`, `ø`, `ł` and letters of
-//! other scripts keep their byte order). A word that mixes letters and
-//! digits in another way (`4c9d36e5`, base62 IDs) is an identifier and compares as bytes,
+//! wholly a number (`42`, `-7`, `0.25`) compares as that number. A field that is wholly a
+//! timestamp with a UTC offset (RFC 3339 or ISO 8601: `2024-01-01T10:00:00+02:00`,
+//! `2024-01-01 08:00Z`, `2024-01-01T08:00:00.5+0000`; its `:` do not split it) compares as
+//! the instant it names; one without an offset names no instant and is read as numbers.
+//! Any other field is read as runs: letters compare without case or accents (ASCII
+//! letters, and the letters of Latin-1 and Latin Extended-A whose canonical decomposition
+//! is an ASCII letter with marks, such as `é`, `Ñ` or `č`, read as that letter), digit runs
+//! as numbers (`post9` before `post10`, `v1.9` before `v1.10`), other bytes as bytes (so
+//! `ß`, `ø`, `ł` and letters of other scripts keep their byte order). A word that mixes
+//! letters and digits in another way (`4c9d36e5`, base62 IDs) is an identifier and compares as bytes,
 //! case included, and so does a field shaped like a negative [`int_key`](super::int_key) or
 //! [`decimal_key`](super::decimal_key) (`-986` is `int_key(-3)`), which sorts right as
 //! written. Keys equal in meaning (`007` and `7`, `Ann` and `ann`) keep their byte order.
@@ -81,6 +85,11 @@ pub enum Problem {
     /// Accents: every accented letter sorts after every ASCII letter, so `Émile` comes after
     /// `zoe`.
     Accent,
+    /// Timestamps written in different forms: with different UTC offsets
+    /// (`2024-01-01T10:00:00+02:00`, 08:00 UTC, sorts after `2024-01-01T09:30:00Z`), or with
+    /// and without fractions of a second (`10:00:00Z` sorts after `10:00:00.5Z`, as Go's
+    /// `RFC3339Nano` writes them).
+    Timestamp,
     /// A value continues with a byte below the separator that ends a shorter value, so
     /// `a b#1` sorts before `a#1` and `/post-1` before `/post`.
     BelowSeparator,
@@ -108,6 +117,7 @@ impl Problem {
                 | Problem::NegativeNumber
                 | Problem::Case
                 | Problem::Accent
+                | Problem::Timestamp
                 | Problem::BelowSeparator
         )
     }
@@ -123,6 +133,7 @@ impl Problem {
             Problem::NegativeNumber => "negative-number",
             Problem::Case => "case",
             Problem::Accent => "accent",
+            Problem::Timestamp => "timestamp",
             Problem::BelowSeparator => "below-separator",
             Problem::ControlByte => "control-byte",
             Problem::NotUtf8 => "not-utf8",
@@ -153,6 +164,10 @@ impl Problem {
             Problem::Accent => {
                 "sort on a collation copy of the field (keypath::collate) or one with accents \
                  removed, kept next to the original"
+            }
+            Problem::Timestamp => {
+                "write every timestamp in UTC with one fixed number of fraction digits \
+                 (keypath::strkey::iso8601_key), or use keypath::time keys"
             }
             Problem::BelowSeparator => {
                 "use a separator that sorts below every byte of the values, or key paths, whose \
@@ -392,6 +407,12 @@ impl Lint {
                         out[start..].iter_mut().for_each(|b| *b = !*b);
                     }
                 }
+                Tok::Time { secs, frac } => {
+                    // Offset binary: eight bytes in the order of the signed seconds.
+                    out.extend_from_slice(&((secs as u64) ^ (1 << 63)).to_be_bytes());
+                    out.extend_from_slice(frac);
+                    out.push(0x00);
+                }
                 Tok::Frac(digits) => {
                     out.extend_from_slice(digits);
                     out.push(0x00);
@@ -534,6 +555,14 @@ impl Lint {
                 };
                 return Some((problem, field, detail));
             }
+            (Tok::Time { .. }, Tok::Time { .. }) => {
+                let detail = if x.meant_cmp(&y) == Ordering::Equal {
+                    format!("{} and {} are the same time", text(rx), text(ry))
+                } else {
+                    format!("{} is earlier than {}", text(rx), text(ry))
+                };
+                return Some((Problem::Timestamp, field, detail));
+            }
             (Tok::Frac(_), Tok::Frac(_)) => {
                 // Only trailing zeros tell them apart (fractions compare as bytes).
                 let detail = format!("0.{} and 0.{} are the same number", text(ry), text(rx));
@@ -622,6 +651,9 @@ enum Tok<'a> {
         int: &'a [u8],
         frac: &'a [u8],
     },
+    /// A whole-field timestamp with a UTC offset (see [`timestamp`]): the instant it names,
+    /// as UTC seconds since 1970 and fraction digits without trailing zeros.
+    Time { secs: i64, frac: &'a [u8] },
     /// The fraction digits of a non-negative whole-field decimal (after its integer and
     /// its `.`), without trailing zeros: compared as bytes, so `.25` before `.5`.
     Frac(&'a [u8]),
@@ -660,6 +692,7 @@ impl<'a> Tok<'a> {
             Tok::Frac(_) => (2, b'0', 0),
             Tok::Num { neg: true, .. } => (2, b'-', 1),
             Tok::Num { neg: false, .. } => (2, b'0', 1),
+            Tok::Time { .. } => (2, b'0', 5),
             Tok::Punct => (2, raw[0], 2),
             Tok::Text => (2, b'a', 3),
             Tok::Opaque if raw[0].is_ascii_digit() => (2, b'0', 4),
@@ -668,8 +701,8 @@ impl<'a> Tok<'a> {
         }
     }
 
-    /// The meant order of two number tokens (`Equal` for anything else: [`Token::meant_cmp`]
-    /// ranks kinds first).
+    /// The meant order of two number or two time tokens (`Equal` for anything else:
+    /// [`Token::meant_cmp`] ranks kinds first).
     fn meant_cmp(&self, other: &Tok<'a>) -> Ordering {
         match (self, other) {
             (
@@ -692,6 +725,9 @@ impl<'a> Tok<'a> {
                     (true, false) => Ordering::Less,
                 }
             }
+            (Tok::Time { secs: s1, frac: f1 }, Tok::Time { secs: s2, frac: f2 }) => {
+                s1.cmp(s2).then(f1.cmp(f2))
+            }
             _ => Ordering::Equal,
         }
     }
@@ -704,7 +740,9 @@ impl<'a> Token<'a> {
             .rank(rx)
             .cmp(&other.tok.rank(ry))
             .then_with(|| match (self.tok, other.tok) {
-                (Tok::Num { .. }, Tok::Num { .. }) => self.tok.meant_cmp(&other.tok),
+                (Tok::Num { .. }, Tok::Num { .. }) | (Tok::Time { .. }, Tok::Time { .. }) => {
+                    self.tok.meant_cmp(&other.tok)
+                }
                 (Tok::Frac(f1), Tok::Frac(f2)) => f1.cmp(f2),
                 (Tok::Text, Tok::Text) => folded(rx).cmp(folded(ry)),
                 (Tok::Punct, Tok::Punct) | (Tok::Opaque, Tok::Opaque) => rx.cmp(ry),
@@ -764,6 +802,13 @@ impl<'a> Tokens<'a> {
             return self.token(Tok::Sep, start, start + 1);
         }
         if std::mem::take(&mut self.field_start) {
+            // Before splitting at separators: a timestamp holds `:`.
+            if let Some((tok, len)) = timestamp(&key[start..]) {
+                if key.get(start + len).is_none_or(|&b| self.is_sep(b)) {
+                    self.pos = start + len;
+                    return self.token(tok, start, start + len);
+                }
+            }
             let end = key[start..]
                 .iter()
                 .position(|&b| self.is_sep(b))
@@ -941,6 +986,89 @@ fn char_at(key: &[u8], at: usize) -> String {
         Some(c) if !c.is_control() && c != char::REPLACEMENT_CHARACTER => format!("'{c}'"),
         _ => show_byte(key[at]),
     }
+}
+
+/// The timestamp at the start of `field` and its length in bytes, if there is one with a
+/// UTC offset: `YYYY-MM-DD`, `T` (or `t` or a space), `hh:mm`, optionally `:ss` and a
+/// fraction after `.` or `,`, then `Z` (or `z`) or an offset `+hh:mm`, `+hhmm` or `+hh`
+/// (or `-`), as RFC 3339 and ISO 8601 write them. Fields are checked (a real date, hours
+/// below 24, seconds up to 60 for a leap second), so other digits and dashes are left alone.
+/// A time without an offset is not one: it names no instant, and reads as numbers.
+fn timestamp(field: &[u8]) -> Option<(Tok<'_>, usize)> {
+    // Two ASCII digits at `at` as a number.
+    let two = |at: usize| -> Option<i64> {
+        match field.get(at..at + 2)? {
+            &[a @ b'0'..=b'9', b @ b'0'..=b'9'] => Some(i64::from((a - b'0') * 10 + (b - b'0'))),
+            _ => None,
+        }
+    };
+    // The common rejection first: no `-` where a date has it.
+    if field.get(4) != Some(&b'-') || field.get(7) != Some(&b'-') {
+        return None;
+    }
+    let year = two(0)? * 100 + two(2)?;
+    let (month, day) = (two(5)?, two(8)?);
+    if !(1..=12).contains(&month)
+        || !matches!(field.get(10)?, b'T' | b't' | b' ')
+        || field.get(13) != Some(&b':')
+    {
+        return None;
+    }
+    let month = month as u32;
+    let days_in_month = i64::from(crate::time::civil::days_in_month(year, month));
+    let (hour, minute) = (two(11)?, two(14)?);
+    if !(1..=days_in_month).contains(&day) || hour > 23 || minute > 59 {
+        return None;
+    }
+    let mut at = 16;
+    let mut second = 0;
+    let mut frac: &[u8] = &[];
+    if field.get(at) == Some(&b':') {
+        second = two(at + 1).filter(|&s| s <= 60)?;
+        at += 3;
+        if matches!(field.get(at), Some(b'.' | b',')) {
+            let digits = run_end(field, at + 1, u8::is_ascii_digit);
+            if digits == at + 1 {
+                return None;
+            }
+            frac = trim_trailing_zeros(&field[at + 1..digits]);
+            at = digits;
+        }
+    }
+    let offset = match *field.get(at)? {
+        b'Z' | b'z' => {
+            at += 1;
+            0
+        }
+        sign @ (b'+' | b'-') => {
+            let hours = two(at + 1).filter(|&h| h <= 23)?;
+            at += 3;
+            let minutes = match field.get(at) {
+                Some(b':') => {
+                    at += 3;
+                    two(at - 2)?
+                }
+                Some(b'0'..=b'9') => {
+                    at += 2;
+                    two(at - 2)?
+                }
+                _ => 0,
+            };
+            if minutes > 59 {
+                return None;
+            }
+            let offset = hours * 3600 + minutes * 60;
+            if sign == b'-' {
+                -offset
+            } else {
+                offset
+            }
+        }
+        _ => return None,
+    };
+    let days = crate::time::civil::days_from_civil(year, month, day as u32);
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset;
+    Some((Tok::Time { secs, frac }, at))
 }
 
 /// A run of ASCII digits as a number token.

@@ -294,6 +294,105 @@ fn accents() {
 /// letter with one is alphabetic. 161 code points from U+00C0 to U+017F decompose to an
 /// ASCII letter and marks (counted with Python's `unicodedata.normalize("NFD", ...)`).
 #[test]
+fn timestamps() {
+    // Different UTC offsets: 10:00+02:00 is 08:00 UTC.
+    assert_eq!(
+        found(&["EV#2024-01-01T09:30:00Z", "EV#2024-01-01T10:00:00+02:00"]),
+        [pair(
+            Problem::Timestamp,
+            1,
+            ["EV#2024-01-01T09:30:00Z", "EV#2024-01-01T10:00:00+02:00"],
+            2,
+            "2024-01-01T10:00:00+02:00 is earlier than 2024-01-01T09:30:00Z"
+        )]
+    );
+    // With and without a fraction (Go's RFC3339Nano): 'Z' sorts after '.'.
+    assert_eq!(
+        found(&["T#2024-01-01T10:00:00Z", "T#2024-01-01T10:00:00.5Z"]),
+        [pair(
+            Problem::Timestamp,
+            1,
+            ["T#2024-01-01T10:00:00.5Z", "T#2024-01-01T10:00:00Z"],
+            2,
+            "2024-01-01T10:00:00Z is earlier than 2024-01-01T10:00:00.5Z"
+        )]
+    );
+    // One instant written two ways: the fields after it decide.
+    assert_eq!(
+        found(&["X#2024-01-01T08:00:00Z#b", "X#2024-01-01T10:00:00+02:00#a"]),
+        [pair(
+            Problem::Timestamp,
+            1,
+            ["X#2024-01-01T08:00:00Z#b", "X#2024-01-01T10:00:00+02:00#a"],
+            2,
+            "2024-01-01T10:00:00+02:00 and 2024-01-01T08:00:00Z are the same time"
+        )]
+    );
+    // The forms read: space or `t`, no seconds, a comma, `z`, basic and hour-only offsets.
+    let lint = Lint::new();
+    let same = [
+        "2024-03-01T08:00:00Z",
+        "2024-03-01 08:00Z",
+        "2024-03-01t08:00:00,000z",
+        "2024-03-01T10:00:00+0200",
+        "2024-03-01T10:00+02",
+        "2024-03-01T02:30:00-05:30",
+        "2024-02-29T23:30-08:30",
+    ];
+    for (a, b) in same.iter().zip(&same[1..]) {
+        assert_eq!(
+            lint.sort_key(a.as_bytes())[..12],
+            lint.sort_key(b.as_bytes())[..12],
+            "{a} {b}"
+        );
+    }
+    // Across a day, a month and a year boundary, and a leap second.
+    let ordered = [
+        "1999-12-31T23:59:59.999+00:00",
+        "2000-01-01T01:00:00+01:00",
+        "2000-01-01T00:00:00.001Z",
+        "2016-12-31T23:59:59Z",
+        "2016-12-31T23:59:60Z",
+        "2016-12-31T23:59:60.5Z",
+        "2017-01-01T00:00:01Z",
+    ];
+    for (a, b) in ordered.iter().zip(&ordered[1..]) {
+        assert_eq!(
+            lint.meant_cmp(a.as_bytes(), b.as_bytes()),
+            Ordering::Less,
+            "{a} {b}"
+        );
+    }
+    // Not timestamps, so not compared as instants (which would put `a` after `b`): no
+    // offset, no such date or hour, more after the offset in the same field, a dot
+    // without fraction digits.
+    for (a, b) in [
+        ("T#2024-01-01T10:00:00", "T#2024-01-01T11:00:00+02:00"),
+        ("T#2023-02-29T10:00:00Z", "T#2023-02-29T11:00:00+02:00"),
+        ("T#2024-01-01T24:00:00Z", "T#2024-01-02T00:30:00+02:00"),
+        ("T#2024-01-01T10:00:61Z", "T#2024-01-01T11:00:00+02:00"),
+        ("T#2024-01-01T10:00:00Zx", "T#2024-01-01T11:00:00+02:00x"),
+        ("T#2024-01-01T10:00:00.Z", "T#2024-01-01T11:00:00+02:00"),
+    ] {
+        assert_eq!(
+            lint.meant_cmp(a.as_bytes(), b.as_bytes()),
+            Ordering::Less,
+            "{a} {b}"
+        );
+    }
+    // The same with a real date: 11:00+02:00 is 09:00 UTC.
+    assert!(!lint
+        .meant_cmp(b"T#2023-02-28T10:00:00Z", b"T#2023-02-28T11:00:00+02:00")
+        .is_lt());
+    assert!(
+        lint.run(&["T#2024-01-01T23:00:00Z", "T#2024-01-02T00:30:00+02:00"])
+            .findings[0]
+            .problem
+            == Problem::Timestamp
+    );
+}
+
+#[test]
 fn base_letters() {
     let base = |c: char| -> Option<u8> {
         let mut buf = [0; 4];
@@ -376,6 +475,59 @@ fn assert_examples_inverted<K: AsRef<[u8]>>(keys: &[K], report: &Report) {
     }
 }
 
+/// A timestamp in one of the forms the lint reads, with the instant it names: UTC seconds
+/// and fraction digits without trailing zeros. Made from the instant, the offset and the
+/// form, so the instant is known without parsing.
+fn stamp() -> impl Strategy<Value = (String, i64, String)> {
+    (
+        // Years 0035 to 2096, 1970 to 2096, and seconds around 1970 and 2000.
+        prop_oneof![
+            -62_000_000_000i64..4_000_000_000,
+            0i64..4_000_000_000,
+            -10i64..10,
+            946_684_790i64..946_684_810,
+        ],
+        "[0-9]{0,4}",
+        -(23 * 60 + 59)..=(23 * 60 + 59i64),
+        0..3usize,
+        0..3usize,
+        any::<bool>(),
+    )
+        .prop_map(|(secs, frac, offset_minutes, t, zone, minutes_only)| {
+            // Whole hours may use the short forms; other offsets need their minutes.
+            let offset_minutes = if zone == 2 {
+                offset_minutes / 60 * 60
+            } else {
+                offset_minutes
+            };
+            let local = secs + offset_minutes * 60;
+            let (y, mo, d) = crate::time::civil::civil_from_days(local.div_euclid(86_400));
+            let s = local.rem_euclid(86_400);
+            let (h, mi, sec) = (s / 3600, s / 60 % 60, s % 60);
+            let t = [b'T', b' ', b't'][t] as char;
+            let mut text = format!("{y:04}-{mo:02}-{d:02}{t}{h:02}:{mi:02}");
+            if !(minutes_only && sec == 0 && frac.is_empty()) {
+                text.push_str(&format!(":{sec:02}"));
+                if !frac.is_empty() {
+                    text.push_str(&format!(".{frac}"));
+                }
+            }
+            let (sign, m) = (
+                if offset_minutes < 0 { '-' } else { '+' },
+                offset_minutes.abs(),
+            );
+            match zone {
+                _ if offset_minutes == 0 && t == 'T' => text.push('Z'),
+                _ if offset_minutes == 0 && t == 't' => text.push('z'),
+                0 => text.push_str(&format!("{sign}{:02}:{:02}", m / 60, m % 60)),
+                1 => text.push_str(&format!("{sign}{:02}{:02}", m / 60, m % 60)),
+                _ => text.push_str(&format!("{sign}{:02}", m / 60)),
+            }
+            let frac = frac.trim_end_matches('0').to_owned();
+            (text, secs, frac)
+        })
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -446,6 +598,57 @@ proptest! {
     fn arbitrary_bytes(keys in cases(0..20, prop::collection::vec(any::<u8>(), 0..20))) {
         let report = Lint::new().run(&keys);
         assert_examples_inverted(&keys, &report);
+    }
+
+    /// Timestamps in every form the lint reads, against the instants they were made from:
+    /// the meant order is the instant's (ties by bytes), the sort key agrees, and every
+    /// out-of-order pair is a timestamp problem.
+    #[test]
+    fn timestamps_against_an_oracle(stamps in cases(0..25, stamp())) {
+        let lint = Lint::new();
+        let keys: Vec<String> = stamps.iter().map(|(text, _, _)| format!("E#{text}")).collect();
+        for (i, a) in stamps.iter().enumerate() {
+            for (j, b) in stamps.iter().enumerate() {
+                let (ka, kb) = (keys[i].as_bytes(), keys[j].as_bytes());
+                let expected = (a.1, &a.2).cmp(&(b.1, &b.2)).then(ka.cmp(kb));
+                prop_assert_eq!(lint.meant_cmp(ka, kb), expected, "{} {}", &keys[i], &keys[j]);
+                prop_assert_eq!(lint.sort_key(ka).cmp(&lint.sort_key(kb)), expected);
+            }
+        }
+        let report = lint.run(&keys);
+        let count = report.findings.iter().find(|f| f.problem == Problem::Timestamp).map_or(0, |f| f.count);
+        prop_assert_eq!(count, report.out_of_order);
+        prop_assert_eq!(report.findings.iter().filter(|f| f.problem.is_pair()).count(), usize::from(count > 0));
+        assert_examples_inverted(&keys, &report);
+    }
+
+    /// Timestamps with one byte changed (near misses of every part of the form), among
+    /// others: the meant order stays total and the sort key agrees with it.
+    #[test]
+    fn near_timestamps_order_totally(
+        keys in cases(2..12, (stamp(), any::<prop::sample::Index>(), prop::sample::select(b"0159Zz+-:.,T #".to_vec()))
+            .prop_map(|((text, _, _), at, byte)| {
+                let mut k = format!("E#{text}#x").into_bytes();
+                let at = 2 + at.index(k.len() - 2);
+                k[at] = byte;
+                k
+            })),
+    ) {
+        let lint = Lint::new();
+        for a in &keys {
+            for b in &keys {
+                let ab = lint.meant_cmp(a, b);
+                prop_assert_eq!(ab, lint.meant_cmp(b, a).reverse());
+                prop_assert_eq!(ab == Ordering::Equal, a == b);
+                prop_assert_eq!(lint.sort_key(a).cmp(&lint.sort_key(b)), ab);
+                for c in &keys {
+                    if ab == lint.meant_cmp(b, c) && ab != Ordering::Equal {
+                        prop_assert_eq!(lint.meant_cmp(a, c), ab);
+                    }
+                }
+            }
+        }
+        assert_examples_inverted(&keys, &lint.run(&keys));
     }
 
     /// Unpadded numbers: a problem exactly when some neighbours (by value) are out of byte
