@@ -231,7 +231,7 @@ fn lint_reports_sort_bugs_with_lines_and_fixes() {
 }
 
 #[test]
-fn lint_reads_timestamps_as_instants() {
+fn lint_reads_timestamps_and_dates() {
     // Go's RFC3339Nano drops zero fractions; another writer used a +02:00 offset.
     let keys =
         b"EV#2024-05-01T10:00:00Z\nEV#2024-05-01T10:00:00.25Z\nEV#2024-05-01T11:30:00+02:00\n";
@@ -252,6 +252,20 @@ fn lint_reads_timestamps_as_instants() {
         b"EV#2024-05-01T09:30:00.000Z\nEV#2024-05-01T10:00:00.000Z\nEV#2024-05-01T10:00:00.250Z\n",
     );
     assert!(o.status.success(), "{}", stdout(&o));
+    // Dates with the year last, in JSON.
+    let o = keypath(
+        &["lint", "--json"],
+        b"ORDER#12/31/2023#7\nORDER#01/02/2024#8\n",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(first["problem"], "date-order");
+    assert_eq!(
+        first["detail"],
+        "12/31/2023 is in 2023, before 01/02/2024 in 2024"
+    );
+    assert_eq!(first["examples"][0]["key"], "ORDER#01/02/2024#8");
 }
 
 #[test]

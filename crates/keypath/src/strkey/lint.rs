@@ -2,7 +2,8 @@
 //!
 //! A sorted store orders `POST#10` before `POST#9`, `Zoey` before `alligator`, `zoe` before
 //! `Émile`, `-3` before `-5`, `2024-01-01T10:00:00+02:00` (08:00 UTC) after
-//! `2024-01-01T09:30:00Z`, and `a b#1` before `a#1` (a space sorts below `#`).
+//! `2024-01-01T09:30:00Z`, `12/31/2023` after `01/02/2024`, and `a b#1` before `a#1` (a
+//! space sorts below `#`).
 //! [`Lint::run`] reads a set of existing keys, sorts them the way a person reads them (the
 //! *meant* order, below), and reports every kind of problem that makes the byte order
 //! differ, each with its first example pair and how many neighbouring pairs it puts out of
@@ -27,6 +28,9 @@
 //! timestamp with a UTC offset (RFC 3339 or ISO 8601: `2024-01-01T10:00:00+02:00`,
 //! `2024-01-01 08:00Z`, `2024-01-01T08:00:00.5+0000`; its `:` do not split it) compares as
 //! the instant it names; one without an offset names no instant and is read as numbers.
+//! A field that is wholly a date with the year last (`12/31/2023`, `31.12.2023`, `1-2-2024`)
+//! compares by year first, then its other two numbers as written (whether they are month
+//! and day or day and month is not known).
 //! Any other field is read as runs: letters compare without case or accents (ASCII
 //! letters, and the letters of Latin-1 and Latin Extended-A whose canonical decomposition
 //! is an ASCII letter with marks, such as `é`, `Ñ` or `č`, read as that letter), digit runs
@@ -90,6 +94,9 @@ pub enum Problem {
     /// and without fractions of a second (`10:00:00Z` sorts after `10:00:00.5Z`, as Go's
     /// `RFC3339Nano` writes them).
     Timestamp,
+    /// Dates written with the year last: `12/31/2023` sorts after `01/02/2024`, and
+    /// `31.12.2023` after `01.01.2024`.
+    DateOrder,
     /// A value continues with a byte below the separator that ends a shorter value, so
     /// `a b#1` sorts before `a#1` and `/post-1` before `/post`.
     BelowSeparator,
@@ -118,6 +125,7 @@ impl Problem {
                 | Problem::Case
                 | Problem::Accent
                 | Problem::Timestamp
+                | Problem::DateOrder
                 | Problem::BelowSeparator
         )
     }
@@ -134,6 +142,7 @@ impl Problem {
             Problem::Case => "case",
             Problem::Accent => "accent",
             Problem::Timestamp => "timestamp",
+            Problem::DateOrder => "date-order",
             Problem::BelowSeparator => "below-separator",
             Problem::ControlByte => "control-byte",
             Problem::NotUtf8 => "not-utf8",
@@ -168,6 +177,9 @@ impl Problem {
             Problem::Timestamp => {
                 "write every timestamp in UTC with one fixed number of fraction digits \
                  (keypath::strkey::iso8601_key), or use keypath::time keys"
+            }
+            Problem::DateOrder => {
+                "write dates year first with two-digit months and days (ISO 8601: 2023-12-31)"
             }
             Problem::BelowSeparator => {
                 "use a separator that sorts below every byte of the values, or key paths, whose \
@@ -413,6 +425,14 @@ impl Lint {
                     out.extend_from_slice(frac);
                     out.push(0x00);
                 }
+                Tok::Date {
+                    year,
+                    first,
+                    second,
+                } => {
+                    out.extend_from_slice(&year.to_be_bytes());
+                    out.extend_from_slice(&[first, second]);
+                }
                 Tok::Frac(digits) => {
                     out.extend_from_slice(digits);
                     out.push(0x00);
@@ -563,6 +583,14 @@ impl Lint {
                 };
                 return Some((Problem::Timestamp, field, detail));
             }
+            (Tok::Date { year: y1, .. }, Tok::Date { year: y2, .. }) => {
+                let detail = if y1 == y2 {
+                    format!("{} is before {}", text(rx), text(ry))
+                } else {
+                    format!("{} is in {y1}, before {} in {y2}", text(rx), text(ry))
+                };
+                return Some((Problem::DateOrder, field, detail));
+            }
             (Tok::Frac(_), Tok::Frac(_)) => {
                 // Only trailing zeros tell them apart (fractions compare as bytes).
                 let detail = format!("0.{} and 0.{} are the same number", text(ry), text(rx));
@@ -654,6 +682,9 @@ enum Tok<'a> {
     /// A whole-field timestamp with a UTC offset (see [`timestamp`]): the instant it names,
     /// as UTC seconds since 1970 and fraction digits without trailing zeros.
     Time { secs: i64, frac: &'a [u8] },
+    /// A whole-field date with the year last (see [`year_last_date`]): the year, then its
+    /// other two numbers in the order written (day and month, or month and day).
+    Date { year: u16, first: u8, second: u8 },
     /// The fraction digits of a non-negative whole-field decimal (after its integer and
     /// its `.`), without trailing zeros: compared as bytes, so `.25` before `.5`.
     Frac(&'a [u8]),
@@ -693,6 +724,7 @@ impl<'a> Tok<'a> {
             Tok::Num { neg: true, .. } => (2, b'-', 1),
             Tok::Num { neg: false, .. } => (2, b'0', 1),
             Tok::Time { .. } => (2, b'0', 5),
+            Tok::Date { .. } => (2, b'0', 6),
             Tok::Punct => (2, raw[0], 2),
             Tok::Text => (2, b'a', 3),
             Tok::Opaque if raw[0].is_ascii_digit() => (2, b'0', 4),
@@ -701,8 +733,8 @@ impl<'a> Tok<'a> {
         }
     }
 
-    /// The meant order of two number or two time tokens (`Equal` for anything else:
-    /// [`Token::meant_cmp`] ranks kinds first).
+    /// The meant order of two number, two time or two date tokens (`Equal` for anything
+    /// else: [`Token::meant_cmp`] ranks kinds first).
     fn meant_cmp(&self, other: &Tok<'a>) -> Ordering {
         match (self, other) {
             (
@@ -728,6 +760,18 @@ impl<'a> Tok<'a> {
             (Tok::Time { secs: s1, frac: f1 }, Tok::Time { secs: s2, frac: f2 }) => {
                 s1.cmp(s2).then(f1.cmp(f2))
             }
+            (
+                Tok::Date {
+                    year: y1,
+                    first: a1,
+                    second: b1,
+                },
+                Tok::Date {
+                    year: y2,
+                    first: a2,
+                    second: b2,
+                },
+            ) => (y1, a1, b1).cmp(&(y2, a2, b2)),
             _ => Ordering::Equal,
         }
     }
@@ -740,9 +784,9 @@ impl<'a> Token<'a> {
             .rank(rx)
             .cmp(&other.tok.rank(ry))
             .then_with(|| match (self.tok, other.tok) {
-                (Tok::Num { .. }, Tok::Num { .. }) | (Tok::Time { .. }, Tok::Time { .. }) => {
-                    self.tok.meant_cmp(&other.tok)
-                }
+                (Tok::Num { .. }, Tok::Num { .. })
+                | (Tok::Time { .. }, Tok::Time { .. })
+                | (Tok::Date { .. }, Tok::Date { .. }) => self.tok.meant_cmp(&other.tok),
                 (Tok::Frac(f1), Tok::Frac(f2)) => f1.cmp(f2),
                 (Tok::Text, Tok::Text) => folded(rx).cmp(folded(ry)),
                 (Tok::Punct, Tok::Punct) | (Tok::Opaque, Tok::Opaque) => rx.cmp(ry),
@@ -802,8 +846,10 @@ impl<'a> Tokens<'a> {
             return self.token(Tok::Sep, start, start + 1);
         }
         if std::mem::take(&mut self.field_start) {
-            // Before splitting at separators: a timestamp holds `:`.
-            if let Some((tok, len)) = timestamp(&key[start..]) {
+            // Before splitting at separators: a timestamp holds `:`, a date may hold `/`.
+            if let Some((tok, len)) =
+                timestamp(&key[start..]).or_else(|| year_last_date(&key[start..]))
+            {
                 if key.get(start + len).is_none_or(|&b| self.is_sep(b)) {
                     self.pos = start + len;
                     return self.token(tok, start, start + len);
@@ -1069,6 +1115,56 @@ fn timestamp(field: &[u8]) -> Option<(Tok<'_>, usize)> {
     let days = crate::time::civil::days_from_civil(year, month, day as u32);
     let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset;
     Some((Tok::Time { secs, frac }, at))
+}
+
+/// The date with the year last at the start of `field` and its length in bytes, if there
+/// is one: one or two digits, `-`, `/` or `.`, one or two digits, the same mark, four
+/// digits of a year (`12/31/2023`, `31.12.2023`, `1-2-2024`). The two first numbers must
+/// make a real date read as month and day or as day and month; which one is not decided,
+/// so they compare in the order written, after the year.
+fn year_last_date(field: &[u8]) -> Option<(Tok<'_>, usize)> {
+    // One or two digits from `at`: the number and where it ends.
+    let part = |at: usize| -> Option<(u8, usize)> {
+        let end = run_end(field, at, u8::is_ascii_digit);
+        let digits = field.get(at..end).filter(|d| (1..=2).contains(&d.len()))?;
+        Some((digits.iter().fold(0, |n, &d| n * 10 + (d - b'0')), end))
+    };
+    // The common rejection first: no mark after one or two digits.
+    if !matches!(
+        field,
+        [b'0'..=b'9', b'-' | b'/' | b'.', ..] | [b'0'..=b'9', b'0'..=b'9', b'-' | b'/' | b'.', ..]
+    ) {
+        return None;
+    }
+    let (first, at) = part(0)?;
+    let mark = *field
+        .get(at)
+        .filter(|&&b| matches!(b, b'-' | b'/' | b'.'))?;
+    let (second, at) = part(at + 1)?;
+    if field.get(at) != Some(&mark) {
+        return None;
+    }
+    let year = field.get(at + 1..at + 5)?;
+    if !year.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let year = year.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
+    let fits = |month: u8, day: u8| {
+        (1..=12).contains(&month)
+            && day >= 1
+            && u32::from(day) <= crate::time::civil::days_in_month(i64::from(year), month.into())
+    };
+    if !fits(first, second) && !fits(second, first) {
+        return None;
+    }
+    Some((
+        Tok::Date {
+            year,
+            first,
+            second,
+        },
+        at + 5,
+    ))
 }
 
 /// A run of ASCII digits as a number token.

@@ -393,6 +393,76 @@ fn timestamps() {
 }
 
 #[test]
+fn dates_with_the_year_last() {
+    assert_eq!(
+        found(&["ORDER#12/31/2023#a", "ORDER#01/02/2024#b"]),
+        [pair(
+            Problem::DateOrder,
+            1,
+            ["ORDER#01/02/2024#b", "ORDER#12/31/2023#a"],
+            2,
+            "12/31/2023 is in 2023, before 01/02/2024 in 2024"
+        )]
+    );
+    assert_eq!(
+        found(&["D#31.12.2023", "D#1.1.2024"]),
+        [pair(
+            Problem::DateOrder,
+            1,
+            ["D#1.1.2024", "D#31.12.2023"],
+            2,
+            "31.12.2023 is in 2023, before 1.1.2024 in 2024"
+        )]
+    );
+    // In one year, unpadded numbers.
+    assert_eq!(
+        found(&["D#2-5-2024", "D#12-1-2024"]),
+        [pair(
+            Problem::DateOrder,
+            1,
+            ["D#12-1-2024", "D#2-5-2024"],
+            2,
+            "2-5-2024 is before 12-1-2024"
+        )]
+    );
+    // Padded dates of one year, year-first dates, and one date are clean.
+    assert!(lint(&["D#01/02/2024", "D#01/15/2024", "D#12/31/2024"]).is_clean());
+    assert!(lint(&["D#2023-12-31", "D#2024-01-02"]).is_clean());
+    // Not dates: a part that is no month, no such day either way, three digits, two
+    // marks, a longer year, more in the field; a leap day outside a leap year.
+    let is_date = |field: &str| {
+        let lint = Lint::new();
+        matches!(
+            lint.tokens(field.as_bytes()).next_token().tok,
+            Tok::Date { .. }
+        )
+    };
+    for field in [
+        "12/31/2023",
+        "31.12.2023",
+        "1-2-0000",
+        "02/29/2024",
+        "29/02/2024",
+    ] {
+        assert!(is_date(field), "{field}");
+    }
+    for field in [
+        "13/13/2023",
+        "02/30/2023",
+        "30/02/2023",
+        "012/01/2023",
+        "12/31-2023",
+        "12/31/20231",
+        "12/31/2023x",
+        "12/31/202",
+        "0/1/2023",
+        "02/29/2023",
+    ] {
+        assert!(!is_date(field), "{field}");
+    }
+}
+
+#[test]
 fn base_letters() {
     let base = |c: char| -> Option<u8> {
         let mut buf = [0; 4];
@@ -622,12 +692,12 @@ proptest! {
         assert_examples_inverted(&keys, &report);
     }
 
-    /// Timestamps with one byte changed (near misses of every part of the form), among
-    /// others: the meant order stays total and the sort key agrees with it.
+    /// Timestamps and dates with one byte changed (near misses of every part of their
+    /// forms), among others: the meant order stays total and the sort key agrees with it.
     #[test]
     fn near_timestamps_order_totally(
-        keys in cases(2..12, (stamp(), any::<prop::sample::Index>(), prop::sample::select(b"0159Zz+-:.,T #".to_vec()))
-            .prop_map(|((text, _, _), at, byte)| {
+        keys in cases(2..12, (prop_oneof![stamp().prop_map(|s| s.0), "[0-3]?[0-9][-/.][01]?[0-9][-/.][0-9]{4}"], any::<prop::sample::Index>(), prop::sample::select(b"01239Zz+-:.,T #/".to_vec()))
+            .prop_map(|(text, at, byte)| {
                 let mut k = format!("E#{text}#x").into_bytes();
                 let at = 2 + at.index(k.len() - 2);
                 k[at] = byte;
@@ -649,6 +719,37 @@ proptest! {
             }
         }
         assert_examples_inverted(&keys, &lint.run(&keys));
+    }
+
+    /// Dates with the year last, in one convention and mark per case, padded or not:
+    /// the meant order is the date's, the sort key agrees, and every out-of-order pair is a
+    /// date-order problem.
+    #[test]
+    fn dates_against_an_oracle(
+        days in cases(0..25, -20_000i64..40_000),
+        day_first in any::<bool>(),
+        mark in prop::sample::select(vec!['-', '/', '.']),
+        padded in prop::collection::vec(any::<bool>(), 25),
+    ) {
+        let lint = Lint::new();
+        let dates: Vec<(i64, String)> = days.iter().zip(&padded).map(|(&d, &pad)| {
+            let (y, m, d2) = crate::time::civil::civil_from_days(d);
+            let (p, q) = if day_first { (d2, m) } else { (m, d2) };
+            let text = if pad { format!("{p:02}{mark}{q:02}{mark}{y:04}") } else { format!("{p}{mark}{q}{mark}{y:04}") };
+            ((y * 100 + i64::from(p)) * 100 + i64::from(q), format!("D#{text}#x"))
+        }).collect();
+        for (va, a) in &dates {
+            for (vb, b) in &dates {
+                let expected = va.cmp(vb).then(a.cmp(b));
+                prop_assert_eq!(lint.meant_cmp(a.as_bytes(), b.as_bytes()), expected, "{} {}", a, b);
+                prop_assert_eq!(lint.sort_key(a.as_bytes()).cmp(&lint.sort_key(b.as_bytes())), expected);
+            }
+        }
+        let keys: Vec<&str> = dates.iter().map(|(_, k)| k.as_str()).collect();
+        let report = lint.run(&keys);
+        let count = report.findings.iter().find(|f| f.problem == Problem::DateOrder).map_or(0, |f| f.count);
+        prop_assert_eq!(count, report.out_of_order);
+        assert_examples_inverted(&keys, &report);
     }
 
     /// Unpadded numbers: a problem exactly when some neighbours (by value) are out of byte
