@@ -30,14 +30,15 @@
 //! the instant it names; one without an offset names no instant and is read as numbers.
 //! A field that is wholly a date with the year last (`12/31/2023`, `31.12.2023`, `1-2-2024`)
 //! compares by year first, then its other two numbers as written (whether they are month
-//! and day or day and month is not known).
-//! Any other field is read as runs: letters compare without case or accents (ASCII
-//! letters, and the letters of Latin-1 and Latin Extended-A whose canonical decomposition
-//! is an ASCII letter with marks, such as `é`, `Ñ` or `č`, read as that letter), digit runs
-//! as numbers (`post9` before `post10`, `v1.9` before `v1.10`), other bytes as bytes (so
-//! `ß`, `ø`, `ł` and letters of other scripts keep their byte order). A word that mixes
-//! letters and digits in another way (`4c9d36e5`, base62 IDs) is an identifier and compares as bytes,
-//! case included, and so does a field shaped like a negative [`int_key`](super::int_key) or
+//! and day or day and month is not known). Any other field is read as runs: letters
+//! compare without case or accents (ASCII letters, and the letters of Latin-1 and Latin
+//! Extended-A whose canonical decomposition is an ASCII letter with marks, such as `é`, `Ñ`
+//! or `č`, read as that letter; Greek, Cyrillic and Armenian letters without case only, so
+//! `Яна` after `анна` but `ё` still after `я`), digit runs as numbers (`post9` before
+//! `post10`, `v1.9` before `v1.10`), other bytes as bytes (so `ß`, `ø`, `ł` and letters of
+//! other scripts keep their byte order). A word that mixes letters and digits in another
+//! way (`4c9d36e5`, base62 IDs) is an identifier and compares as bytes, case included, and
+//! so does a field shaped like a negative [`int_key`](super::int_key) or
 //! [`decimal_key`](super::decimal_key) (`-986` is `int_key(-3)`), which sorts right as
 //! written. Keys equal in meaning (`007` and `7`, `Ann` and `ann`) keep their byte order.
 //! This order is total, so sorting by it never fails. [`Lint::meant_cmp`] compares two keys
@@ -438,7 +439,14 @@ impl Lint {
                     out.push(0x00);
                 }
                 Tok::Text => {
-                    out.extend(folded(raw));
+                    // UTF-8 keeps the order of code points (all of them valid chars).
+                    for c in folded(raw).filter_map(char::from_u32) {
+                        if c.is_ascii() {
+                            out.push(c as u8);
+                        } else {
+                            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                        }
+                    }
                     out.push(0x00);
                 }
                 Tok::Punct | Tok::Opaque => {
@@ -598,25 +606,31 @@ impl Lint {
             }
             (Tok::Text, Tok::Text) if !rx.starts_with(ry) && !ry.starts_with(rx) => {
                 // At the first letters that differ (both tokens hold the same bytes up to
-                // there), an accented one, or else case.
+                // there): one letter in two cases (`é`, `É`), or a Latin accented one, or else
+                // case (ASCII, Greek, Cyrillic and Armenian letters only fold case).
                 let mut i = 0;
                 loop {
                     match (letter_at(rx, i), letter_at(ry, i)) {
                         (Some((n, _)), Some((m, _))) if rx[i..i + n] == ry[i..i + m] => i += n,
-                        // Both ASCII, or one accented letter in two cases (`é`, `É`).
-                        (Some((1, _)), Some((1, _))) => break Problem::Case,
                         (Some((2, _)), Some((2, _))) if case_pair(&rx[i..i + 2], &ry[i..i + 2]) => {
                             break Problem::Case
                         }
-                        _ => break Problem::Accent,
+                        _ if [rx, ry]
+                            .iter()
+                            .any(|r| r.get(i).is_some_and(|&b| is_accent_letter(b))) =>
+                        {
+                            break Problem::Accent
+                        }
+                        _ => break Problem::Case,
                     }
                 }
             }
             (Tok::Text, Tok::Punct) | (Tok::Punct, Tok::Text) => {
                 let letter = if matches!(x.tok, Tok::Text) { rx } else { ry };
                 match letter_at(letter, 0) {
-                    Some((2, _)) => Problem::Accent,
+                    Some((2, _)) if is_accent_letter(letter[0]) => Problem::Accent,
                     _ if letter[0].is_ascii_uppercase() => Problem::Case,
+                    // Other scripts against punctuation: not a matter of case.
                     _ => return None,
                 }
             }
@@ -958,20 +972,63 @@ const BASE_LETTERS: [&[u8; 64]; 3] = [
     b"\0\0\0nnnnnn\0\0\0oooooo\0\0rrrrrrsssssssstttt\0\0uuuuuuuuuuuuwwyyyzzzzzz\0",
 ];
 
-/// The letter at `key[i]`: its length in bytes and its lower-case ASCII base letter. An
-/// ASCII letter, or a letter from U+00C0 to U+017F with an ASCII base letter (UTF-8 `C3 80`
-/// to `C5 BF`, see [`BASE_LETTERS`]); `None` for anything else.
-fn letter_at(key: &[u8], i: usize) -> Option<(usize, u8)> {
+/// The letter at `key[i]`: its length in bytes and the code point it compares as. An ASCII
+/// letter, or a letter from U+00C0 to U+017F with an ASCII base letter (UTF-8 `C3 80` to
+/// `C5 BF`, see [`BASE_LETTERS`]), as its lower-case ASCII base letter; or a Greek,
+/// Cyrillic or Armenian letter (U+0370 to U+058F, lead bytes `CD` to `D6`), as its lower
+/// case (accents stay: `ё` is not `е`); `None` for anything else.
+fn letter_at(key: &[u8], i: usize) -> Option<(usize, u32)> {
     match *key.get(i)? {
-        b if b.is_ascii_alphabetic() => Some((1, b.to_ascii_lowercase())),
+        b if b.is_ascii_alphabetic() => Some((1, u32::from(b.to_ascii_lowercase()))),
         lead @ 0xC3..=0xC5 => {
             let table = BASE_LETTERS[usize::from(lead - 0xC3)];
             let next = *key.get(i + 1)?;
             let base = *table.get(usize::from(next.checked_sub(0x80)?))?;
-            (base != 0).then_some((2, base))
+            (base != 0).then_some((2, u32::from(base)))
         }
+        lead @ 0xCD..=0xD6 => Some((2, other_script_letter(lead, *key.get(i + 1)?)?)),
         _ => None,
     }
+}
+
+/// The first code point [`other_script_letter`] reads (Greek and Coptic start here).
+const OTHER_SCRIPTS_START: u32 = 0x370;
+/// The last one (Armenian ends here; Hebrew follows).
+const OTHER_SCRIPTS_END: u32 = 0x58F;
+
+/// [`letter_at`] for a Greek, Cyrillic or Armenian letter in UTF-8 `lead`, `next`: its lower
+/// case (the letter itself where that is more than one character). Out of line, so that
+/// `letter_at` stays small where it is inlined; a table made once from std's case mapping.
+#[inline(never)]
+fn other_script_letter(lead: u8, next: u8) -> Option<u32> {
+    static FOLDS: std::sync::OnceLock<Vec<u16>> = std::sync::OnceLock::new();
+    if next & 0xC0 != 0x80 {
+        return None;
+    }
+    let c = u32::from(lead & 0x1F) << 6 | u32::from(next & 0x3F);
+    let folds = FOLDS.get_or_init(|| {
+        (OTHER_SCRIPTS_START..=OTHER_SCRIPTS_END)
+            .map(|c| match char::from_u32(c).filter(|c| c.is_alphabetic()) {
+                Some(c) => {
+                    let mut lower = c.to_lowercase();
+                    let fold = match (lower.next(), lower.next()) {
+                        (Some(l), None) => l,
+                        _ => c,
+                    };
+                    u16::try_from(u32::from(fold)).unwrap_or(0)
+                }
+                None => 0,
+            })
+            .collect()
+    });
+    let fold = *folds.get(usize::try_from(c.checked_sub(OTHER_SCRIPTS_START)?).ok()?)?;
+    (fold != 0).then_some(u32::from(fold))
+}
+
+/// Whether a letter (as [`letter_at`] finds it) starting with byte `lead` is a Latin letter
+/// that reads as its base letter, accents removed.
+fn is_accent_letter(lead: u8) -> bool {
+    (0xC3..=0xC5).contains(&lead)
 }
 
 /// Whether two two-byte letters (as [`letter_at`] finds them) are one letter in two cases.
@@ -1009,11 +1066,12 @@ fn letters_len(word: &[u8]) -> usize {
     len
 }
 
-/// The base letters of `letters` (a text token), lower-cased.
-fn folded(letters: &[u8]) -> impl Iterator<Item = u8> + '_ {
+/// The letters of `letters` (a text token) as [`letter_at`] reads them: code points.
+fn folded(letters: &[u8]) -> impl Iterator<Item = u32> + '_ {
     let mut i = 0;
     std::iter::from_fn(move || {
-        let (len, base) = letter_at(letters, i).or_else(|| letters.get(i).map(|&b| (1, b)))?;
+        let (len, base) =
+            letter_at(letters, i).or_else(|| letters.get(i).map(|&b| (1, u32::from(b))))?;
         i += len;
         Some(base)
     })

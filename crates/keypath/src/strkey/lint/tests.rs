@@ -464,7 +464,7 @@ fn dates_with_the_year_last() {
 
 #[test]
 fn base_letters() {
-    let base = |c: char| -> Option<u8> {
+    let base = |c: char| -> Option<u32> {
         let mut buf = [0; 4];
         let bytes = c.encode_utf8(&mut buf).as_bytes();
         letter_at(bytes, 0).map(|(len, b)| {
@@ -476,17 +476,79 @@ fn base_letters() {
     for c in (0xC0u32..0x180).filter_map(char::from_u32) {
         let Some(b) = base(c) else { continue };
         letters += 1;
+        let b = u8::try_from(b).unwrap();
         assert!(c.is_alphabetic() && b.is_ascii_lowercase(), "{c}");
         for other in c.to_lowercase().chain(c.to_uppercase()) {
             if (0xC0..0x180).contains(&u32::from(other)) {
-                assert_eq!(base(other), Some(b), "{c} and {other}");
+                assert_eq!(base(other), Some(u32::from(b)), "{c} and {other}");
             }
         }
     }
     assert_eq!(letters, 161);
     assert_eq!(letter_at("\u{d7}".as_bytes(), 0), None); // ×
     assert_eq!(letter_at("\u{142}".as_bytes(), 0), None); // ł
-    assert_eq!(letter_at("\u{10d}".as_bytes(), 0), Some((2, b'c'))); // č
+    assert_eq!(
+        letter_at("\u{10d}".as_bytes(), 0),
+        Some((2, u32::from(b'c')))
+    ); // č
+       // Greek, Cyrillic and Armenian: every letter, as its lower case; the two cases of a
+       // letter alike; marks, numerals and punctuation of those blocks, and Hebrew, not letters.
+    let mut letters = 0;
+    for c in (0x340u32..0x5C0).filter_map(char::from_u32) {
+        let Some(fold) = base(c) else {
+            assert!(
+                !c.is_alphabetic() || !(0x370..0x590).contains(&u32::from(c)),
+                "{c}"
+            );
+            continue;
+        };
+        letters += 1;
+        assert!(
+            c.is_alphabetic() && (0x370..0x590).contains(&u32::from(c)),
+            "{c}"
+        );
+        let lower: Vec<char> = c.to_lowercase().collect();
+        let expected = if lower.len() == 1 { lower[0] } else { c };
+        assert_eq!(fold, u32::from(expected), "{c}");
+        // A letter and its lower case read alike (`Σ` and `σ`; not `ς`, whose upper case
+        // `Σ` lowers to `σ`).
+        if let [l] = lower[..] {
+            assert_eq!(base(l), Some(fold), "{c} and {l}");
+        }
+    }
+    assert!(letters > 400, "{letters}");
+    assert_eq!(letter_at("\u{5d0}".as_bytes(), 0), None); // Hebrew alef
+    assert_eq!(letter_at("\u{345}".as_bytes(), 0), None); // a combining mark
+    assert_eq!(letter_at(&[0xD0], 0), None); // cut short
+    assert_eq!(letter_at(&[0xD0, 0x41], 0), None); // not a continuation byte
+}
+
+#[test]
+fn case_in_other_scripts() {
+    assert_eq!(
+        found(&["USER#анна", "USER#Яна"]),
+        [pair(
+            Problem::Case,
+            1,
+            ["USER#Яна", "USER#анна"],
+            2,
+            "'Я' sorts before 'а'"
+        )]
+    );
+    assert_eq!(
+        found(&[
+            "\u{3ac}\u{3bb}\u{3c6}\u{3b1}",
+            "\u{3a9}\u{3bc}\u{3ad}\u{3b3}\u{3b1}"
+        ])[0]
+            .0,
+        Problem::Case
+    ); // άλφα, Ωμέγα
+    assert_eq!(found(&["\u{561}", "\u{532}"])[0].0, Problem::Case); // ա, Բ
+                                                                    // One case is clean, and accents stay: `ё` sorts after `я`, as its bytes do.
+    assert!(lint(&["анна", "борис", "ёлка", "яна"]).is_clean());
+    assert!(lint(&["ВЕРА", "ГЛЕБ", "ЯНА"]).is_clean());
+    // Against punctuation that sorts below them as bytes: not a case problem.
+    assert_eq!(lint(&["Яна", "~a"]).unjudged, 1);
 }
 
 #[test]
@@ -514,7 +576,9 @@ fn empty_input_and_duplicates() {
 
 /// Keys from a small alphabet that hits every token kind and boundary.
 fn tricky_key() -> impl Strategy<Value = Vec<u8>> {
-    let byte = prop::sample::select(b"0019aAzZ_-. #/:|~\x00\x7f\xc3\xa9\x89\x97\x9f\xbf".to_vec());
+    let byte = prop::sample::select(
+        b"0019aAzZ_-. #/:|~\x00\x7f\xc3\xa9\x89\x97\x9f\xbf\xd0\xd1\xaf\xb0".to_vec(),
+    );
     prop::collection::vec(byte, 0..12)
 }
 
@@ -781,6 +845,21 @@ proptest! {
         let report = Lint::new().run(&words);
         let mut sorted = words.clone();
         sorted.sort_by(|a, b| a.to_lowercase().cmp(&b.to_lowercase()).then(a.cmp(b)));
+        let inverted = sorted.windows(2).filter(|w| w[0] > w[1]).count();
+        let count = report.findings.iter().find(|f| f.problem == Problem::Case).map_or(0, |f| f.count);
+        prop_assert_eq!(count, inverted);
+        prop_assert_eq!(report.out_of_order, inverted);
+    }
+
+    /// Case in Cyrillic and Greek, next to Latin: words are out of order exactly when their
+    /// order letter by letter in lower case (`Σ` as `σ`, also at the end of a word) and
+    /// their byte order differ, and every such pair is a case problem.
+    #[test]
+    fn other_scripts_against_an_oracle(words in cases(0..20, "[aZаяАЯёЁбБαΩωΣσς]{1,4}")) {
+        let report = Lint::new().run(&words);
+        let lower = |w: &str| -> String { w.chars().flat_map(char::to_lowercase).collect() };
+        let mut sorted = words.clone();
+        sorted.sort_by(|a, b| lower(a).cmp(&lower(b)).then(a.cmp(b)));
         let inverted = sorted.windows(2).filter(|w| w[0] > w[1]).count();
         let count = report.findings.iter().find(|f| f.problem == Problem::Case).map_or(0, |f| f.count);
         prop_assert_eq!(count, inverted);
