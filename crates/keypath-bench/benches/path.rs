@@ -104,6 +104,23 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
+    // What a store list does for each item: a sort key decoded under its group, against
+    // copying the key's bytes, which is what a program on raw keys does instead.
+    let group: KeyPath = "/user-1".parse().unwrap();
+    let (group_key, sort_key) = "/user-1/post-500"
+        .parse::<KeyPath>()
+        .unwrap()
+        .split_group()
+        .unwrap();
+    let mut g = c.benchmark_group("path/from_group_path");
+    g.bench_function("keypath", |b| {
+        b.iter(|| KeyPath::from_group_path(black_box(&group), black_box(&sort_key)).unwrap())
+    });
+    g.bench_function("copy of the key bytes", |b| {
+        b.iter(|| [black_box(&group_key[..]), black_box(&sort_key[..])].concat())
+    });
+    g.finish();
+
     // Two example paths that differ only in their last ID (the usual case in a sorted scan).
     let other: KeyPath = EXAMPLE.replace("react-42", "react-43").parse().unwrap();
     let other_bytes = other.encode();

@@ -6,7 +6,8 @@
 //! Run each operation for two counts and take the per-iteration difference, which
 //! cancels the setup cost.
 //!
-//! Operations: `keypath-encode`/`-decode` (key paths), `storekey-encode`/`-decode` (the
+//! Operations: `keypath-encode`/`-decode` (key paths), `path-from-group` (a two-segment
+//! sort key decoded under its group, as a store list does for each item), `storekey-encode`/`-decode` (the
 //! same fields as a storekey tuple), and for the codec benchmark's key struct
 //! `codec-encode`, `codec-decode` (owned), `codec-decode-borrowed`,
 //! `storekey-struct-encode`, `storekey-struct-decode`; for u64 keys (one iteration is a
@@ -113,6 +114,15 @@ fn main() {
             "keypath-decode" => run(n, || {
                 black_box(KeyPath::decode(black_box(&encoded)).unwrap());
             }),
+            "path-from-group" => {
+                // What a store list does per item: a sort key decoded under its group.
+                let group: KeyPath = "/user-1".parse().unwrap();
+                let sort: KeyPath = "/post-500".parse().unwrap();
+                let sort = sort.encode();
+                run(n, || {
+                    black_box(KeyPath::from_group_path(&group, black_box(&sort)).unwrap());
+                })
+            }
             "storekey-decode" => run(n, || {
                 black_box(storekey::decode_borrow::<Tuple>(black_box(&sk)).unwrap());
             }),

@@ -346,10 +346,43 @@ impl KeyPath {
         }
         let layout = find_layout(sort)?;
         let mut components: Vec<Component> = Vec::with_capacity(1 + layout.count.div_ceil(2));
-        components.push(first.clone());
+        push_clone(&mut components, first);
         decode_components(sort, layout, &mut components)?;
         Ok(KeyPath { components })
     }
+}
+
+/// Pushes a clone of `c` onto `components`, which has room for it. The common group
+/// component (an inline namespace and an integer or UUID ID) is copied field by field, so
+/// that the compiler writes it straight into its slot: a derived `clone` builds the copy
+/// in a temporary first and moves it in wider pieces than it was written in (a
+/// store-forwarding stall per call).
+#[inline(always)]
+fn push_clone(components: &mut Vec<Component>, c: &Component) {
+    if components.len() < components.capacity() {
+        if let Namespace::Inline { len, bytes } = &c.namespace {
+            let namespace = Namespace::Inline {
+                len: *len,
+                bytes: *bytes,
+            };
+            match &c.id {
+                Some(Id::Int(v)) => {
+                    return components.push(Component {
+                        namespace,
+                        id: Some(Id::Int(*v)),
+                    })
+                }
+                Some(Id::Uuid(u)) => {
+                    return components.push(Component {
+                        namespace,
+                        id: Some(Id::Uuid(*u)),
+                    })
+                }
+                _ => {}
+            }
+        }
+    }
+    components.push(c.clone());
 }
 
 /// The layout of an encoding: [`find_metadata_common`], else [`find_metadata`].
@@ -390,9 +423,20 @@ pub(super) fn decode_common(bytes: &[u8], layout: Layout, components: &mut Vec<C
     if metas.len() != layout.count {
         return false; // some varint is longer than a byte
     }
+    // Room for every component first. Each one is then pushed only after a check that there
+    // is room (which, after this reservation, always passes), so the compiler knows the push
+    // cannot reallocate and writes the component straight into the vector. Otherwise it
+    // builds the component in a temporary that outlives the reallocation and copies it over
+    // in wider pieces than it was written in: a store-forwarding stall per component. For
+    // the same reason the ID is made only at the push, after the last check that can fail
+    // (an ID alive across a failing check is kept in memory, to be dropped there).
+    components.reserve(layout.count.div_ceil(2));
     let mut offset = 0;
     let mut metas = metas.iter();
     while let Some(&ns_meta) = metas.next() {
+        if components.len() == components.capacity() {
+            return false;
+        }
         // Namespace: type 0, then a separator (or the terminator if no ID follows).
         if u64::from(ns_meta) & TYPE_MASK != u64::from(TYPE_NAMESPACE) {
             return false;
@@ -421,13 +465,13 @@ pub(super) fn decode_common(bytes: &[u8], layout: Layout, components: &mut Vec<C
         }
         offset += 1;
         let id_len = usize::from(id_meta >> TYPE_BITS);
-        let id = match id_meta & TYPE_MASK as u8 {
-            TYPE_INT => match bytes.get(offset..offset + id_len).map(I65::decode) {
-                Some(Ok((v, used))) if used == id_len => Id::Int(v),
-                _ => return false,
-            },
-            // Anything else, a namespace included (only the last component may lack an
-            // ID), is for the checked path.
+        // Anything but an integer, a namespace included (only the last component may lack an
+        // ID), is for the checked path.
+        if id_meta & TYPE_MASK as u8 != TYPE_INT {
+            return false;
+        }
+        let value = match bytes.get(offset..offset + id_len).map(I65::decode) {
+            Some(Ok((v, used))) if used == id_len => v,
             _ => return false,
         };
         metas.next();
@@ -443,7 +487,7 @@ pub(super) fn decode_common(bytes: &[u8], layout: Layout, components: &mut Vec<C
         offset += 1;
         components.push(Component {
             namespace: Namespace::inline_unchecked(ns),
-            id: Some(id),
+            id: Some(Id::Int(value)),
         });
     }
     true

@@ -55,8 +55,12 @@ impl Namespace {
     /// stored (e.g. inside a `push`), so the bytes are written once, in place.
     #[inline(always)]
     pub(crate) fn inline_unchecked(ns: &[u8]) -> Namespace {
+        debug_assert!(ns.len() <= INLINE);
+        let [w0, w1, w2] = inline_words(ns);
         let mut bytes = [0u8; INLINE];
-        bytes[..ns.len()].copy_from_slice(ns);
+        bytes[..8].copy_from_slice(&w0.to_le_bytes());
+        bytes[8..16].copy_from_slice(&w1.to_le_bytes());
+        bytes[16..].copy_from_slice(&w2.to_le_bytes()[..INLINE - 16]);
         Namespace::Inline {
             len: ns.len() as u8,
             bytes,
@@ -89,6 +93,45 @@ impl Namespace {
     pub(crate) fn len(&self) -> usize {
         self.as_bytes().len()
     }
+}
+
+/// `ns` (at most [`INLINE`] bytes) as three little-endian words, zero past its end, read
+/// with loads of fixed size: overlapping ones where the length is not a multiple of the
+/// load, the overlap shifted out.
+#[inline(always)]
+fn inline_words(ns: &[u8]) -> [u64; 3] {
+    let n = ns.len();
+    let word_to = |end: usize| word_ending_at(ns, end);
+    match n {
+        17.. => [word_to(8), word_to(16), word_to(n) >> (8 * (24 - n))],
+        9..=16 => [word_to(8), word_to(n) >> (8 * (16 - n)), 0],
+        8 => [word_to(8), 0, 0],
+        4..=7 => {
+            let half = |at: usize| {
+                u64::from(u32::from_le_bytes([
+                    ns[at],
+                    ns[at + 1],
+                    ns[at + 2],
+                    ns[at + 3],
+                ]))
+            };
+            // The overlapping bytes are the same in both halves, so OR joins them.
+            [half(0) | half(n - 4) << (8 * (n - 4)), 0, 0]
+        }
+        1..=3 => {
+            let (first, mid, last) = (u64::from(ns[0]), u64::from(ns[n / 2]), u64::from(ns[n - 1]));
+            [first | mid << (8 * (n / 2)) | last << (8 * (n - 1)), 0, 0]
+        }
+        0 => [0, 0, 0],
+    }
+}
+
+/// The 8 bytes of `bytes` that end at `end`, as a little-endian word.
+#[inline(always)]
+fn word_ending_at(bytes: &[u8], end: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[end - 8..end]);
+    u64::from_le_bytes(w)
 }
 
 impl Deref for Namespace {
