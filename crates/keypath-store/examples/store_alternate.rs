@@ -1,0 +1,92 @@
+//! The store's list of 100 and get against raw redb, timed in alternating blocks in one
+//! process, so that drift of a shared machine (frequency, neighbours, which core the
+//! blocking thread lands on) hits both sides alike.
+//!
+//! `cargo build --release -p keypath-store --features redb --example store_alternate`, then
+//! `taskset -c 0 target/release/examples/store_alternate [ROUNDS] [BLOCK]`.
+//!
+//! Pinned to one core (`taskset`), the runtime's threads and the blocking pool's take turns
+//! on it, and the medians repeat within a few percent from run to run; unpinned, where the
+//! blocking thread runs and what the other core is doing move them by 20% and more.
+//!
+//! Each round times BLOCK calls of every operation, in an order that rotates from round to
+//! round, and prints, per operation, the median and the fastest block's time per call, and
+//! the ratios of the store's medians to the raw baselines' (the fixture and operations of
+//! `benches/store.rs`: `list100` against `raw_redb_blocking_keyed`, `get` against
+//! `raw_redb_blocking_decoded`).
+
+#[path = "../benches/support/mod.rs"]
+mod support;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use keypath_store::Query;
+use support::{
+    decode_post, fixture, key_and_post, on_blocking_pool, raw_get, raw_list_blocking, Post,
+};
+
+const OPS: [&str; 4] = [
+    "list100/store",
+    "list100/raw_keyed",
+    "get/store",
+    "get/raw_decoded",
+];
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(30);
+    let block: u32 = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let fx = fixture();
+    let group: keypath::KeyPath = "/user-1".parse().unwrap();
+    let q = Query::children(&group, "post").unwrap().limit(100);
+    let start = group.encode();
+    let target: keypath::KeyPath = "/user-1/post-500".parse().unwrap();
+    let key = target.encode();
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); OPS.len()];
+    for round in 0..rounds {
+        for i in 0..OPS.len() {
+            let op = (round + i) % OPS.len();
+            let took = fx.rt.block_on(async {
+                let t = Instant::now();
+                for _ in 0..block {
+                    match op {
+                        0 => {
+                            let page = fx.store.list::<Post>(&q).await.unwrap();
+                            assert_eq!(black_box(page).items.len(), 100);
+                        }
+                        1 => {
+                            let items = raw_list_blocking(&fx.raw, &start, key_and_post).await;
+                            assert_eq!(black_box(items).len(), 100);
+                        }
+                        2 => {
+                            let got = fx.store.get::<Post>(&target).await.unwrap();
+                            assert!(black_box(got).is_some());
+                        }
+                        _ => {
+                            let key = key.clone();
+                            let read =
+                                move |db: &redb::Database| decode_post(&key, &raw_get(db, &key));
+                            assert_eq!(black_box(on_blocking_pool(&fx.raw, read).await).id, 500);
+                        }
+                    }
+                }
+                t.elapsed() / block
+            });
+            times[op].push(took);
+        }
+    }
+    let mut medians = Vec::new();
+    for (op, t) in OPS.iter().zip(&mut times) {
+        t.sort();
+        let median = t[t.len() / 2];
+        medians.push(median);
+        println!(
+            "{op:<20} median {median:>10.2?}   fastest block {:>10.2?}",
+            t[0]
+        );
+    }
+    let ratio = |a: usize, b: usize| medians[a].as_secs_f64() / medians[b].as_secs_f64();
+    println!("list100 store / raw keyed:   {:.3}", ratio(0, 1));
+    println!("get store / raw decoded:     {:.3}", ratio(2, 3));
+}
