@@ -177,7 +177,7 @@ pub const SEQ_END: u8 = 0x00;
 /// assert_eq!(keypath::codec::to_vec(&(7u64, "ab")).unwrap(), [0x08, 0x07, 0x61, 0x62, 0x00]);
 /// ```
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::with_capacity(write::WINDOW);
+    let mut out = Vec::with_capacity(write::WINDOW_BYTES);
     encode_into(value, &mut out)?;
     Ok(out)
 }
@@ -187,29 +187,30 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// bytes.
 ///
 /// ```
-/// let mut buf = Vec::with_capacity(64);
+/// let mut buf = Vec::with_capacity(128);
 /// keypath::codec::encode_into(&1234u64, &mut buf).unwrap();
 /// buf.clear(); // reuse the buffer for the next key
 /// keypath::codec::encode_into(&"ab", &mut buf).unwrap();
 /// assert_eq!(buf, [0x61, 0x62, 0x00]);
 /// ```
 ///
-/// The encoder writes into zeroed bytes of `out`'s spare capacity: a 64-byte window when
-/// there is that much (keys of up to 55 bytes fit it), else all of it. A key that does not
-/// fit is measured by that first pass and serialized again into exactly its length, so
-/// `value.serialize` runs twice for it. Fields of tuples and structs that take one byte of
+/// The encoder writes into zeroed bytes of `out`'s spare capacity: a 72-byte window when
+/// there is that much (keys of up to 64 bytes fit it), else all of it, with a bounds check
+/// per write. A key that does not fit is measured by that first pass and serialized again
+/// into exactly its length, so `value.serialize` runs twice for it. So a buffer reused for
+/// keys is best given 72 bytes of spare capacity. Fields of tuples and structs that take one byte of
 /// memory (`u8`, `i8`, `bool`, one-byte enums and newtypes) are first asked to serialize
 /// themselves as a lone `u8`, so that runs of `u8` (a `[u8; N]` field) are written a word
 /// at a time; the others refuse before writing anything and are serialized again.
 #[inline]
 pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
     let start = out.len();
-    if out.capacity() - start < write::WINDOW {
+    if out.capacity() - start < write::WINDOW_BYTES {
         return encode_sized(value, out, start, out.capacity() - start);
     }
     // A constant-size zero fill: a few vector stores, no call.
-    out.extend_from_slice(&[0; write::WINDOW]);
-    let window: &mut [u8; write::WINDOW] = (&mut out[start..])
+    out.extend_from_slice(&[0; write::WINDOW_BYTES]);
+    let window: &mut [u8; write::WINDOW_BYTES] = (&mut out[start..])
         .try_into()
         .unwrap_or_else(|_| unreachable!("the window was just appended"));
     let mut ser = ser::Serializer {
@@ -220,7 +221,7 @@ pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Resul
         return Err(e);
     }
     let len = write::Sink::len(&ser.out);
-    if len > write::WINDOW_LIMIT {
+    if len > write::WINDOW {
         return encode_sized(value, out, start, len);
     }
     out.truncate(start + len);

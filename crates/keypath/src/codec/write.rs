@@ -7,9 +7,9 @@
 //! [`Sink::len`] is the full encoded length: the caller then knows the output was too
 //! small and by how much (see [`super::encode_into`]).
 //!
-//! Two sinks: [`Window`], a fixed 64-byte array whose writes need no bounds checks (a
-//! position past [`WINDOW_LIMIT`] is clamped to it, and such an encoding is discarded),
-//! and [`Writer`], a slice of any length with checked writes.
+//! Two sinks: [`Window`], a fixed array whose writes need no bounds checks (a position past
+//! [`WINDOW`] wraps around, and such an encoding is discarded), and [`Writer`], a slice of
+//! any length with checked writes.
 
 /// Where the encoder writes.
 pub(crate) trait Sink {
@@ -26,29 +26,31 @@ pub(crate) trait Sink {
     fn invert_from(&mut self, start: usize, mask: u8);
 }
 
-/// Size of the fixed [`Window`].
+/// Longest encoding a [`Window`] holds; a power of two, so that a position is brought into
+/// the window with one mask.
 pub(crate) const WINDOW: usize = 64;
-/// Longest encoding a [`Window`] holds: every fixed-size write (at most 9 bytes) that
-/// starts at or before this position fits the window.
-pub(crate) const WINDOW_LIMIT: usize = WINDOW - 9;
+/// Size of a [`Window`]'s array: room for a fixed-size write (at most 9 bytes) that starts at
+/// the window's last position.
+pub(crate) const WINDOW_BYTES: usize = WINDOW + 8;
 
-/// A fixed-size output. Every write lands at `min(pos, WINDOW_LIMIT)` (a single byte at
-/// `pos % WINDOW`), which the compiler sees is in bounds, so writes need no checks. If the
-/// final length is at most [`WINDOW_LIMIT`], no write started past it, so none was moved
-/// and the bytes are the encoding; otherwise the caller discards them.
+/// A fixed-size output. Every write lands at `pos % WINDOW`, which the compiler sees leaves
+/// room in the array for any fixed-size write, so writes need no checks. If the final length
+/// is at most [`WINDOW`], every write started below it (each writes at least one byte), so
+/// none wrapped and the first `len` bytes are the encoding; otherwise the caller discards them.
 pub(crate) struct Window<'a> {
-    buf: &'a mut [u8; WINDOW],
+    buf: &'a mut [u8; WINDOW_BYTES],
     pos: usize,
 }
 
 impl<'a> Window<'a> {
-    pub(crate) fn new(buf: &'a mut [u8; WINDOW]) -> Self {
+    pub(crate) fn new(buf: &'a mut [u8; WINDOW_BYTES]) -> Self {
         Window { buf, pos: 0 }
     }
 
     #[inline(always)]
     fn at(&self) -> usize {
-        self.pos.min(WINDOW_LIMIT)
+        // One mask, where clamping to a limit took a compare and a move.
+        self.pos % WINDOW
     }
 }
 
@@ -60,10 +62,7 @@ impl Sink for Window<'_> {
 
     #[inline(always)]
     fn byte(&mut self, b: u8) {
-        // Wrapping instead of clamping: one instruction fewer per byte (an array of bytes
-        // is a run of these). A wrapped write means the position passed the window, so the
-        // encoding is discarded anyway.
-        self.buf[self.pos % WINDOW] = b;
+        self.buf[self.at()] = b;
         self.pos += 1;
     }
 

@@ -260,6 +260,33 @@ fn encode_into_does_not_reallocate_with_spare_capacity() {
     }
 }
 
+/// Keys whose encodings end around the fixed window's 64 bytes, written through the window
+/// (72 bytes of spare capacity, after a head or not) and through checked writes (no spare
+/// capacity): the same bytes, which decode back.
+#[test]
+fn encodings_around_the_window_size() {
+    fn check<T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(key: &T) {
+        for head in [0, 1, 7] {
+            let mut window = vec![0xEE; head];
+            window.reserve_exact(128);
+            let mut checked = vec![0xEE; head];
+            checked.shrink_to_fit();
+            crate::codec::encode_into(key, &mut window).unwrap();
+            crate::codec::encode_into(key, &mut checked).unwrap();
+            assert_eq!(window, checked, "{key:?}, head {head}");
+            assert_eq!(&from_slice::<T>(&window[head..]).unwrap(), key);
+        }
+    }
+    for len in 40..80 {
+        let text = "x".repeat(len);
+        check(&(text.clone(), 1234u64));
+        check(&(1234u64, text.clone(), [9u8; 8]));
+        check(&(text.clone(), Desc(u64::MAX)));
+        check(&(Desc(text.clone()), "ab".to_owned()));
+        check(&vec![7u8; len]);
+    }
+}
+
 #[test]
 fn encode_into_fits_exact_capacity() {
     let key = (
