@@ -7,9 +7,9 @@
 //! cancels the setup cost.
 //!
 //! Operations: `keypath-encode`/`-decode` (key paths), `path-from-group` (a two-segment
-//! sort key decoded under its group, as a store list does for each item), `storekey-encode`/`-decode` (the
-//! same fields as a storekey tuple), and for the codec benchmark's key struct
-//! `codec-encode`, `codec-decode` (owned), `codec-decode-borrowed`,
+//! sort key decoded under its group, as a store list does for each item),
+//! `storekey-encode`/`-decode` (the same fields as a storekey tuple), and for the codec
+//! benchmark's key struct `codec-encode`, `codec-decode` (owned), `codec-decode-borrowed`,
 //! `storekey-struct-encode`, `storekey-struct-decode`; for u64 keys (one iteration is a
 //! block of 1,000 keys spread over `0..1_000_000`, as in the criterion batch)
 //! `codec-u64-encode`, `codec-u64-decode`, `storekey-u64-encode`, `storekey-u64-decode`.

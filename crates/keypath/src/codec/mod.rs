@@ -198,10 +198,12 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// there is that much (keys of up to 64 bytes fit it), else all of it, with a bounds check
 /// per write. A key that does not fit is measured by that first pass and serialized again
 /// into exactly its length, so `value.serialize` runs twice for it. So a buffer reused for
-/// keys is best given 72 bytes of spare capacity. Fields of tuples and structs that take one byte of
-/// memory (`u8`, `i8`, `bool`, one-byte enums and newtypes) are first asked to serialize
-/// themselves as a lone `u8`, so that runs of `u8` (a `[u8; N]` field) are written a word
-/// at a time; the others refuse before writing anything and are serialized again.
+/// keys is best given 72 bytes of spare capacity.
+///
+/// Fields of tuples and structs that take one byte of memory (`u8`, `i8`, `bool`, one-byte
+/// enums and newtypes) are first asked to serialize themselves as a lone `u8`, so that runs
+/// of `u8` (a `[u8; N]` field) are written a word at a time; the others refuse before
+/// writing anything and are serialized again.
 #[inline]
 pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
     let start = out.len();
