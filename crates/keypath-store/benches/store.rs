@@ -14,6 +14,11 @@
 //! `raw_redb` runs synchronously on the bench thread, its best case. The store runs its redb
 //! work on tokio's blocking pool, as it must not block the runtime, and so does
 //! `raw_redb_blocking`: raw redb as an async program has to call it.
+//!
+//! On a 2-core machine the ratios move by 20% and more with which core the blocking
+//! thread lands on and with what ran before in the process; pinned to one core
+//! (`taskset -c 0 cargo bench -p keypath-store --bench store`) they move much less, and the
+//! `store_alternate` example, pinned, alternates the store and raw redb in one process.
 
 mod support;
 
