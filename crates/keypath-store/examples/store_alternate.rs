@@ -13,7 +13,9 @@
 //! round, and prints, per operation, the median and the fastest block's time per call, and
 //! the ratios of the store's medians to the raw baselines' (the fixture and operations of
 //! `benches/store.rs`: `list100` against `raw_redb_blocking_keyed`, `get` against
-//! `raw_redb_blocking_decoded`).
+//! `raw_redb_blocking_decoded`). One more raw list, `raw_key_paths`, also decodes each
+//! key into a `KeyPath` (with `KeyPath::decode`), as the store hands out: the store's
+//! overhead beyond producing the same typed output.
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -23,14 +25,16 @@ use std::time::{Duration, Instant};
 
 use keypath_store::Query;
 use support::{
-    decode_post, fixture, key_and_post, on_blocking_pool, raw_get, raw_list_blocking, Post,
+    decode_post, fixture, key_and_post, key_path_and_post, on_blocking_pool, raw_get,
+    raw_list_blocking, Post,
 };
 
-const OPS: [&str; 4] = [
+const OPS: [&str; 5] = [
     "list100/store",
     "list100/raw_keyed",
     "get/store",
     "get/raw_decoded",
+    "list100/raw_key_paths",
 ];
 
 fn main() {
@@ -63,11 +67,15 @@ fn main() {
                             let got = fx.store.get::<Post>(&target).await.unwrap();
                             assert!(black_box(got).is_some());
                         }
-                        _ => {
+                        3 => {
                             let key = key.clone();
                             let read =
                                 move |db: &redb::Database| decode_post(&key, &raw_get(db, &key));
                             assert_eq!(black_box(on_blocking_pool(&fx.raw, read).await).id, 500);
+                        }
+                        _ => {
+                            let items = raw_list_blocking(&fx.raw, &start, key_path_and_post);
+                            assert_eq!(black_box(items.await).len(), 100);
                         }
                     }
                 }
@@ -89,4 +97,5 @@ fn main() {
     let ratio = |a: usize, b: usize| medians[a].as_secs_f64() / medians[b].as_secs_f64();
     println!("list100 store / raw keyed:   {:.3}", ratio(0, 1));
     println!("get store / raw decoded:     {:.3}", ratio(2, 3));
+    println!("list100 store / raw with key paths: {:.3}", ratio(0, 4));
 }

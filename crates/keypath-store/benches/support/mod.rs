@@ -114,6 +114,14 @@ pub fn key_and_post(k: &[u8], v: &[u8]) -> (Vec<u8>, Post) {
     (k.to_vec(), rmp_serde::from_slice(v).unwrap())
 }
 
+/// [`key_and_post`] with the key decoded into a typed `KeyPath`, as the store returns it.
+pub fn key_path_and_post(k: &[u8], v: &[u8]) -> (KeyPath, Post) {
+    (
+        KeyPath::decode(k).unwrap(),
+        rmp_serde::from_slice(v).unwrap(),
+    )
+}
+
 /// The fixture: a 2-worker runtime, and a store and a raw redb file each holding posts
 /// 0..1000 of user 1 (the directory is removed on drop).
 pub struct Fixture {
