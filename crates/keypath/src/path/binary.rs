@@ -361,10 +361,7 @@ impl KeyPath {
 fn push_clone(components: &mut Vec<Component>, c: &Component) {
     if components.len() < components.capacity() {
         if let Namespace::Inline { len, bytes } = &c.namespace {
-            let namespace = Namespace::Inline {
-                len: *len,
-                bytes: *bytes,
-            };
+            let namespace = Namespace::inline_copy(*len, bytes);
             match &c.id {
                 Some(Id::Int(v)) => {
                     return components.push(Component {

@@ -67,6 +67,22 @@ impl Namespace {
         }
     }
 
+    /// A copy of the inline namespace `len`, `bytes`, moved in three word-sized pieces at
+    /// fixed offsets (the last two overlap). A plain copy moves the variant's 23 bytes after
+    /// the tag as pieces of 7 and 16 bytes, and where the compiler keeps the 7 in a
+    /// temporary, it writes them as two overlapping 4-byte stores and reads them back across
+    /// both: a store-forwarding stall.
+    #[inline(always)]
+    pub(crate) fn inline_copy(len: u8, bytes: &[u8; INLINE]) -> Namespace {
+        let word = |at: usize| word_ending_at(bytes, at + 8);
+        let (w0, w1, w2) = (word(0), word(8), word(INLINE - 8));
+        let mut copy = [0u8; INLINE];
+        copy[..8].copy_from_slice(&w0.to_le_bytes());
+        copy[8..16].copy_from_slice(&w1.to_le_bytes());
+        copy[INLINE - 8..].copy_from_slice(&w2.to_le_bytes());
+        Namespace::Inline { len, bytes: copy }
+    }
+
     /// Validates and stores namespace bytes (ASCII letters and `_`), or `None` if invalid.
     pub(crate) fn from_bytes(ns: &[u8]) -> Option<Namespace> {
         if !is_valid(ns) {
