@@ -9,7 +9,8 @@
 //!
 //! Operations, as in the benchmark's `list100` group: `store` (100 posts decoded, with their
 //! key paths and versions), `raw-keyed` (raw redb on the blocking pool: each key copied
-//! and each value decoded), `raw-decoded` (values decoded only), `raw` (values copied only);
+//! and each value decoded), `raw-key-paths` (the same with each key decoded into a
+//! `KeyPath`, as the store hands out), `raw-decoded` (values decoded only), `raw` (values copied only);
 //! as in its `get` group: `get-store` (one post decoded), `get-raw` (raw redb on the
 //! blocking pool, the value copied) and `get-raw-decoded` (the value decoded there); and
 //! `index` (100 posts through the `by_updated` index, decoded) and `first` (a list of one
@@ -22,15 +23,15 @@ use std::hint::black_box;
 
 use keypath_store::Query;
 use support::{
-    copy_value, decode_post, fixture, key_and_post, on_blocking_pool, raw_get, raw_list_blocking,
-    Post,
+    copy_value, decode_post, fixture, key_and_post, key_path_and_post, on_blocking_pool, raw_get,
+    raw_list_blocking, Post,
 };
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(n)) = (args.next(), args.next().and_then(|n| n.parse::<u64>().ok())) else {
         eprintln!(
-            "usage: store_icount store|raw-keyed|raw-decoded|raw|get-store|get-raw|get-raw-decoded|index|first ITERATIONS"
+            "usage: store_icount store|raw-keyed|raw-key-paths|raw-decoded|raw|get-store|get-raw|get-raw-decoded|index|first ITERATIONS"
         );
         std::process::exit(2);
     };
@@ -55,6 +56,11 @@ fn main() {
                     black_box(page.await.unwrap().items.len())
                 }
                 "raw-keyed" => black_box(raw_list_blocking(raw, &start, key_and_post).await.len()),
+                "raw-key-paths" => black_box(
+                    raw_list_blocking(raw, &start, key_path_and_post)
+                        .await
+                        .len(),
+                ),
                 "raw-decoded" => black_box(raw_list_blocking(raw, &start, decode_post).await.len()),
                 "raw" => black_box(raw_list_blocking(raw, &start, copy_value).await.len()),
                 "get-store" => {

@@ -543,10 +543,9 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// in scan order, returning what `map` made of them. The first error `map` returns ends
     /// the scan and is the result.
     ///
-    /// The default calls [`Backend::scan`] and maps its entries. A backend that can lend
-    /// its records (the embedded one) overrides it to run `map` where it reads them, on the
-    /// blocking pool over borrowed bytes: no record is copied, and what `map` allocates and
-    /// frees stays on one thread. `map` must not call the backend.
+    /// The default is [`Backend::scan_fold`] into a vector, so it reads where `scan_fold`
+    /// reads: on the embedded backend, on the blocking pool over borrowed bytes. `map` must
+    /// not call the backend.
     ///
     /// ```
     /// use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError, Condition, Key, Record, Scan, Write};
@@ -577,12 +576,63 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
         E: From<BackendError> + Send + 'static,
         F: FnMut(&[u8], u64, &[u8]) -> Result<T, E> + Send + 'static,
     {
+        self.scan_fold(scan, Vec::new(), move |out, sort, version, value| {
+            out.push(map(sort, version, value)?);
+            Ok(())
+        })
+    }
+
+    /// [`Backend::scan`], with each record folded into the accumulator `acc` by
+    /// `fold(&mut acc, sort key, version, value)` in scan order; the result is the
+    /// accumulator after the last record. The first error `fold` returns ends the scan and
+    /// is the result. What the accumulator keeps, and how, is the caller's: e.g. only the
+    /// records it wants, or what it learned about the others.
+    ///
+    /// The default calls [`Backend::scan`] and folds its entries. A backend that can lend
+    /// its records (the embedded one) overrides it to run `fold` where it reads them, on the
+    /// blocking pool over borrowed bytes: no record is copied, and what `fold` allocates and
+    /// frees stays on one thread. `fold` must not call the backend.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError, Condition, Key, Record, Scan, Write};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let db = MemoryBackend::new();
+    /// let put = |s: &[u8], v: &[u8]| Write::Put {
+    ///     key: Key::new(b"g".to_vec(), s.to_vec()),
+    ///     record: Record { value: v.to_vec(), version: 1 },
+    ///     condition: Condition::None,
+    /// };
+    /// db.write(vec![put(b"a", b"xy"), put(b"b", b"z"), put(b"c", b"")]).await.unwrap();
+    /// // How many records, and the keys of the non-empty ones.
+    /// let (count, keys) = db
+    ///     .scan_fold(Scan::group(b"g".to_vec()), (0, Vec::new()), |(count, keys), sort, _, value| {
+    ///         *count += 1;
+    ///         if !value.is_empty() {
+    ///             keys.push(sort[0]);
+    ///         }
+    ///         Ok::<_, BackendError>(())
+    ///     })
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!((count, keys), (3, vec![b'a', b'b']));
+    /// # });
+    /// ```
+    fn scan_fold<A, E, F>(
+        &self,
+        scan: Scan,
+        mut acc: A,
+        mut fold: F,
+    ) -> impl Future<Output = Result<A, E>> + Send
+    where
+        A: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(&mut A, &[u8], u64, &[u8]) -> Result<(), E> + Send + 'static,
+    {
         async move {
-            let entries = self.scan(scan).await?;
-            entries
-                .iter()
-                .map(|e| map(&e.sort, e.record.version, &e.record.value))
-                .collect()
+            for e in self.scan(scan).await? {
+                fold(&mut acc, &e.sort, e.record.version, &e.record.value)?;
+            }
+            Ok(acc)
         }
     }
 

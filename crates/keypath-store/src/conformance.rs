@@ -389,6 +389,25 @@ async fn scans_match_model<B: Backend>(db: &B) {
             mapped, expected,
             "conformance: scan_map round {round}: {scan:?}"
         );
+        // `scan_fold` too, into an accumulator the caller chose.
+        let folded = db.scan_fold(
+            scan.clone(),
+            (0usize, Vec::new()),
+            |(n, seen), sort, version, value| {
+                if value != sort {
+                    return Err(BackendError::storage(format!("value of {sort:02x?}")));
+                }
+                *n += 1;
+                seen.push((sort.to_vec(), version));
+                Ok(())
+            },
+        );
+        let (n, folded) = must("scan_fold", folded).await;
+        assert_eq!(
+            (n, &folded),
+            (expected.len(), &expected),
+            "conformance: scan_fold round {round}: {scan:?}"
+        );
         // The first error `map` returns ends the scan and is the result.
         if let Some(stop) = (!expected.is_empty()).then(|| rng.below(expected.len())) {
             let seen = Arc::new(AtomicUsize::new(0));

@@ -209,6 +209,7 @@ fn decode_payload<T: DeserializeOwned>(
 
 /// The item at `key` as a `T`, from its stored parts: the type name (compared as bytes,
 /// so it need not have been checked as UTF-8) must be `T::TYPE`.
+#[inline(always)]
 pub(crate) fn versioned_from_parts<T: Item>(
     key: KeyPath,
     version: u64,

@@ -75,6 +75,7 @@ fn is_uuid(id: &Id) -> bool {
 }
 
 /// Whether any of `components` has a UUID ID.
+#[inline]
 fn has_uuid(components: &[Component]) -> bool {
     components.iter().any(|c| c.id().is_some_and(is_uuid))
 }
@@ -321,15 +322,16 @@ impl Query {
         }
     }
 
-    /// A fingerprint of what the query lists and in which order (not its limit or cursor).
-    pub(crate) fn fingerprint(&self, index: Option<&str>, plan: &Plan) -> u64 {
+    /// A fingerprint of what the query lists and in which order (not its limit or cursor);
+    /// `group` is the encoding of the query's group.
+    pub(crate) fn fingerprint(&self, index: Option<&str>, group: &[u8], plan: &Plan) -> u64 {
         let mut h = fnv1a(
             FNV_OFFSET,
             &[u8::from(index.is_some()), self.direction as u8],
         );
         for part in [
             index.unwrap_or("").as_bytes(),
-            &self.group.encode(),
+            group,
             &plan.start,
             plan.end.as_deref().unwrap_or(&[]),
         ] {
@@ -359,6 +361,7 @@ impl Plan {
 
     /// [`Plan::matches`] for the part of `path` after its first `group_len` components, for
     /// a path whose encoding is inside the plan's byte range.
+    #[inline]
     pub fn matches_after(&self, path: &KeyPath, group_len: usize) -> bool {
         let Some(rest) = path.components().get(group_len..) else {
             return false;

@@ -97,6 +97,7 @@ pub(crate) fn backend_key(path: &KeyPath) -> Result<Key, StoreError> {
 
 /// What `make` makes of the stored `value` of the item at `key`: the envelope's framing is
 /// checked (nothing decoded) and its type name and payload handed over.
+#[inline(always)]
 pub(crate) fn item_from_value<I>(
     key: KeyPath,
     version: u64,

@@ -326,10 +326,8 @@ fn storage(e: impl Into<redb::Error>) -> BackendError {
 /// A panic payload, carried from the blocking pool back to the calling task.
 type Panic = Box<dyn std::any::Any + Send>;
 
-/// Hands each record to `map` (through `caller`), collecting what it makes (grown as read:
-/// reserving a whole page up front measured slower, since one large allocation per scan
-/// makes glibc consolidate the small chunks that callers free).
-fn map_records<'a, T, E, F>(
+/// Folds `records` into `acc` with `fold`, each run as the caller's code.
+fn fold_records<'a, A, E, F>(
     records: impl Iterator<
         Item = Result<
             (
@@ -340,23 +338,23 @@ fn map_records<'a, T, E, F>(
         >,
     >,
     caller: &mut CallerCode,
-    map: &mut F,
-) -> Result<Vec<T>, E>
+    acc: &mut A,
+    fold: &mut F,
+) -> Result<(), E>
 where
     E: From<BackendError>,
-    F: FnMut(&[u8], u64, &[u8]) -> Result<T, E>,
+    F: FnMut(&mut A, &[u8], u64, &[u8]) -> Result<(), E>,
 {
-    let mut out = Vec::new();
     for record in records {
         let (k, v) = record.map_err(storage)?;
         let (version, value) = v.value();
         let sort = k.value().1;
-        out.push(caller.run(|| map(sort, version, value))?);
+        caller.run(|| fold(acc, sort, version, value))?;
     }
-    Ok(out)
+    Ok(())
 }
 
-/// Marks where the caller's code (a `map` of [`Backend::scan_map`]) runs, for
+/// Marks where the caller's code (a `fold` of [`Backend::scan_fold`]) runs, for
 /// [`guard_caller_panics`].
 struct CallerCode {
     running: bool,
@@ -413,7 +411,7 @@ impl Backend for RedbBackend {
     }
 
     /// Runs `map` on the blocking pool inside the read transaction, over the bytes redb
-    /// lends, like [`RedbBackend::scan_map`]; a panic in `map` is resumed in the calling task.
+    /// lends, like [`RedbBackend::scan_fold`]; a panic in `map` is resumed in the calling task.
     async fn batch_get_map<T, E, F>(&self, keys: Vec<Key>, mut map: F) -> Result<Vec<Option<T>>, E>
     where
         T: Send + 'static,
@@ -457,26 +455,26 @@ impl Backend for RedbBackend {
         .await
     }
 
-    /// Runs `map` on the blocking pool inside the read transaction, over the bytes redb
-    /// lends: records are not copied unless `map` copies them. A panic in `map` (the
-    /// caller's code, e.g. a `Deserialize` impl) is resumed in the calling task, as if `map`
+    /// Runs `fold` on the blocking pool inside the read transaction, over the bytes redb
+    /// lends: records are not copied unless `fold` copies them. A panic in `fold` (the
+    /// caller's code, e.g. a `Deserialize` impl) is resumed in the calling task, as if `fold`
     /// had run there, rather than reported as a failure of the store file.
-    async fn scan_map<T, E, F>(&self, scan: Scan, mut map: F) -> Result<Vec<T>, E>
+    async fn scan_fold<A, E, F>(&self, scan: Scan, mut acc: A, mut fold: F) -> Result<A, E>
     where
-        T: Send + 'static,
+        A: Send + 'static,
         E: From<BackendError> + Send + 'static,
-        F: FnMut(&[u8], u64, &[u8]) -> Result<T, E> + Send + 'static,
+        F: FnMut(&mut A, &[u8], u64, &[u8]) -> Result<(), E> + Send + 'static,
     {
         let limit = scan.limit.unwrap_or(usize::MAX);
         if limit == 0 || scan.is_empty_range() {
-            return Ok(Vec::new());
+            return Ok(acc);
         }
         self.blocking_calling(move |db, caller| {
             let txn = db.begin_read().map_err(storage)?;
             let table = txn.open_table(RECORDS).map_err(storage)?;
             let g = scan.group.as_slice();
             // `group ++ [0x00]` is the next group in byte order: excluding it ends `group`.
-            let next_group = [g, &[0u8]].concat();
+            let next_group: Vec<u8>;
             let lower: Bound<(&[u8], &[u8])> = match as_slices(&scan.start) {
                 Bound::Included(s) => Bound::Included((g, s)),
                 Bound::Excluded(s) => Bound::Excluded((g, s)),
@@ -485,15 +483,21 @@ impl Backend for RedbBackend {
             let upper: Bound<(&[u8], &[u8])> = match as_slices(&scan.end) {
                 Bound::Included(e) => Bound::Included((g, e)),
                 Bound::Excluded(e) => Bound::Excluded((g, e)),
-                Bound::Unbounded => Bound::Excluded((next_group.as_slice(), &[])),
+                Bound::Unbounded => {
+                    next_group = [g, &[0u8]].concat();
+                    Bound::Excluded((next_group.as_slice(), &[]))
+                }
             };
             let range = table
                 .range::<(&[u8], &[u8])>((lower, upper))
                 .map_err(storage)?;
             match scan.direction {
-                Direction::Forward => map_records(range.take(limit), caller, &mut map),
-                Direction::Reverse => map_records(range.rev().take(limit), caller, &mut map),
+                Direction::Forward => fold_records(range.take(limit), caller, &mut acc, &mut fold)?,
+                Direction::Reverse => {
+                    fold_records(range.rev().take(limit), caller, &mut acc, &mut fold)?
+                }
             }
+            Ok(acc)
         })
         .await
     }

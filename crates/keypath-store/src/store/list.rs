@@ -72,22 +72,35 @@ impl<B: Backend> Store<B> {
         M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Copy + Send + 'static,
     {
         let plan = query.plan(false);
-        let fingerprint = query.fingerprint(None, &plan);
         let group = query.group.encode();
+        let fingerprint = query.fingerprint(None, &group, &plan);
         let shared = Arc::new((query.group.clone(), plan));
         let resolve = |scan, needed: usize| {
             let shared = shared.clone();
-            let mut made = 0;
-            self.backend.scan_map(scan, move |sort, version, value| {
-                // A record after the page's last item only shows that there is more.
-                if made == needed {
-                    return Ok(Step::Beyond);
-                }
-                let (group, plan) = &*shared;
-                let step = list_step(group, plan, sort, version, value, make)?;
-                made += usize::from(matches!(step, Step::Item(_)));
-                Ok(step)
-            })
+            // Grown as items are made: reserving a whole page up front measured slower (one
+            // large allocation per scan makes glibc consolidate the small chunks callers free).
+            let scanned = Scanned::new(Vec::new());
+            self.backend
+                .scan_fold(scan, scanned, move |scanned, sort, version, value| {
+                    scanned.records += 1;
+                    // A record after the page's last item only shows that there is more.
+                    if scanned.items.len() == needed {
+                        scanned.more = true;
+                        return Ok(());
+                    }
+                    let (group, plan) = &*shared;
+                    // The item goes straight into the page: each move of it on the way (a
+                    // step of a scan, then a page) was one more copy, which stalls when it
+                    // reads the item in wider pieces than it was just written in.
+                    match list_step(group, plan, sort, version, value, make)? {
+                        Some(item) => {
+                            scanned.items.push(item);
+                            scanned.passed_after_last = false;
+                        }
+                        None => scanned.pass(sort),
+                    }
+                    Ok(())
+                })
         };
         // The position of an item is its sort key, encoded again from its key path only
         // when a cursor or the next scan needs it: decoding is canonical (a decoded path
@@ -151,12 +164,15 @@ impl<B: Backend> Store<B> {
             });
         }
         let plan = query.plan(true);
-        let fingerprint = query.fingerprint(Some(index), &plan);
-        let group = index_group(index, &query.group.encode());
+        let query_group = query.group.encode();
+        let fingerprint = query.fingerprint(Some(index), &query_group, &plan);
+        let group = index_group(index, &query_group);
         // Every entry is resolved: which ones still match their items shows only then.
-        let resolve = |scan, _needed| async {
+        let plan_ref = &plan;
+        let resolve = |scan, needed| async move {
             let entries = self.backend.scan(scan).await?;
-            self.resolve_index(index, query, &plan, entries).await
+            let steps = self.resolve_index(index, query, plan_ref, entries).await?;
+            Ok(Scanned::from_steps(steps, needed))
         };
         // An index item's position is its entry's sort key, kept beside it.
         let position_of = |(sort, _): &(Vec<u8>, RawItem)| Ok(sort.clone());
@@ -256,7 +272,7 @@ impl<B: Backend> Store<B> {
     ) -> Result<Page<I>, StoreError>
     where
         R: FnMut(Scan, usize) -> Fut,
-        Fut: std::future::Future<Output = Result<Vec<Step<I>>, StoreError>>,
+        Fut: std::future::Future<Output = Result<Scanned<I>, StoreError>>,
     {
         let limit = query.limit.unwrap_or(usize::MAX);
         let mut position: Option<Vec<u8>> = match &query.cursor {
@@ -270,14 +286,13 @@ impl<B: Backend> Store<B> {
             items.last().map(&position_of).transpose()
         };
         let mut items = Vec::new();
-        let mut more = false;
         if limit == 0 {
             return Ok(Page {
                 items,
                 cursor: None,
             });
         }
-        loop {
+        let more = loop {
             if std::mem::take(&mut at_last_item) {
                 position = last_item_position(&items)?;
             }
@@ -306,41 +321,24 @@ impl<B: Backend> Store<B> {
                 direction: query.direction,
                 limit: Some(batch),
             };
-            let mut room = limit - items.len();
-            let mut steps = resolve(scan, room).await?;
-            let exhausted = steps.len() < batch;
-            // The steps up to the page's end, or all of them.
-            let mut used = steps.len();
-            for (i, step) in steps.iter_mut().enumerate() {
-                match step {
-                    Step::Item(_) if room > 0 => {
-                        room -= 1;
-                        at_last_item = true;
-                    }
-                    Step::Skipped(sort) if room > 0 => {
-                        position = Some(std::mem::take(sort));
-                        at_last_item = false;
-                    }
-                    // Past the page's end (a `Beyond` comes only after the page's last item).
-                    _ => {
-                        more = true;
-                        used = i;
-                        break;
-                    }
-                }
-            }
-            steps.truncate(used);
-            let taken = steps.into_iter().filter_map(Step::into_item);
-            if items.is_empty() {
-                // Collected in place: a one-scan page keeps the scan's allocation.
-                items = taken.collect();
+            let scanned = resolve(scan, limit - items.len()).await?;
+            let exhausted = scanned.records < batch;
+            let more = scanned.more;
+            if scanned.passed_after_last {
+                position = Some(scanned.passed);
             } else {
-                items.extend(taken);
+                at_last_item = !scanned.items.is_empty();
+            }
+            if items.is_empty() {
+                // A one-scan page is the scan's vector.
+                items = scanned.items;
+            } else {
+                items.extend(scanned.items);
             }
             if more || exhausted {
-                break;
+                break more;
             }
-        }
+        };
         if !more {
             return Ok(Page {
                 items,
@@ -358,22 +356,69 @@ impl<B: Backend> Store<B> {
     }
 }
 
-/// One scanned record, resolved against a query.
+/// One scanned record of an index, resolved against a query.
 enum Step<I> {
     /// An item the query selects.
     Item(I),
     /// A record the query passes over, at this sort key.
     Skipped(Vec<u8>),
-    /// A record after the page's last item, not resolved: it shows that there is more.
-    Beyond,
 }
 
-impl<I> Step<I> {
-    fn into_item(self) -> Option<I> {
-        match self {
-            Step::Item(item) => Some(item),
-            Step::Skipped(_) | Step::Beyond => None,
+/// What one scan gave a page: the items it selected (at most as many as the page still
+/// needed), and what the page's cursor and the next scan need of the records it read.
+struct Scanned<I> {
+    /// The items, in scan order.
+    items: Vec<I>,
+    /// Records read, selected or not.
+    records: usize,
+    /// Whether a record was read after the page was full: there may be more.
+    more: bool,
+    /// Whether the last record consumed (before the page was full) was passed over rather
+    /// than selected; then `passed` is its sort key, where the next scan resumes.
+    passed_after_last: bool,
+    passed: Vec<u8>,
+}
+
+impl<I> Scanned<I> {
+    fn new(items: Vec<I>) -> Self {
+        Scanned {
+            items,
+            records: 0,
+            more: false,
+            passed_after_last: false,
+            passed: Vec::new(),
         }
+    }
+
+    /// Notes a record passed over, at sort key `sort`.
+    fn pass(&mut self, sort: &[u8]) {
+        self.passed.clear();
+        self.passed.extend_from_slice(sort);
+        self.passed_after_last = true;
+    }
+
+    /// The steps of a scan, taken up to `room` items: a step after the page is full shows
+    /// that there is more.
+    fn from_steps(steps: Vec<Step<I>>, room: usize) -> Self {
+        let mut scanned = Scanned::new(Vec::new());
+        scanned.records = steps.len();
+        for step in steps {
+            match step {
+                Step::Item(item) if scanned.items.len() < room => {
+                    scanned.items.push(item);
+                    scanned.passed_after_last = false;
+                }
+                Step::Skipped(sort) if scanned.items.len() < room => {
+                    scanned.passed = sort;
+                    scanned.passed_after_last = true;
+                }
+                _ => {
+                    scanned.more = true;
+                    break;
+                }
+            }
+        }
+        scanned
     }
 }
 
@@ -394,8 +439,9 @@ impl Keyed for RawItem {
     }
 }
 
-/// Resolves one record of an item group: decodes its key path, skips it if outside the
-/// plan's filters, and makes the item with `make` from the borrowed envelope.
+/// Resolves one record of an item group: decodes its key path, passes over it (`None`) if
+/// outside the plan's filters, and makes the item with `make` from the borrowed envelope.
+#[inline(always)]
 fn list_step<I>(
     group: &KeyPath,
     plan: &Plan,
@@ -403,11 +449,14 @@ fn list_step<I>(
     version: u64,
     value: &[u8],
     make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
-) -> Result<Step<I>, StoreError> {
+) -> Result<Option<I>, StoreError> {
     let key = KeyPath::from_group_path(group, sort).map_err(|err| corrupt("key", err))?;
     // The plan's filters are over the part after the group.
     if !plan.matches_after(&key, group.len()) {
-        return Ok(Step::Skipped(sort.to_vec()));
+        return Ok(None);
     }
-    super::item_from_value(key, version, value, make).map(Step::Item)
+    super::item_from_value(key, version, value, make).map(Some)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,145 @@
+use keypath::{Id, KeyPath};
+
+use crate::backend::memory::MemoryBackend;
+use crate::backend::Backend;
+use crate::{PutMode, Query, Store};
+
+/// The bytes an ID takes in a key path encoding.
+fn id_bytes(id: &Id) -> Vec<u8> {
+    let bytes = KeyPath::new().push("x", id.clone()).unwrap().encode();
+    let spans = KeyPath::segment_spans(&bytes).unwrap();
+    bytes[spans[1].range.clone()].to_vec()
+}
+
+/// A UUID whose bytes are the string ID `"a"`'s, then `01`, then `fill`: its key sorts
+/// inside the byte range of `/g-1/a-a` and its descendants, though it is not one of them.
+fn colliding(fill: u8) -> Id {
+    let mut bytes = id_bytes(&Id::from("a"));
+    bytes.push(0x01);
+    bytes.resize(16, fill);
+    Id::Uuid(bytes.try_into().unwrap())
+}
+
+fn path(s: &str) -> KeyPath {
+    s.parse().unwrap()
+}
+
+/// `/g-1/a-a` and its descendants, with colliding UUIDs between them in key order, and
+/// neighbours outside: what a prefix query passes over inside its byte range.
+async fn fill_with_passed_over_records<B: Backend>(store: &Store<B>) -> Vec<KeyPath> {
+    let group = path("/g-1");
+    let a = group.clone().push("a", "a").unwrap();
+    let child = |ns: &str, id: u64| a.clone().push(ns, id).unwrap();
+    let wanted = vec![
+        a.clone(),
+        child("b", 1),
+        child("b", 2),
+        child("c", 1),
+        child("x", 1),
+        child("x", 2),
+    ];
+    let others = [
+        group.clone().push("a", "b").unwrap(),
+        group.clone().push("a", "").unwrap(),
+        group.clone().push("a", 7u64).unwrap(),
+        path("/g-2").push("a", "a").unwrap(),
+    ];
+    // `42` sorts before `b`, `70` between `c` and `x`, `00` and `ff` at the ends.
+    let uuids = [0x00, 0x42, 0x70, 0x71, 0xff]
+        .map(|fill| group.clone().push("a", colliding(fill)).unwrap());
+    for p in wanted.iter().chain(&others).chain(&uuids) {
+        store
+            .put_raw(p, "t", &p.to_string(), vec![], PutMode::Upsert)
+            .await
+            .unwrap();
+    }
+    // The case under test is there: in key order, some colliding UUID lies between two
+    // wanted paths, and one after the last (the first a reverse list reads).
+    let mut all: Vec<(Vec<u8>, bool)> = wanted
+        .iter()
+        .map(|p| (p.encode(), true))
+        .chain(uuids.iter().map(|p| (p.encode(), false)))
+        .collect();
+    all.sort();
+    let flags: Vec<bool> = all.iter().map(|(_, wanted)| *wanted).collect();
+    assert_eq!(
+        flags.last(),
+        Some(&false),
+        "a passed-over record comes last: {flags:?}"
+    );
+    let (first, last) = (
+        flags.iter().position(|&f| f),
+        flags.iter().rposition(|&f| f),
+    );
+    assert!(
+        flags[first.unwrap()..last.unwrap()].contains(&false),
+        "a passed-over record lies between wanted ones: {flags:?}"
+    );
+    wanted
+}
+
+/// Pages through `query` with `limit`, returning every page's keys.
+async fn pages<B: Backend>(store: &Store<B>, query: &Query, limit: usize) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut q = query.clone().limit(limit);
+    loop {
+        let page = store.list_raw(&q).await.unwrap();
+        assert!(page.items.len() <= limit);
+        out.push(page.items.iter().map(|i| i.key().to_string()).collect());
+        match page.cursor {
+            Some(c) => q = query.clone().limit(limit).after(c),
+            None => return out,
+        }
+        assert!(out.len() <= 20, "paging does not end: {out:?}");
+    }
+}
+
+/// Records a query passes over (inside its byte range, outside its filters) between and
+/// before the items it selects: every limit, in both directions, pages through exactly the
+/// selected items, each once, in order. A page that ends on an item after a passed-over
+/// record must resume after that item, not after the record.
+async fn pages_resume_after_passed_over_records<B: Backend>(store: Store<B>) {
+    let wanted = fill_with_passed_over_records(&store).await;
+    let wanted: Vec<String> = wanted.iter().map(|p| p.to_string()).collect();
+    for reverse in [false, true] {
+        let mut query = Query::prefix(&path("/g-1").push("a", "a").unwrap()).unwrap();
+        let mut expected = wanted.clone();
+        if reverse {
+            query = query.reverse();
+            expected.reverse();
+        }
+        let whole = store.list_raw(&query).await.unwrap();
+        let keys: Vec<String> = whole.items.iter().map(|i| i.key().to_string()).collect();
+        assert_eq!(keys, expected, "reverse {reverse}");
+        assert!(whole.cursor.is_none());
+        for limit in 1..=expected.len() + 1 {
+            let got = pages(&store, &query, limit).await;
+            let flat: Vec<String> = got.iter().flatten().cloned().collect();
+            assert_eq!(flat, expected, "reverse {reverse}, limit {limit}: {got:?}");
+        }
+    }
+}
+
+#[test]
+fn memory_pages_resume_after_passed_over_records() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(pages_resume_after_passed_over_records(Store::new(
+        MemoryBackend::new(),
+    )));
+}
+
+#[cfg(feature = "redb")]
+#[test]
+fn redb_pages_resume_after_passed_over_records() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    rt.block_on(async {
+        let store = Store::open(dir.path()).await.unwrap();
+        pages_resume_after_passed_over_records(store).await
+    });
+}
