@@ -77,9 +77,13 @@ impl<B: Backend> Store<B> {
         let shared = Arc::new((query.group.clone(), plan));
         let resolve = |scan, needed: usize| {
             let shared = shared.clone();
-            // Grown as items are made: reserving a whole page up front measured slower (one
-            // large allocation per scan makes glibc consolidate the small chunks callers free).
-            let scanned = Scanned::new(Vec::new());
+            // Room for every item the scan may make, when that is at most one scan's worth
+            // (as for any page with a limit up to `SCAN_BATCH`): each item is then written
+            // once, where it stays, where a vector grown as read copied a page of 100 five
+            // times over (store_alternate: 39.1-40.0 against 42.0 µs per list of 100). A
+            // page that turns out far shorter gives the room back (`paged`).
+            let room = if needed <= SCAN_BATCH { needed } else { 0 };
+            let scanned = Scanned::new(Vec::with_capacity(room));
             self.backend
                 .scan_fold(scan, scanned, move |scanned, sort, version, value| {
                     scanned.records += 1;
@@ -339,6 +343,11 @@ impl<B: Backend> Store<B> {
                 break more;
             }
         };
+        // Room reserved for a full page and mostly unused (a short last page, a sparse
+        // range) is given back rather than kept alive with the page.
+        if items.capacity() > 2 * items.len() + 16 {
+            items.shrink_to_fit();
+        }
         if !more {
             return Ok(Page {
                 items,

@@ -112,6 +112,15 @@ async fn pages_resume_after_passed_over_records<B: Backend>(store: Store<B>) {
         let keys: Vec<String> = whole.items.iter().map(|i| i.key().to_string()).collect();
         assert_eq!(keys, expected, "reverse {reverse}");
         assert!(whole.cursor.is_none());
+        // Room reserved for a page of 1000 is not kept alive with a page of 6.
+        let roomy = store.list_raw(&query.clone().limit(1000)).await.unwrap();
+        assert_eq!(roomy.items.len(), expected.len());
+        assert!(
+            roomy.items.capacity() <= 2 * expected.len() + 16,
+            "capacity {} for {} items",
+            roomy.items.capacity(),
+            expected.len()
+        );
         for limit in 1..=expected.len() + 1 {
             let got = pages(&store, &query, limit).await;
             let flat: Vec<String> = got.iter().flatten().cloned().collect();
