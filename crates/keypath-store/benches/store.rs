@@ -26,27 +26,13 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use keypath::KeyPath;
-use keypath_store::{Item, Query};
+use keypath_store::Query;
 use redb::Database;
 
 use support::{
     copy_value, decode_post, fixture, key_and_post, on_blocking_pool, post, raw_get, raw_list,
-    raw_list_blocking, raw_value, Fixture, Post, RAW,
+    raw_list_blocking, raw_put, Fixture, Post,
 };
-
-/// The raw equivalent of a store put with one index: item, index entry and counter.
-fn raw_put(raw: &Database, p: &Post, counter: &[u8], n: u64) {
-    let key = p.key_path().unwrap().encode();
-    let index_key = [b"idx".as_slice(), &p.updated_at.to_be_bytes(), &key].concat();
-    let txn = raw.begin_write().unwrap();
-    {
-        let mut t = txn.open_table(RAW).unwrap();
-        t.insert(key.as_slice(), raw_value(p).as_slice()).unwrap();
-        t.insert(index_key.as_slice(), key.as_slice()).unwrap();
-        t.insert(counter, n.to_be_bytes().as_slice()).unwrap();
-    }
-    txn.commit().unwrap();
-}
 
 fn benches(c: &mut Criterion) {
     // `_dir` keeps the files until the end.

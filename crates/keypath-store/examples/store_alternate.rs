@@ -13,7 +13,8 @@
 //! round, and prints, per operation, the median and the fastest block's time per call, and
 //! the ratios of the store's medians to the raw baselines' (the fixture and operations of
 //! `benches/store.rs`: `list100` against `raw_redb_blocking_keyed`, `get` against
-//! `raw_redb_blocking_decoded`). One more raw list, `raw_key_paths`, also decodes each
+//! `raw_redb_blocking_decoded`, `put` against `raw_redb_blocking`; each put is durable, so
+//! its time follows the disk's flushes). One more raw list, `raw_key_paths`, also decodes each
 //! key into a `KeyPath` (with `KeyPath::decode`), as the store hands out: the store's
 //! overhead beyond producing the same typed output.
 
@@ -25,16 +26,18 @@ use std::time::{Duration, Instant};
 
 use keypath_store::Query;
 use support::{
-    decode_post, fixture, key_and_post, key_path_and_post, on_blocking_pool, raw_get,
-    raw_list_blocking, Post,
+    decode_post, fixture, key_and_post, key_path_and_post, on_blocking_pool, post, raw_get,
+    raw_list_blocking, raw_put, Post,
 };
 
-const OPS: [&str; 5] = [
+const OPS: [&str; 7] = [
     "list100/store",
     "list100/raw_keyed",
     "get/store",
     "get/raw_decoded",
     "list100/raw_key_paths",
+    "put/store",
+    "put/raw_blocking",
 ];
 
 fn main() {
@@ -48,6 +51,9 @@ fn main() {
     let target: keypath::KeyPath = "/user-1/post-500".parse().unwrap();
     let key = target.encode();
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); OPS.len()];
+    // Puts write new posts (of users 2 and 3, outside the listed and read ones), as the
+    // benchmark's `put` group does.
+    let mut puts = 0u64;
     for round in 0..rounds {
         for i in 0..OPS.len() {
             let op = (round + i) % OPS.len();
@@ -73,9 +79,19 @@ fn main() {
                                 move |db: &redb::Database| decode_post(&key, &raw_get(db, &key));
                             assert_eq!(black_box(on_blocking_pool(&fx.raw, read).await).id, 500);
                         }
-                        _ => {
+                        4 => {
                             let items = raw_list_blocking(&fx.raw, &start, key_path_and_post);
                             assert_eq!(black_box(items.await).len(), 100);
+                        }
+                        5 => {
+                            puts += 1;
+                            black_box(fx.store.put(&post(2, puts)).await.unwrap());
+                        }
+                        _ => {
+                            puts += 1;
+                            let (raw, n) = (fx.raw.clone(), puts);
+                            let put = move || raw_put(&raw, &post(3, n), b"counter-3", n);
+                            tokio::task::spawn_blocking(put).await.unwrap();
                         }
                     }
                 }
@@ -98,4 +114,5 @@ fn main() {
     println!("list100 store / raw keyed:   {:.3}", ratio(0, 1));
     println!("get store / raw decoded:     {:.3}", ratio(2, 3));
     println!("list100 store / raw with key paths: {:.3}", ratio(0, 4));
+    println!("put store / raw blocking:    {:.3}", ratio(5, 6));
 }

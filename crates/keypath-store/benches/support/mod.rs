@@ -55,6 +55,20 @@ pub fn raw_value(p: &Post) -> Vec<u8> {
     rmp_serde::to_vec_named(p).expect("encodes")
 }
 
+/// The raw equivalent of a store put with one index: item, index entry and counter.
+pub fn raw_put(raw: &Database, p: &Post, counter: &[u8], n: u64) {
+    let key = p.key_path().unwrap().encode();
+    let index_key = [b"idx".as_slice(), &p.updated_at.to_be_bytes(), &key].concat();
+    let txn = raw.begin_write().unwrap();
+    {
+        let mut t = txn.open_table(RAW).unwrap();
+        t.insert(key.as_slice(), raw_value(p).as_slice()).unwrap();
+        t.insert(index_key.as_slice(), key.as_slice()).unwrap();
+        t.insert(counter, n.to_be_bytes().as_slice()).unwrap();
+    }
+    txn.commit().unwrap();
+}
+
 /// One raw lookup, the value copied out.
 pub fn raw_get(raw: &Database, key: &[u8]) -> Vec<u8> {
     let txn = raw.begin_read().unwrap();
