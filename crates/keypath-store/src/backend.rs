@@ -644,6 +644,58 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// index) and **nothing** is written. When `Ok` is returned, the batch is durable to the
     /// degree the backend documents (the embedded backend: on disk). An empty batch succeeds.
     fn write(&self, writes: Vec<Write>) -> impl Future<Output = Result<(), BackendError>> + Send;
+
+    /// Reads `keys` (as [`Backend::batch_get`]), hands the records to `plan`, and applies
+    /// the batch of writes `plan` returns (as [`Backend::write`]; an empty batch writes
+    /// nothing). The result is what `plan` returned beside the batch, with the write's
+    /// outcome: a caller learns which of its writes a failed condition names. A read error,
+    /// or an error `plan` returns, is the result instead, and nothing is written.
+    ///
+    /// The default reads, plans and writes in three steps; the batch's conditions are what
+    /// keep it right against writes that come in between. The embedded backend overrides it
+    /// to do all three in one write transaction on its blocking pool (one trip to the pool
+    /// instead of two, and nothing can come in between). `plan` must not call the backend.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError, Condition, Key, Record, Write};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let db = MemoryBackend::new();
+    /// let key = Key::new(b"g".to_vec(), b"counter".to_vec());
+    /// // Increments a counter kept in the record's version, if it is still what was read.
+    /// let bump = |key: Key| {
+    ///     move |got: Vec<Option<Record>>| {
+    ///         let current = got[0].as_ref().map(|r| r.version);
+    ///         let record = Record { value: vec![], version: current.unwrap_or(0) + 1 };
+    ///         let condition = current.map_or(Condition::NotExists, Condition::VersionEquals);
+    ///         Ok::<_, BackendError>((vec![Write::Put { key, record, condition }], current))
+    ///     }
+    /// };
+    /// let (before, written) = db.read_then_write(vec![key.clone()], bump(key.clone())).await.unwrap();
+    /// assert!(before.is_none() && written.is_ok());
+    /// let (before, written) = db.read_then_write(vec![key.clone()], bump(key.clone())).await.unwrap();
+    /// assert!(before == Some(1) && written.is_ok());
+    /// assert_eq!(db.get(key).await.unwrap().unwrap().version, 2);
+    /// # });
+    /// ```
+    fn read_then_write<T, E, F>(
+        &self,
+        keys: Vec<Key>,
+        plan: F,
+    ) -> impl Future<Output = Result<(T, Result<(), BackendError>), E>> + Send
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnOnce(Vec<Option<Record>>) -> Result<(Vec<Write>, T), E> + Send + 'static,
+    {
+        async move {
+            let got = self.batch_get(keys).await?;
+            let (writes, made) = plan(got)?;
+            if writes.is_empty() {
+                return Ok((made, Ok(())));
+            }
+            Ok((made, self.write(writes).await))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -55,6 +55,7 @@ where
     cursor_resumption(&new_backend().await).await;
     conditions(&new_backend().await).await;
     failed_batch_writes_nothing(&new_backend().await).await;
+    read_then_write_applies_the_plan(&new_backend().await).await;
     duplicate_keys_rejected(&new_backend().await).await;
     large_values(&new_backend().await).await;
     concurrency(Arc::new(new_backend().await)).await;
@@ -620,6 +621,128 @@ async fn failed_batch_writes_nothing<B: Backend>(db: &B) {
         before_o,
         "no delete"
     );
+}
+
+/// `read_then_write`: the plan sees what was read and its batch is applied; a failed
+/// condition or a duplicate key comes back beside what the plan made and writes nothing; an
+/// error of the plan is the result and writes nothing; an empty batch writes nothing.
+async fn read_then_write_applies_the_plan<B: Backend>(db: &B) {
+    const G: &[u8] = b"read-then-write";
+    let key = |s: &[u8]| Key::new(G, s);
+    let record = |s: &'static [u8]| async move {
+        must("get", db.get(key(s)))
+            .await
+            .map(|r| (r.value, r.version))
+    };
+    must(
+        "setup",
+        db.write(vec![put(G, b"a", b"1", 4, Condition::None)]),
+    )
+    .await;
+    let keys = vec![key(b"a"), key(b"b")];
+    let (seen, written) = must(
+        "read_then_write",
+        db.read_then_write(keys.clone(), |got| {
+            let seen: Vec<Option<(Vec<u8>, u64)>> = got
+                .iter()
+                .map(|r| r.as_ref().map(|r| (r.value.clone(), r.version)))
+                .collect();
+            let batch = vec![
+                put(G, b"b", b"2", 5, Condition::NotExists),
+                put(G, b"a", b"3", 5, Condition::VersionEquals(4)),
+            ];
+            Ok::<_, BackendError>((batch, seen))
+        }),
+    )
+    .await;
+    assert_eq!(
+        seen,
+        [Some((b"1".to_vec(), 4)), None],
+        "conformance: read_then_write read"
+    );
+    written.unwrap_or_else(|e| panic!("conformance: read_then_write write: {e}"));
+    assert_eq!(record(b"a").await, Some((b"3".to_vec(), 5)));
+    assert_eq!(record(b"b").await, Some((b"2".to_vec(), 5)));
+
+    // A failed condition: what the plan made comes back; nothing is written.
+    let (made, written) = must(
+        "read_then_write",
+        db.read_then_write(keys.clone(), |_| {
+            let batch = vec![
+                put(G, b"c", b"x", 9, Condition::None),
+                put(G, b"a", b"x", 9, Condition::VersionEquals(4)),
+            ];
+            Ok::<_, BackendError>((batch, 7u8))
+        }),
+    )
+    .await;
+    assert_eq!(made, 7);
+    let (index, _) = condition_failed(written, "read_then_write with a stale version");
+    assert_eq!(
+        index, 1,
+        "conformance: read_then_write names the failing write"
+    );
+    assert_eq!(
+        record(b"c").await,
+        None,
+        "conformance: read_then_write wrote"
+    );
+    assert_eq!(record(b"a").await, Some((b"3".to_vec(), 5)));
+
+    // A duplicate key in the batch: rejected, nothing written.
+    let (_, written) = must(
+        "read_then_write",
+        db.read_then_write(keys.clone(), |_| {
+            let batch = vec![
+                put(G, b"c", b"x", 9, Condition::None),
+                put(G, b"c", b"y", 9, Condition::None),
+            ];
+            Ok::<_, BackendError>((batch, ()))
+        }),
+    )
+    .await;
+    assert!(
+        matches!(
+            written,
+            Err(BackendError::DuplicateKey {
+                first: 0,
+                second: 1
+            })
+        ),
+        "conformance: read_then_write duplicate keys gave {written:?}"
+    );
+    assert_eq!(
+        record(b"c").await,
+        None,
+        "conformance: read_then_write wrote"
+    );
+
+    // An error of the plan is the result.
+    let failed = db
+        .read_then_write(keys, |_| {
+            Err::<(Vec<Write>, ()), _>(BackendError::storage("the plan says no"))
+        })
+        .await;
+    match failed {
+        Err(BackendError::Storage(e)) => assert_eq!(e.to_string(), "the plan says no"),
+        other => panic!("conformance: read_then_write plan error gave {other:?}"),
+    }
+
+    // Nothing to read, nothing to write.
+    let (made, written) = must(
+        "read_then_write",
+        db.read_then_write(Vec::new(), |got| {
+            Ok::<_, BackendError>((Vec::new(), got.len()))
+        }),
+    )
+    .await;
+    assert_eq!(made, 0);
+    assert!(
+        written.is_ok(),
+        "conformance: empty read_then_write gave {written:?}"
+    );
+    let all = must("scan", db.scan(Scan::group(G.to_vec()))).await;
+    assert_eq!(all.len(), 2, "conformance: read_then_write left {all:?}");
 }
 
 async fn duplicate_keys_rejected<B: Backend>(db: &B) {

@@ -387,6 +387,39 @@ fn guard_caller_panics<T, E>(
     }
 }
 
+/// Checks every condition of `writes` against `txn`'s state, then applies them all, or
+/// none if a condition fails ([`BackendError::ConditionFailed`] names the first).
+fn apply_writes(txn: &redb::WriteTransaction, writes: &[Write]) -> Result<(), BackendError> {
+    let mut table = txn.open_table(RECORDS).map_err(storage)?;
+    for (index, w) in writes.iter().enumerate() {
+        let k = w.key();
+        let current = table
+            .get((k.group.as_slice(), k.sort.as_slice()))
+            .map_err(storage)?
+            .map(|g| g.value().0);
+        if !w.condition().holds(current) {
+            return Err(BackendError::ConditionFailed { index, current });
+        }
+    }
+    for w in writes {
+        match w {
+            Write::Put { key, record, .. } => {
+                let k = (key.group.as_slice(), key.sort.as_slice());
+                table
+                    .insert(k, (record.version, record.value.as_slice()))
+                    .map_err(storage)?;
+            }
+            Write::Delete { key, .. } => {
+                table
+                    .remove((key.group.as_slice(), key.sort.as_slice()))
+                    .map_err(storage)?;
+            }
+            Write::Check { .. } => {}
+        }
+    }
+    Ok(())
+}
+
 fn as_slices(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     match b {
         Bound::Included(v) => Bound::Included(v.as_slice()),
@@ -511,37 +544,58 @@ impl Backend for RedbBackend {
         }
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(storage)?;
+            apply_writes(&txn, &writes)?;
+            txn.commit().map_err(storage)
+        })
+        .await
+    }
+
+    /// Reads, plans and writes in one write transaction on the blocking pool: one trip to
+    /// the pool, and no other write can come between the reads and the writes. A panic in
+    /// `plan` is resumed in the calling task.
+    async fn read_then_write<T, E, F>(
+        &self,
+        keys: Vec<Key>,
+        plan: F,
+    ) -> Result<(T, Result<(), BackendError>), E>
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnOnce(Vec<Option<Record>>) -> Result<(Vec<Write>, T), E> + Send + 'static,
+    {
+        self.blocking_calling(move |db, caller| {
+            let txn = db.begin_write().map_err(storage)?;
+            let mut got = Vec::with_capacity(keys.len());
             {
-                let mut table = txn.open_table(RECORDS).map_err(storage)?;
-                for (index, w) in writes.iter().enumerate() {
-                    let k = w.key();
-                    let current = table
+                let table = txn.open_table(RECORDS).map_err(storage)?;
+                for k in &keys {
+                    let record = table
                         .get((k.group.as_slice(), k.sort.as_slice()))
                         .map_err(storage)?
-                        .map(|g| g.value().0);
-                    if !w.condition().holds(current) {
-                        // Dropping the uncommitted transaction discards it: nothing is written.
-                        return Err(BackendError::ConditionFailed { index, current });
-                    }
-                }
-                for w in &writes {
-                    match w {
-                        Write::Put { key, record, .. } => {
-                            let k = (key.group.as_slice(), key.sort.as_slice());
-                            table
-                                .insert(k, (record.version, record.value.as_slice()))
-                                .map_err(storage)?;
-                        }
-                        Write::Delete { key, .. } => {
-                            table
-                                .remove((key.group.as_slice(), key.sort.as_slice()))
-                                .map_err(storage)?;
-                        }
-                        Write::Check { .. } => {}
-                    }
+                        .map(|g| {
+                            let (version, value) = g.value();
+                            Record {
+                                value: value.to_vec(),
+                                version,
+                            }
+                        });
+                    got.push(record);
                 }
             }
-            txn.commit().map_err(storage)
+            let (writes, made) = caller.run(|| plan(got))?;
+            if writes.is_empty() {
+                // Dropping the transaction unused ends it; nothing was written.
+                return Ok((made, Ok(())));
+            }
+            if let Some((first, second)) = duplicate_key(&writes) {
+                return Ok((made, Err(BackendError::DuplicateKey { first, second })));
+            }
+            let written = match apply_writes(&txn, &writes) {
+                Ok(()) => txn.commit().map_err(storage),
+                // Dropping the uncommitted transaction discards it: nothing is written.
+                Err(e) => Err(e),
+            };
+            Ok((made, written))
         })
         .await
     }

@@ -3,6 +3,7 @@
 //! entries in one conditional backend batch, retrying when a concurrent writer won.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use keypath::KeyPath;
@@ -89,6 +90,149 @@ enum Origin {
     Item,
     Index,
     Check(usize),
+}
+
+/// A commit's backend batch, with the outcome of each item write and what each write of the
+/// batch stands for.
+type Planned = (Vec<Write>, (Vec<Outcome>, Vec<Origin>));
+
+/// A commit's writes, read checks, encoded items and groups, shared with its planning.
+struct Commit {
+    writes: Vec<ItemWrite>,
+    checks: Vec<ReadCheck>,
+    /// Per write, the encoded item (`None`: a delete).
+    envelopes: Vec<Option<Vec<u8>>>,
+    /// The groups written, each once.
+    groups: Vec<Vec<u8>>,
+}
+
+/// The backend batch of commit `c` from the records read (each group's counter, then each
+/// written item), with the outcome of each write and what each write of the batch stands
+/// for. An unmet expectation (an item present or absent, another version) is an error.
+fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError> {
+    let (counters, olds) = got.split_at(c.groups.len());
+    let new_counter: BTreeMap<&[u8], u64> = c
+        .groups
+        .iter()
+        .zip(counters)
+        .map(|(g, c)| (g.as_slice(), c.as_ref().map_or(0, |r| r.version) + 1))
+        .collect();
+
+    let mut batch = Vec::new();
+    let mut origin = Vec::new();
+    let mut versions = Vec::with_capacity(c.writes.len());
+    let mut touched = BTreeSet::new();
+    for ((w, old), env) in c.writes.iter().zip(olds).zip(&c.envelopes) {
+        let found = old.as_ref().map(|r| r.version);
+        match w.expect {
+            Expect::Any => {}
+            Expect::Absent if found.is_none() => {}
+            Expect::Absent => {
+                return Err(StoreError::AlreadyExists {
+                    key: w.path.clone(),
+                })
+            }
+            Expect::Version(v) if found == Some(v) => {}
+            Expect::Version(v) => {
+                return Err(StoreError::VersionMismatch {
+                    key: w.path.clone(),
+                    expected: v,
+                    found,
+                })
+            }
+            Expect::Read(v) if v == found => {}
+            Expect::Read(_) => {
+                return Err(StoreError::Conflict {
+                    key: w.path.clone(),
+                })
+            }
+        }
+        if old.is_none() && env.is_none() {
+            versions.push(Outcome {
+                existed: false,
+                version: None,
+            }); // deleting nothing writes nothing
+            continue;
+        }
+        let version = new_counter[w.key.group.as_slice()];
+        touched.insert(w.key.group.as_slice());
+        let condition = found.map_or(Condition::NotExists, Condition::VersionEquals);
+        let old_indexes = match old {
+            Some(r) => Envelope::decode(&r.value)?.indexes,
+            None => Vec::new(),
+        };
+        let new_indexes = w.new.as_ref().map_or(&[][..], |n| n.indexes.as_slice());
+        for (name, path) in &old_indexes {
+            if !new_indexes.iter().any(|(n, p)| n == name && p == path) {
+                let key = entry_key(name, path, &w.path)?;
+                batch.push(Write::Delete {
+                    key,
+                    condition: Condition::None,
+                });
+                origin.push(Origin::Index);
+            }
+        }
+        for (name, path) in new_indexes {
+            let key = entry_key(name, path, &w.path)?;
+            let record = Record {
+                value: entry_value(&w.path),
+                version,
+            };
+            batch.push(Write::Put {
+                key,
+                record,
+                condition: Condition::None,
+            });
+            origin.push(Origin::Index);
+        }
+        batch.push(match env {
+            Some(value) => Write::Put {
+                key: w.key.clone(),
+                record: Record {
+                    value: value.clone(),
+                    version,
+                },
+                condition,
+            },
+            None => Write::Delete {
+                key: w.key.clone(),
+                condition,
+            },
+        });
+        origin.push(Origin::Item);
+        versions.push(Outcome {
+            existed: old.is_some(),
+            version: env.as_ref().map(|_| version),
+        });
+    }
+    for (g, counter) in c.groups.iter().zip(counters) {
+        if touched.contains(g.as_slice()) {
+            let condition = counter.as_ref().map_or(Condition::NotExists, |r| {
+                Condition::VersionEquals(r.version)
+            });
+            let record = Record {
+                value: Vec::new(),
+                version: new_counter[g.as_slice()],
+            };
+            batch.push(Write::Put {
+                key: counter_key(g),
+                record,
+                condition,
+            });
+            origin.push(Origin::Counter);
+        }
+    }
+    for (i, check) in c.checks.iter().enumerate() {
+        let condition = check
+            .version
+            .map_or(Condition::NotExists, Condition::VersionEquals);
+        batch.push(Write::Check {
+            key: check.key.clone(),
+            condition,
+        });
+        origin.push(Origin::Check(i));
+    }
+    Ok((batch, (versions, origin)))
 }
 
 /// Encodes an index entry's value: the number of base path components.
@@ -479,141 +623,29 @@ impl<B: Backend> Store<B> {
             .map(|w| self.encode_envelope(w))
             .collect::<Result<Vec<_>, _>>()?;
         let groups: BTreeSet<&[u8]> = writes.iter().map(|w| w.key.group.as_slice()).collect();
-        let groups: Vec<&[u8]> = groups.into_iter().collect();
+        let groups: Vec<Vec<u8>> = groups.into_iter().map(<[u8]>::to_vec).collect();
+        let commit = Arc::new(Commit {
+            writes,
+            checks,
+            envelopes,
+            groups,
+        });
         for attempt in 0..MAX_ATTEMPTS {
-            let mut keys: Vec<Key> = groups.iter().map(|g| counter_key(g)).collect();
-            keys.extend(writes.iter().map(|w| w.key.clone()));
-            let got = self.backend.batch_get(keys).await?;
-            let (counters, olds) = got.split_at(groups.len());
-            let new_counter: BTreeMap<&[u8], u64> = groups
-                .iter()
-                .zip(counters)
-                .map(|(g, c)| (*g, c.as_ref().map_or(0, |r| r.version) + 1))
-                .collect();
-
-            let mut batch = Vec::new();
-            let mut origin = Vec::new();
-            let mut versions = Vec::with_capacity(writes.len());
-            let mut touched = BTreeSet::new();
-            for ((w, old), env) in writes.iter().zip(olds).zip(&envelopes) {
-                let found = old.as_ref().map(|r| r.version);
-                match w.expect {
-                    Expect::Any => {}
-                    Expect::Absent if found.is_none() => {}
-                    Expect::Absent => {
-                        return Err(StoreError::AlreadyExists {
-                            key: w.path.clone(),
-                        })
-                    }
-                    Expect::Version(v) if found == Some(v) => {}
-                    Expect::Version(v) => {
-                        return Err(StoreError::VersionMismatch {
-                            key: w.path.clone(),
-                            expected: v,
-                            found,
-                        })
-                    }
-                    Expect::Read(v) if v == found => {}
-                    Expect::Read(_) => {
-                        return Err(StoreError::Conflict {
-                            key: w.path.clone(),
-                        })
-                    }
-                }
-                if old.is_none() && env.is_none() {
-                    versions.push(Outcome {
-                        existed: false,
-                        version: None,
-                    }); // deleting nothing writes nothing
-                    continue;
-                }
-                let version = new_counter[w.key.group.as_slice()];
-                touched.insert(w.key.group.as_slice());
-                let condition = found.map_or(Condition::NotExists, Condition::VersionEquals);
-                let old_indexes = match old {
-                    Some(r) => Envelope::decode(&r.value)?.indexes,
-                    None => Vec::new(),
-                };
-                let new_indexes = w.new.as_ref().map_or(&[][..], |n| n.indexes.as_slice());
-                for (name, path) in &old_indexes {
-                    if !new_indexes.iter().any(|(n, p)| n == name && p == path) {
-                        let key = entry_key(name, path, &w.path)?;
-                        batch.push(Write::Delete {
-                            key,
-                            condition: Condition::None,
-                        });
-                        origin.push(Origin::Index);
-                    }
-                }
-                for (name, path) in new_indexes {
-                    let key = entry_key(name, path, &w.path)?;
-                    let record = Record {
-                        value: entry_value(&w.path),
-                        version,
-                    };
-                    batch.push(Write::Put {
-                        key,
-                        record,
-                        condition: Condition::None,
-                    });
-                    origin.push(Origin::Index);
-                }
-                batch.push(match env {
-                    Some(value) => Write::Put {
-                        key: w.key.clone(),
-                        record: Record {
-                            value: value.clone(),
-                            version,
-                        },
-                        condition,
-                    },
-                    None => Write::Delete {
-                        key: w.key.clone(),
-                        condition,
-                    },
-                });
-                origin.push(Origin::Item);
-                versions.push(Outcome {
-                    existed: old.is_some(),
-                    version: env.as_ref().map(|_| version),
-                });
-            }
-            for (g, c) in groups.iter().zip(counters) {
-                if touched.contains(g) {
-                    let condition = c.as_ref().map_or(Condition::NotExists, |r| {
-                        Condition::VersionEquals(r.version)
-                    });
-                    let record = Record {
-                        value: Vec::new(),
-                        version: new_counter[g],
-                    };
-                    batch.push(Write::Put {
-                        key: counter_key(g),
-                        record,
-                        condition,
-                    });
-                    origin.push(Origin::Counter);
-                }
-            }
-            for (i, c) in checks.iter().enumerate() {
-                let condition = c
-                    .version
-                    .map_or(Condition::NotExists, Condition::VersionEquals);
-                batch.push(Write::Check {
-                    key: c.key.clone(),
-                    condition,
-                });
-                origin.push(Origin::Check(i));
-            }
-            if batch.is_empty() {
-                return Ok(versions);
-            }
-            match self.backend.write(batch).await {
+            let mut keys: Vec<Key> = commit.groups.iter().map(|g| counter_key(g)).collect();
+            keys.extend(commit.writes.iter().map(|w| w.key.clone()));
+            // Planned where the backend reads (on the embedded backend, inside its write
+            // transaction: one trip to the blocking pool for the whole commit).
+            let planning = commit.clone();
+            let ((versions, origin), written) = self
+                .backend
+                .read_then_write(keys, move |got| plan_commit(&planning, &got))
+                .await?;
+            match written {
                 Ok(()) => return Ok(versions),
                 Err(BackendError::ConditionFailed { index, .. }) => match origin.get(index) {
                     Some(Origin::Check(i)) => {
                         return Err(StoreError::Conflict {
-                            key: checks[*i].path.clone(),
+                            key: commit.checks[*i].path.clone(),
                         })
                     }
                     // A concurrent writer of the group won: read again and retry.
@@ -624,7 +656,11 @@ impl<B: Backend> Store<B> {
                 Err(e) => return Err(e.into()),
             }
         }
-        let key = writes.first().map(|w| w.path.clone()).unwrap_or_default();
+        let key = commit
+            .writes
+            .first()
+            .map(|w| w.path.clone())
+            .unwrap_or_default();
         Err(StoreError::Contention {
             key,
             attempts: MAX_ATTEMPTS,
