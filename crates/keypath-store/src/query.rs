@@ -1,6 +1,8 @@
 //! What to list: a group, a key path range inside it, a direction, a limit and a cursor.
 
+use std::fmt;
 use std::ops::Bound;
+use std::sync::{Arc, OnceLock};
 
 use keypath::{Component, Id, KeyPath, KeyRange};
 
@@ -22,14 +24,52 @@ use crate::StoreError;
 /// assert!(Query::prefix(&p("/user")).is_err()); // no group ID
 /// # Ok::<(), keypath_store::StoreError>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Query {
     pub(crate) group: KeyPath,
     pub(crate) constraints: Vec<Constraint>,
     pub(crate) direction: Direction,
     pub(crate) limit: Option<usize>,
     pub(crate) cursor: Option<Cursor>,
+    /// Made from `group` and `constraints` when the query first lists items; a change to
+    /// the constraints starts it afresh.
+    list_plan: PlanCache,
 }
+
+impl fmt::Debug for Query {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Query")
+            .field("group", &self.group)
+            .field("constraints", &self.constraints)
+            .field("direction", &self.direction)
+            .field("limit", &self.limit)
+            .field("cursor", &self.cursor)
+            .finish()
+    }
+}
+
+/// What an item list needs of its query that stays the same from run to run: the group
+/// (as a path and encoded) and the plan. A query listed again (page after page, or the
+/// same list polled) reuses it instead of building it again.
+#[derive(Debug)]
+pub(crate) struct ListPlan {
+    pub group: KeyPath,
+    pub group_bytes: Vec<u8>,
+    pub plan: Plan,
+}
+
+/// A query's [`ListPlan`], once made. Derived from the query's other fields, so it takes
+/// no part in comparing queries.
+#[derive(Clone, Default)]
+struct PlanCache(OnceLock<Arc<ListPlan>>);
+
+impl PartialEq for PlanCache {
+    fn eq(&self, _: &PlanCache) -> bool {
+        true
+    }
+}
+
+impl Eq for PlanCache {}
 
 /// One restriction on the paths after the group (the sort-key paths).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -154,6 +194,7 @@ impl Query {
             direction: Direction::Forward,
             limit: None,
             cursor: None,
+            list_plan: PlanCache::default(),
         }
     }
 
@@ -170,6 +211,7 @@ impl Query {
             )));
         }
         self.constraints.push(c(rest));
+        self.list_plan = PlanCache::default();
         Ok(self)
     }
 
@@ -260,6 +302,19 @@ impl Query {
     pub fn after(mut self, cursor: Cursor) -> Self {
         self.cursor = Some(cursor);
         self
+    }
+
+    /// The group and plan of the query as an item list ([`Query::plan`] not in index
+    /// mode), made on first use and kept with the query (and its clones).
+    pub(crate) fn list_plan(&self) -> Arc<ListPlan> {
+        let made = self.list_plan.0.get_or_init(|| {
+            Arc::new(ListPlan {
+                group: self.group.clone(),
+                group_bytes: self.group.encode(),
+                plan: self.plan(false),
+            })
+        });
+        made.clone()
     }
 
     /// The byte plan of the query over sort keys: `[start, end)` and the ranges to match.

@@ -2,7 +2,6 @@
 //! for index queries), resumable by cursor in either direction.
 
 use std::ops::Bound;
-use std::sync::Arc;
 
 use keypath::KeyPath;
 
@@ -12,7 +11,7 @@ use crate::cursor::Cursor;
 use crate::envelope::{Field, Header};
 use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
 use crate::layout::{entry_path, index_group, is_valid_index_name, split_entry_path};
-use crate::query::{Page, Plan, Query};
+use crate::query::{ListPlan, Page, Plan, Query};
 use crate::StoreError;
 
 /// Most records read by one backend scan of a list.
@@ -71,10 +70,8 @@ impl<B: Backend> Store<B> {
         I: Keyed + Send + 'static,
         M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Copy + Send + 'static,
     {
-        let plan = query.plan(false);
-        let group = query.group.encode();
-        let fingerprint = query.fingerprint(None, &group, &plan);
-        let shared = Arc::new((query.group.clone(), plan));
+        let shared = query.list_plan();
+        let fingerprint = query.fingerprint(None, &shared.group_bytes, &shared.plan);
         let resolve = |scan, needed: usize| {
             let shared = shared.clone();
             // Room for every item the scan may make, when that is at most one scan's worth
@@ -92,7 +89,7 @@ impl<B: Backend> Store<B> {
                         scanned.more = true;
                         return Ok(());
                     }
-                    let (group, plan) = &*shared;
+                    let ListPlan { group, plan, .. } = &*shared;
                     // The item goes straight into the page: each move of it on the way (a
                     // step of a scan, then a page) was one more copy, which stalls when it
                     // reads the item in wider pieces than it was just written in.
@@ -110,8 +107,15 @@ impl<B: Backend> Store<B> {
         // when a cursor or the next scan needs it: decoding is canonical (a decoded path
         // encodes to exactly the bytes it came from), so this is the scanned sort key.
         let position_of = |item: &I| Ok(super::backend_key(item.key_path())?.sort);
-        self.paged(query, &shared.1, fingerprint, group, resolve, position_of)
-            .await
+        self.paged(
+            query,
+            &shared.plan,
+            fingerprint,
+            &shared.group_bytes,
+            resolve,
+            position_of,
+        )
+        .await
     }
 
     /// Queries index `index`: lists the items whose index key paths the query selects, in
@@ -181,7 +185,7 @@ impl<B: Backend> Store<B> {
         // An index item's position is its entry's sort key, kept beside it.
         let position_of = |(sort, _): &(Vec<u8>, RawItem)| Ok(sort.clone());
         let page = self
-            .paged(query, &plan, fingerprint, group, resolve, position_of)
+            .paged(query, &plan, fingerprint, &group, resolve, position_of)
             .await?;
         Ok(Page {
             items: page.items.into_iter().map(|(_, item)| item).collect(),
@@ -270,7 +274,7 @@ impl<B: Backend> Store<B> {
         query: &Query,
         plan: &Plan,
         fingerprint: u64,
-        group: Vec<u8>,
+        group: &[u8],
         mut resolve: R,
         position_of: impl Fn(&I) -> Result<Vec<u8>, StoreError>,
     ) -> Result<Page<I>, StoreError>
@@ -319,7 +323,7 @@ impl<B: Backend> Store<B> {
                 }
             }
             let scan = Scan {
-                group: group.clone(),
+                group: group.to_vec(),
                 start,
                 end,
                 direction: query.direction,

@@ -152,3 +152,45 @@ fn redb_pages_resume_after_passed_over_records() {
         pages_resume_after_passed_over_records(store).await
     });
 }
+
+/// A query keeps its plan once it has listed; a bound added to it (or to a clone) after
+/// that still applies, and queries compare and clone as before.
+#[test]
+fn a_bound_added_after_listing_applies() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let store = Store::new(MemoryBackend::new());
+        for id in 1..=5u64 {
+            let p = path("/g-1").push("a", id).unwrap();
+            store
+                .put_raw(&p, "t", &id, vec![], PutMode::Upsert)
+                .await
+                .unwrap();
+        }
+        let keys = |page: crate::Page<crate::RawItem>| -> Vec<String> {
+            page.items.iter().map(|i| i.key().to_string()).collect()
+        };
+        let all = Query::children(&path("/g-1"), "a").unwrap();
+        let fresh = all.clone();
+        assert_eq!(keys(store.list_raw(&all).await.unwrap()).len(), 5);
+        // `all` has listed; a clone with a bound, and the same bound on a fresh query.
+        let from_3 = all.clone().gte(&path("/g-1/a-3")).unwrap();
+        let fresh_from_3 = fresh.gte(&path("/g-1/a-3")).unwrap();
+        assert_eq!(from_3, fresh_from_3);
+        assert_ne!(from_3, all);
+        assert_eq!(
+            keys(store.list_raw(&from_3).await.unwrap()),
+            ["/g-1/a-3", "/g-1/a-4", "/g-1/a-5"]
+        );
+        let below_5 = from_3.lt(&path("/g-1/a-5")).unwrap();
+        assert_eq!(
+            keys(store.list_raw(&below_5).await.unwrap()),
+            ["/g-1/a-3", "/g-1/a-4"]
+        );
+        // The listed query itself is unchanged.
+        assert_eq!(keys(store.list_raw(&all).await.unwrap()).len(), 5);
+        assert!(format!("{all:?}").starts_with("Query {"));
+    });
+}
