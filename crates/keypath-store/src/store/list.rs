@@ -94,10 +94,7 @@ impl<B: Backend> Store<B> {
                     // step of a scan, then a page) was one more copy, which stalls when it
                     // reads the item in wider pieces than it was just written in.
                     match list_step(group, plan, sort, version, value, make)? {
-                        Some(item) => {
-                            scanned.items.push(item);
-                            scanned.passed_after_last = false;
-                        }
+                        Some(item) => scanned.select(item),
                         None => scanned.pass(sort),
                     }
                     Ok(())
@@ -403,6 +400,12 @@ impl<I> Scanned<I> {
         }
     }
 
+    /// Adds an item the query selects: the last record consumed is no longer a passed one.
+    fn select(&mut self, item: I) {
+        self.items.push(item);
+        self.passed_after_last = false;
+    }
+
     /// Notes a record passed over, at sort key `sort`.
     fn pass(&mut self, sort: &[u8]) {
         self.passed.clear();
@@ -417,14 +420,8 @@ impl<I> Scanned<I> {
         scanned.records = steps.len();
         for step in steps {
             match step {
-                Step::Item(item) if scanned.items.len() < room => {
-                    scanned.items.push(item);
-                    scanned.passed_after_last = false;
-                }
-                Step::Skipped(sort) if scanned.items.len() < room => {
-                    scanned.passed = sort;
-                    scanned.passed_after_last = true;
-                }
+                Step::Item(item) if scanned.items.len() < room => scanned.select(item),
+                Step::Skipped(sort) if scanned.items.len() < room => scanned.pass(&sort),
                 _ => {
                     scanned.more = true;
                     break;
