@@ -268,30 +268,48 @@ impl I65 {
             usize::from(sort - 7)
         };
         let needed = 1 + k;
-        if bytes.len() < needed {
+        let Some(body) = bytes.get(1..needed) else {
             return Err(IntDecodeError::Truncated {
                 needed,
                 found: bytes.len(),
             });
-        }
-        let mut magnitude = 0u64;
-        for &b in &bytes[1..needed] {
-            let b = if negative_or_zero { !b } else { b };
-            magnitude = (magnitude << 8) | u64::from(b);
-        }
-        // Minimal: the leading magnitude byte is non-zero, except for zero itself (`07 FF`).
-        let leading = if negative_or_zero {
-            !bytes[1]
-        } else {
-            bytes[1]
         };
-        if leading == 0 && !(sort == SORT_BYTE_ZERO && magnitude == 0) {
+        let stored = be_word(body);
+        // The inverted magnitude bytes of a negative number (or zero), and only those.
+        let magnitude = if negative_or_zero {
+            !stored & (u64::MAX >> (8 * (8 - k)))
+        } else {
+            stored
+        };
+        // Minimal: the leading magnitude byte is non-zero, except for zero itself (`07 FF`).
+        let leading_zero = magnitude >> (8 * (k - 1)) == 0;
+        if leading_zero && !(sort == SORT_BYTE_ZERO && magnitude == 0) {
             return Err(IntDecodeError::NotMinimal);
         }
         Ok((
             I65::from_sign_magnitude(negative_or_zero, magnitude),
             needed,
         ))
+    }
+}
+
+/// `bytes` (1..=8 of them) as a big-endian number, with a fixed number of loads: two
+/// overlapping 4-byte loads for 4..=8 bytes, three single bytes for 1..=3.
+#[inline(always)]
+fn be_word(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    debug_assert!((1..=8).contains(&n));
+    if let (Some(hi), Some(lo)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        // The overlapping bytes are the same in both halves, so OR joins them.
+        return u64::from(u32::from_be_bytes(*hi)) << (8 * (n - 4))
+            | u64::from(u32::from_be_bytes(*lo));
+    }
+    match bytes {
+        [a] => u64::from(*a),
+        [a, b] => u64::from(*a) << 8 | u64::from(*b),
+        [a, b, c] => u64::from(*a) << 16 | u64::from(*b) << 8 | u64::from(*c),
+        // No bytes: not passed (every magnitude has at least one); 0 keeps this total.
+        _ => 0,
     }
 }
 

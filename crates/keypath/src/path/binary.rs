@@ -344,6 +344,19 @@ impl KeyPath {
         if first.id.is_none() {
             return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
         }
+        if let Some((namespace, id)) = one_int_component(sort) {
+            let mut components: Vec<Component> = Vec::with_capacity(2);
+            push_clone(&mut components, first);
+            // Checked so the compiler knows the push cannot reallocate, and writes the
+            // component in place (see `decode_common`).
+            if components.len() < components.capacity() {
+                components.push(Component {
+                    namespace,
+                    id: Some(Id::Int(id)),
+                });
+                return Ok(KeyPath { components });
+            }
+        }
         let layout = find_layout(sort)?;
         let mut components: Vec<Component> = Vec::with_capacity(1 + layout.count.div_ceil(2));
         push_clone(&mut components, first);
@@ -380,6 +393,43 @@ fn push_clone(components: &mut Vec<Component>, c: &Component) {
         }
     }
     components.push(c.clone());
+}
+
+/// The commonest sort key of an item under its group: one namespace (valid, inline) with
+/// an integer ID, each segment shorter than 16 bytes (`post-1234` of `/user-1/post-1234`):
+/// `ns 01 int 00 meta(ns) meta(int)`. Its namespace and ID, or `None` for any other
+/// shape or anything not valid, which [`decode_components`] then decodes or reports.
+/// Accepts exactly what [`find_layout`] and [`decode_common`] accept for this shape (a
+/// property test compares them).
+#[inline(always)]
+pub(super) fn one_int_component(bytes: &[u8]) -> Option<(Namespace, I65)> {
+    let [rest @ .., TERMINATOR, ns_meta, id_meta] = bytes else {
+        return None;
+    };
+    // One-byte varints (high bit clear) of the right types.
+    if (ns_meta | id_meta) & 0x80 != 0
+        || u64::from(*ns_meta) & TYPE_MASK != u64::from(TYPE_NAMESPACE)
+        || u64::from(*id_meta) & TYPE_MASK != u64::from(TYPE_INT)
+    {
+        return None;
+    }
+    let ns_len = usize::from(ns_meta >> TYPE_BITS);
+    let id_len = usize::from(id_meta >> TYPE_BITS);
+    if ns_len + 1 + id_len != rest.len() {
+        return None;
+    }
+    let Some((ns, [SEPARATOR, int @ ..])) = rest.split_at_checked(ns_len) else {
+        return None;
+    };
+    if !Namespace::fits_inline(ns) {
+        return None;
+    }
+    match I65::decode(int) {
+        Ok((value, used)) if used == id_len => {
+            Some((Namespace::inline_prefix(bytes, ns_len), value))
+        }
+        _ => None,
+    }
 }
 
 /// The layout of an encoding: [`find_metadata_common`], else [`find_metadata`].

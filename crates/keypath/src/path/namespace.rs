@@ -56,13 +56,38 @@ impl Namespace {
     #[inline(always)]
     pub(crate) fn inline_unchecked(ns: &[u8]) -> Namespace {
         debug_assert!(ns.len() <= INLINE);
-        let [w0, w1, w2] = inline_words(ns);
+        Namespace::from_words(ns.len(), inline_words(ns))
+    }
+
+    /// Stores the first `len` bytes of `bytes`, which [`Namespace::fits_inline`] accepted.
+    /// When `bytes` goes on far enough past them (a namespace read out of an encoding, which
+    /// always has bytes after it), it is loaded in whole words and the bytes past `len`
+    /// masked off, without the overlapping loads of [`Namespace::inline_unchecked`].
+    #[inline(always)]
+    pub(crate) fn inline_prefix(bytes: &[u8], len: usize) -> Namespace {
+        debug_assert!(len <= INLINE && len <= bytes.len());
+        // The low `n` bytes of `w` (0 <= n <= 8).
+        let keep = |w: u64, n: usize| w & u64::MAX.checked_shr(8 * (8 - n) as u32).unwrap_or(0);
+        let words = match (bytes.first_chunk::<16>(), bytes.first_chunk::<8>()) {
+            (Some(b), _) if len <= 16 => {
+                let (lo, hi) = (word_ending_at(b, 8), word_ending_at(b, 16));
+                [keep(lo, len.min(8)), keep(hi, len.saturating_sub(8)), 0]
+            }
+            (_, Some(b)) if len <= 8 => [keep(u64::from_le_bytes(*b), len), 0, 0],
+            _ => inline_words(&bytes[..len]),
+        };
+        Namespace::from_words(len, words)
+    }
+
+    /// The inline namespace of `len` bytes held in `words` (zero past `len`).
+    #[inline(always)]
+    fn from_words(len: usize, [w0, w1, w2]: [u64; 3]) -> Namespace {
         let mut bytes = [0u8; INLINE];
         bytes[..8].copy_from_slice(&w0.to_le_bytes());
         bytes[8..16].copy_from_slice(&w1.to_le_bytes());
         bytes[16..].copy_from_slice(&w2.to_le_bytes()[..INLINE - 16]);
         Namespace::Inline {
-            len: ns.len() as u8,
+            len: len as u8,
             bytes,
         }
     }

@@ -25,15 +25,27 @@ fn inline_namespaces_of_every_length() {
     for len in 0..=22 {
         for start in [0, 7, 30] {
             let ns = &alphabet[start..start + len];
-            let Namespace::Inline { len: stored, bytes } = Namespace::inline_unchecked(ns) else {
-                panic!("a namespace of {len} bytes is stored inline");
+            let check = |made: Namespace, how: &str| {
+                let Namespace::Inline { len: stored, bytes } = made else {
+                    panic!("{how}: a namespace of {len} bytes is stored inline");
+                };
+                assert_eq!(usize::from(stored), len, "{how}");
+                assert_eq!(&bytes[..len], ns, "{how}: length {len}");
+                assert!(
+                    bytes[len..].iter().all(|&b| b == 0),
+                    "{how}: length {len}: {bytes:?}"
+                );
             };
-            assert_eq!(usize::from(stored), len);
-            assert_eq!(&bytes[..len], ns, "length {len}");
-            assert!(
-                bytes[len..].iter().all(|&b| b == 0),
-                "length {len}: {bytes:?}"
-            );
+            check(Namespace::inline_unchecked(ns), "inline_unchecked");
+            // Read out of a longer encoding: the bytes after it (0xFF, so that any not
+            // masked off shows) are not part of it, however many there are.
+            for after in 0..=17 {
+                let encoding = [ns, &vec![0xFF; after]].concat();
+                check(
+                    Namespace::inline_prefix(&encoding, len),
+                    &format!("inline_prefix with {after} bytes after"),
+                );
+            }
         }
     }
 }
@@ -672,11 +684,31 @@ proptest! {
         let common = a.components().iter().all(|c| {
             c.namespace().len() < 16 && c.id().is_none_or(|id| matches!(id, Id::Int(_)))
         });
+        if common && a.len() == 1 && a.components()[0].id().is_some() {
+            prop_assert!(binary::one_int_component(&bytes).is_some(), "{}", a);
+        }
         if common {
             let layout = binary::find_metadata_common(&bytes);
             prop_assert!(layout.is_some(), "{}", a);
             prop_assert!(binary::decode_common(&bytes, layout.unwrap(), &mut Vec::new()), "{}", a);
         }
+    }
+
+    /// The one-component fast path (`post-1234` under a group) against the checked path,
+    /// on its own shape with any one byte changed to any value.
+    #[test]
+    fn one_int_component_agrees_on_mutations(
+        ns in "[a-zA-Z_]{1,16}|[a-z]{1,3}",
+        id in any_int(),
+        at in any::<prop::sample::Index>(),
+        byte in prop_oneof![Just(0u8), Just(1), Just(2), any::<u8>()],
+    ) {
+        let bytes = KeyPath::new().push(&ns, id).unwrap().encode();
+        prop_assert_eq!(binary::one_int_component(&bytes).is_some(), ns.len() < 16);
+        let mut mutated = bytes.clone();
+        let i = at.index(bytes.len());
+        mutated[i] = byte;
+        fast_decode_agrees(&mutated)?;
     }
 
     #[test]
@@ -697,6 +729,21 @@ fn fast_decode_agrees(bytes: &[u8]) -> Result<(), TestCaseError> {
             "{:02x?}",
             bytes
         );
+    }
+    // The one-component fast path accepts only what the checked path accepts, as the same
+    // component.
+    if let Some((ns, id)) = binary::one_int_component(bytes) {
+        let decoded = KeyPath::decode(bytes);
+        prop_assert!(
+            decoded.is_ok(),
+            "one-component path accepted {:02x?}",
+            bytes
+        );
+        let decoded = decoded.unwrap();
+        prop_assert_eq!(decoded.len(), 1);
+        let c = &decoded.components()[0];
+        prop_assert_eq!(c.namespace(), &*ns);
+        prop_assert_eq!(c.id(), Some(&Id::Int(id)));
     }
     let Ok(layout) = checked_layout else {
         return Ok(());
