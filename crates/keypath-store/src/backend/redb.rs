@@ -3,8 +3,10 @@
 //! redb is synchronous, so every operation runs on tokio's blocking pool
 //! (`spawn_blocking`) and the runtime's worker threads never wait on disk. Write batches are
 //! one redb write transaction each, committed with redb's default immediate durability: when
-//! [`Backend::write`] returns `Ok`, the batch is on disk and survives a crash. Reads are
-//! redb read transactions (MVCC snapshots), so reads never wait for writers.
+//! [`Backend::write`] returns `Ok`, the batch is on disk and survives a crash. Reads
+//! (`get`, `batch_get`, scans) are redb read transactions (MVCC snapshots), so they never
+//! wait for writers; the reads of [`Backend::read_then_write`] are part of its write
+//! transaction, and wait for other writers like any write.
 
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -354,7 +356,8 @@ where
     Ok(())
 }
 
-/// Marks where the caller's code (a `fold` of [`Backend::scan_fold`]) runs, for
+/// Marks where the caller's code (the `fold` of [`Backend::scan_fold`], the `map` of
+/// [`Backend::batch_get_map`], the `plan` of [`Backend::read_then_write`]) runs, for
 /// [`guard_caller_panics`].
 struct CallerCode {
     running: bool,
@@ -374,7 +377,8 @@ impl CallerCode {
 /// unwind guard around the whole walk (not one per record, which would keep the caller's
 /// code from being inlined into the loop). A panic in the caller's code is returned as the
 /// inner `Err`, for the calling task to resume: unwinding out of it leaves nothing of ours
-/// half-done. Any other panic (redb's, on a damaged file) unwinds on, and becomes the
+/// half-done (a read transaction is dropped; the one write transaction with caller's code
+/// in it, [`Backend::read_then_write`]'s, is aborted before the panic goes on). Any other panic (redb's, on a damaged file) unwinds on, and becomes the
 /// blocking task's failure, reported as a damaged store file.
 fn guard_caller_panics<T, E>(
     walk: impl FnOnce(&mut CallerCode) -> Result<T, E>,
@@ -582,7 +586,18 @@ impl Backend for RedbBackend {
                     got.push(record);
                 }
             }
-            let (writes, made) = caller.run(|| plan(got))?;
+            let planned =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| caller.run(|| plan(got))));
+            let (writes, made) = match planned {
+                Ok(planned) => planned?,
+                Err(panic) => {
+                    // redb does not abort a write transaction dropped while its thread
+                    // unwinds: end it here (nothing was written yet), then let the panic go
+                    // on to the caller.
+                    let _ = txn.abort();
+                    std::panic::resume_unwind(panic)
+                }
+            };
             if writes.is_empty() {
                 // Dropping the transaction unused ends it; nothing was written.
                 return Ok((made, Ok(())));

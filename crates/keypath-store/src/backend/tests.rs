@@ -102,3 +102,58 @@ async fn redb_backend_conforms() {
     })
     .await;
 }
+
+/// A panic in `read_then_write`'s plan (the caller's code, run inside the write transaction)
+/// is resumed in the calling task, the transaction ends with it (the next writes neither
+/// wait nor see anything of it), and the file stays whole.
+#[cfg(feature = "redb")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redb_plan_panic_is_the_callers_and_writes_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = redb::RedbBackend::open(dir.path()).await.unwrap();
+    let key = |s: &[u8]| Key::new(b"g".to_vec(), s.to_vec());
+    let put = move |s: &[u8], version: u64| Write::Put {
+        key: key(s),
+        record: Record {
+            value: vec![7],
+            version,
+        },
+        condition: Condition::None,
+    };
+    db.write(vec![put(b"a", 1)]).await.unwrap();
+    for round in 0..3u64 {
+        let planning = {
+            let db = db.clone();
+            tokio::spawn(async move {
+                let plan =
+                    |_| -> Result<(Vec<Write>, ()), BackendError> { panic!("the plan panics") };
+                db.read_then_write(vec![key(b"a")], plan).await
+            })
+        };
+        let panic = planning.await.unwrap_err().into_panic();
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"the plan panics"));
+        let write = db.write(vec![put(b"b", 2 + round)]);
+        tokio::time::timeout(std::time::Duration::from_secs(30), write)
+            .await
+            .expect("the panicked transaction still holds the write lock")
+            .unwrap();
+        let versions = |got: Vec<Option<Record>>| -> Vec<Option<u64>> {
+            got.iter().map(|r| r.as_ref().map(|r| r.version)).collect()
+        };
+        let plan = move |got| Ok::<_, BackendError>((vec![put(b"c", 10 + round)], versions(got)));
+        let (seen, written) = db
+            .read_then_write(vec![key(b"a"), key(b"b")], plan)
+            .await
+            .unwrap();
+        written.unwrap();
+        assert_eq!(seen, [Some(1), Some(2 + round)]);
+    }
+    drop(db);
+    let db = redb::RedbBackend::open(dir.path()).await.unwrap();
+    let got = db
+        .batch_get(vec![key(b"a"), key(b"b"), key(b"c")])
+        .await
+        .unwrap();
+    let versions: Vec<_> = got.iter().map(|r| r.as_ref().map(|r| r.version)).collect();
+    assert_eq!(versions, [Some(1), Some(4), Some(12)]);
+}

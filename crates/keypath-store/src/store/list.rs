@@ -62,7 +62,7 @@ impl<B: Backend> Store<B> {
     }
 
     /// Lists the items the query selects, each made by `make` from its key path, version,
-    /// type name and payload. Runs inside the backend's scan ([`Backend::scan_map`]), so on
+    /// type name and payload. Runs inside the backend's scan ([`Backend::scan_fold`]), so on
     /// the embedded backend everything from key decoding to the finished item happens on
     /// the blocking thread that reads the records, over borrowed bytes.
     async fn list_with<I, M>(&self, query: &Query, make: M) -> Result<Page<I>, StoreError>
