@@ -378,8 +378,9 @@ impl CallerCode {
 /// code from being inlined into the loop). A panic in the caller's code is returned as the
 /// inner `Err`, for the calling task to resume: unwinding out of it leaves nothing of ours
 /// half-done (a read transaction is dropped; the one write transaction with caller's code
-/// in it, [`Backend::read_then_write`]'s, is aborted before the panic goes on). Any other panic (redb's, on a damaged file) unwinds on, and becomes the
-/// blocking task's failure, reported as a damaged store file.
+/// in it, [`Backend::read_then_write`]'s, is aborted before the panic goes on). Any other
+/// panic (redb's, on a damaged file) unwinds on, and becomes the blocking task's failure,
+/// reported as a damaged store file.
 fn guard_caller_panics<T, E>(
     walk: impl FnOnce(&mut CallerCode) -> Result<T, E>,
 ) -> Result<Result<T, Panic>, E> {
