@@ -294,23 +294,23 @@ impl I65 {
 }
 
 /// `bytes` (1..=8 of them) as a big-endian number, with a fixed number of loads: two
-/// overlapping 4-byte loads for 4..=8 bytes, three single bytes for 1..=3.
+/// overlapping 4-byte loads for 4..=8 bytes, two overlapping 2-byte loads for 2 or 3, one
+/// byte for 1. Also the codec's integer reader's, for inputs shorter than a word.
 #[inline(always)]
-fn be_word(bytes: &[u8]) -> u64 {
+pub(crate) fn be_word(bytes: &[u8]) -> u64 {
+    // The overlapping bytes are the same in both halves, so OR joins them.
     let n = bytes.len();
     debug_assert!((1..=8).contains(&n));
     if let (Some(hi), Some(lo)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
-        // The overlapping bytes are the same in both halves, so OR joins them.
         return u64::from(u32::from_be_bytes(*hi)) << (8 * (n - 4))
             | u64::from(u32::from_be_bytes(*lo));
     }
-    match bytes {
-        [a] => u64::from(*a),
-        [a, b] => u64::from(*a) << 8 | u64::from(*b),
-        [a, b, c] => u64::from(*a) << 16 | u64::from(*b) << 8 | u64::from(*c),
-        // No bytes: not passed (every magnitude has at least one); 0 keeps this total.
-        _ => 0,
+    if let (Some(hi), Some(lo)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+        return u64::from(u16::from_be_bytes(*hi)) << (8 * (n - 2))
+            | u64::from(u16::from_be_bytes(*lo));
     }
+    // One byte, or none (not passed: every magnitude has at least one; 0 keeps this total).
+    bytes.first().map_or(0, |&b| u64::from(b))
 }
 
 impl Ord for I65 {

@@ -107,26 +107,9 @@ fn load_top(upto_end: &[u8], k: usize) -> u64 {
     debug_assert!((1..=8).contains(&k) && k < upto_end.len());
     let word = match upto_end.last_chunk::<8>() {
         Some(word) => u64::from_be_bytes(*word),
-        None => short_be(upto_end),
+        // Shorter than a word (2..=7 bytes: a sort byte and at least one magnitude byte,
+        // so a lone integer key is this short).
+        None => crate::int::be_word(upto_end),
     };
     word << (8 * (8 - k))
-}
-
-/// `bytes` (2..=7 of them: a sort byte and at least one magnitude byte, so a lone integer
-/// key is this short) as a big-endian number, from two overlapping loads: 4-byte ones for
-/// 4..=7 bytes, 2-byte ones for 2 or 3.
-#[inline(always)]
-fn short_be(bytes: &[u8]) -> u64 {
-    // The overlapping bytes are the same in both halves, so OR joins them.
-    let n = bytes.len();
-    if let (Some(hi), Some(lo)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
-        return u64::from(u32::from_be_bytes(*hi)) << (8 * (n - 4))
-            | u64::from(u32::from_be_bytes(*lo));
-    }
-    if let (Some(hi), Some(lo)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
-        return u64::from(u16::from_be_bytes(*hi)) << (8 * (n - 2))
-            | u64::from(u16::from_be_bytes(*lo));
-    }
-    // Not reached (see above); 0 for a single byte keeps this total.
-    0
 }
