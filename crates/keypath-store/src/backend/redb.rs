@@ -28,6 +28,11 @@ type RecordKey = (&'static [u8], &'static [u8]);
 /// `(version, value)`.
 type RecordValue = (u64, &'static [u8]);
 
+/// The table key of `k`.
+fn record_key(k: &Key) -> (&[u8], &[u8]) {
+    (k.group.as_slice(), k.sort.as_slice())
+}
+
 /// A store file on disk. Cloning shares the open database.
 ///
 /// ```
@@ -399,7 +404,7 @@ fn apply_writes(txn: &redb::WriteTransaction, writes: &[Write]) -> Result<(), Ba
     for (index, w) in writes.iter().enumerate() {
         let k = w.key();
         let current = table
-            .get((k.group.as_slice(), k.sort.as_slice()))
+            .get(record_key(k))
             .map_err(storage)?
             .map(|g| g.value().0);
         if !w.condition().holds(current) {
@@ -409,15 +414,12 @@ fn apply_writes(txn: &redb::WriteTransaction, writes: &[Write]) -> Result<(), Ba
     for w in writes {
         match w {
             Write::Put { key, record, .. } => {
-                let k = (key.group.as_slice(), key.sort.as_slice());
                 table
-                    .insert(k, (record.version, record.value.as_slice()))
+                    .insert(record_key(key), (record.version, record.value.as_slice()))
                     .map_err(storage)?;
             }
             Write::Delete { key, .. } => {
-                table
-                    .remove((key.group.as_slice(), key.sort.as_slice()))
-                    .map_err(storage)?;
+                table.remove(record_key(key)).map_err(storage)?;
             }
             Write::Check { .. } => {}
         }
@@ -464,9 +466,7 @@ impl Backend for RedbBackend {
             let table = txn.open_table(RECORDS).map_err(storage)?;
             let mut out = Vec::with_capacity(keys.len());
             for (slot, k) in keys.iter().enumerate() {
-                let got = table
-                    .get((k.group.as_slice(), k.sort.as_slice()))
-                    .map_err(storage)?;
+                let got = table.get(record_key(k)).map_err(storage)?;
                 out.push(match got {
                     Some(got) => {
                         let (version, value) = got.value();
@@ -574,16 +574,13 @@ impl Backend for RedbBackend {
             {
                 let table = txn.open_table(RECORDS).map_err(storage)?;
                 for k in &keys {
-                    let record = table
-                        .get((k.group.as_slice(), k.sort.as_slice()))
-                        .map_err(storage)?
-                        .map(|g| {
-                            let (version, value) = g.value();
-                            Record {
-                                value: value.to_vec(),
-                                version,
-                            }
-                        });
+                    let record = table.get(record_key(k)).map_err(storage)?.map(|g| {
+                        let (version, value) = g.value();
+                        Record {
+                            value: value.to_vec(),
+                            version,
+                        }
+                    });
                     got.push(record);
                 }
             }

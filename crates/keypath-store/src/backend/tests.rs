@@ -120,6 +120,9 @@ async fn redb_plan_panic_is_the_callers_and_writes_go_on() {
         },
         condition: Condition::None,
     };
+    let versions = |got: Vec<Option<Record>>| -> Vec<Option<u64>> {
+        got.iter().map(|r| r.as_ref().map(|r| r.version)).collect()
+    };
     db.write(vec![put(b"a", 1)]).await.unwrap();
     for round in 0..3u64 {
         let planning = {
@@ -137,9 +140,6 @@ async fn redb_plan_panic_is_the_callers_and_writes_go_on() {
             .await
             .expect("the panicked transaction still holds the write lock")
             .unwrap();
-        let versions = |got: Vec<Option<Record>>| -> Vec<Option<u64>> {
-            got.iter().map(|r| r.as_ref().map(|r| r.version)).collect()
-        };
         let plan = move |got| Ok::<_, BackendError>((vec![put(b"c", 10 + round)], versions(got)));
         let (seen, written) = db
             .read_then_write(vec![key(b"a"), key(b"b")], plan)
@@ -154,6 +154,5 @@ async fn redb_plan_panic_is_the_callers_and_writes_go_on() {
         .batch_get(vec![key(b"a"), key(b"b"), key(b"c")])
         .await
         .unwrap();
-    let versions: Vec<_> = got.iter().map(|r| r.as_ref().map(|r| r.version)).collect();
-    assert_eq!(versions, [Some(1), Some(4), Some(12)]);
+    assert_eq!(versions(got), [Some(1), Some(4), Some(12)]);
 }
