@@ -446,4 +446,4 @@ pub struct Page<T> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -6,11 +6,21 @@ use proptest::prelude::*;
 use super::Query;
 
 /// The bytes an ID takes in a key path encoding.
-fn id_bytes(id: &Id) -> Vec<u8> {
+pub(crate) fn id_bytes(id: &Id) -> Vec<u8> {
     let path = KeyPath::new().push("x", id.clone()).unwrap();
     let bytes = path.encode();
     let spans = KeyPath::segment_spans(&bytes).unwrap();
     bytes[spans[1].range.clone()].to_vec()
+}
+
+/// A UUID whose bytes are the string ID `"a"`'s, then `01`, then `fill`: its key sorts
+/// inside the byte range of an `a-a` component and its descendants, though it is not one
+/// of them.
+pub(crate) fn colliding(fill: u8) -> Id {
+    let mut bytes = id_bytes(&Id::from("a"));
+    bytes.push(0x01);
+    bytes.resize(16, fill);
+    Id::Uuid(bytes.try_into().unwrap())
 }
 
 /// IDs of every type, with UUIDs that begin with another ID's bytes followed by `00` or
@@ -109,10 +119,7 @@ proptest! {
 /// above tests the shortcut against real rejections.
 #[test]
 fn colliding_uuids_fall_inside_another_ids_range() {
-    let mut bytes = id_bytes(&Id::from("a"));
-    bytes.push(0x01);
-    bytes.resize(16, 0x42);
-    let uuid = Id::Uuid(bytes.try_into().unwrap());
+    let uuid = colliding(0x42);
     let query = Query::prefix(&group().push("a", "a").unwrap()).unwrap();
     let plan = query.plan(false);
     let rest = KeyPath::new().push("a", uuid).unwrap();

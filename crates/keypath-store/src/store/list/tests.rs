@@ -1,24 +1,9 @@
-use keypath::{Id, KeyPath};
+use keypath::KeyPath;
 
 use crate::backend::memory::MemoryBackend;
 use crate::backend::Backend;
+use crate::query::tests::colliding;
 use crate::{PutMode, Query, Store};
-
-/// The bytes an ID takes in a key path encoding.
-fn id_bytes(id: &Id) -> Vec<u8> {
-    let bytes = KeyPath::new().push("x", id.clone()).unwrap().encode();
-    let spans = KeyPath::segment_spans(&bytes).unwrap();
-    bytes[spans[1].range.clone()].to_vec()
-}
-
-/// A UUID whose bytes are the string ID `"a"`'s, then `01`, then `fill`: its key sorts
-/// inside the byte range of `/g-1/a-a` and its descendants, though it is not one of them.
-fn colliding(fill: u8) -> Id {
-    let mut bytes = id_bytes(&Id::from("a"));
-    bytes.push(0x01);
-    bytes.resize(16, fill);
-    Id::Uuid(bytes.try_into().unwrap())
-}
 
 fn path(s: &str) -> KeyPath {
     s.parse().unwrap()
