@@ -1,4 +1,4 @@
-//! Lists 100 items, or gets one, many times, for counting instructions under
+//! Lists 100 items, gets one or puts one, many times, for counting instructions under
 //! `valgrind --tool=callgrind` (repeatable on a loaded machine, unlike wall time). Every
 //! thread is counted: the runtime's, the blocking pool's and the caller's.
 //!
@@ -14,7 +14,9 @@
 //! as in its `get` group: `get-store` (one post decoded), `get-raw` (raw redb on the
 //! blocking pool, the value copied) and `get-raw-decoded` (the value decoded there); and
 //! `index` (100 posts through the `by_updated` index, decoded) and `first` (a list of one
-//! post).
+//! post); as in its `put` group: `put-store` (a new post with its index entry and group
+//! counter, durable) and `put-raw` (raw redb writing the same three records on the blocking
+//! pool). Each put waits for the disk's flush, which callgrind does not count.
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -23,15 +25,15 @@ use std::hint::black_box;
 
 use keypath_store::Query;
 use support::{
-    copy_value, decode_post, fixture, key_and_post, key_path_and_post, on_blocking_pool, raw_get,
-    raw_list_blocking, Post,
+    copy_value, decode_post, fixture, key_and_post, key_path_and_post, on_blocking_pool, post,
+    raw_get, raw_list_blocking, raw_put, Post,
 };
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(n)) = (args.next(), args.next().and_then(|n| n.parse::<u64>().ok())) else {
         eprintln!(
-            "usage: store_icount store|raw-keyed|raw-key-paths|raw-decoded|raw|get-store|get-raw|get-raw-decoded|index|first ITERATIONS"
+            "usage: store_icount store|raw-keyed|raw-key-paths|raw-decoded|raw|get-store|get-raw|get-raw-decoded|index|first|put-store|put-raw ITERATIONS"
         );
         std::process::exit(2);
     };
@@ -46,6 +48,7 @@ fn main() {
     let key = target.encode();
     let listed = fx.rt.block_on(async {
         let mut listed = 0;
+        let mut puts = 0u64;
         for _ in 0..n {
             let raw = &fx.raw;
             listed += match op.as_str() {
@@ -77,6 +80,19 @@ fn main() {
                     let post = on_blocking_pool(raw, read).await;
                     usize::from(black_box(post).id == 500)
                 }
+                "put-store" => {
+                    puts += 1;
+                    black_box(fx.store.put(&post(2, puts)).await.unwrap());
+                    1
+                }
+                "put-raw" => {
+                    puts += 1;
+                    let raw = raw.clone();
+                    let p = post(3, puts);
+                    let put = move || raw_put(&raw, &p, b"counter-3", puts);
+                    tokio::task::spawn_blocking(put).await.unwrap();
+                    1
+                }
                 other => {
                     eprintln!("unknown operation {other}");
                     std::process::exit(2);
@@ -86,7 +102,7 @@ fn main() {
         listed
     });
     // Every list returns its limit of items and every get finds its item.
-    let per_iteration = if op.starts_with("get-") || op == "first" {
+    let per_iteration = if op.starts_with("get-") || op.starts_with("put-") || op == "first" {
         1
     } else {
         100
