@@ -677,10 +677,11 @@ async fn read_then_write_applies_the_plan<B: Backend>(db: &B) {
     )
     .await;
     assert_eq!(made, 7);
-    let (index, _) = condition_failed(written, "read_then_write with a stale version");
+    let (index, current) = condition_failed(written, "read_then_write with a stale version");
     assert_eq!(
-        index, 1,
-        "conformance: read_then_write names the failing write"
+        (index, current),
+        (1, Some(5)),
+        "conformance: read_then_write names the failing write and the version it found"
     );
     assert_eq!(
         record(b"c").await,
@@ -688,6 +689,27 @@ async fn read_then_write_applies_the_plan<B: Backend>(db: &B) {
         "conformance: read_then_write wrote"
     );
     assert_eq!(record(b"a").await, Some((b"3".to_vec(), 5)));
+
+    // A key the plan writes without having read it is checked as it is in the store: "b"
+    // was read and holds; "a" was not read (only "b" was) and is stale.
+    let (_, written) = must(
+        "read_then_write",
+        db.read_then_write(vec![key(b"b")], |_| {
+            let batch = vec![
+                put(G, b"b", b"y", 9, Condition::VersionEquals(5)),
+                put(G, b"a", b"y", 9, Condition::NotExists),
+            ];
+            Ok::<_, BackendError>((batch, ()))
+        }),
+    )
+    .await;
+    let (index, current) = condition_failed(written, "read_then_write of an unread key");
+    assert_eq!(
+        (index, current),
+        (1, Some(5)),
+        "conformance: read_then_write checks an unread key against the store"
+    );
+    assert_eq!(record(b"b").await, Some((b"2".to_vec(), 5)));
 
     // A duplicate key in the batch: rejected, nothing written.
     let (_, written) = must(

@@ -14,7 +14,9 @@ use std::sync::Arc;
 
 use redb::{Database, ReadableTable, TableDefinition};
 
-use super::{duplicate_key, Backend, BackendError, Direction, Entry, Key, Record, Scan, Write};
+use super::{
+    duplicate_key, Backend, BackendError, Condition, Direction, Entry, Key, Record, Scan, Write,
+};
 
 /// File name of the store inside the directory given to [`RedbBackend::open`].
 pub const DATA_FILE_NAME: &str = "keypath.redb";
@@ -397,17 +399,31 @@ fn guard_caller_panics<T, E>(
     }
 }
 
-/// Checks every condition of `writes` against `txn`'s state, then applies them all, or
+/// Checks every condition of `writes` against `table`'s state, then applies them all, or
 /// none if a condition fails ([`BackendError::ConditionFailed`] names the first).
-fn apply_writes(txn: &redb::WriteTransaction, writes: &[Write]) -> Result<(), BackendError> {
-    let mut table = txn.open_table(RECORDS).map_err(storage)?;
+///
+/// `read` holds versions read earlier in the same write transaction, sorted by key; a key
+/// found there is not read again (nothing else can have written it since). A write with
+/// [`Condition::None`] reads nothing.
+fn apply_writes(
+    table: &mut redb::Table<RecordKey, RecordValue>,
+    writes: &[Write],
+    read: &[(&Key, Option<u64>)],
+) -> Result<(), BackendError> {
     for (index, w) in writes.iter().enumerate() {
+        let condition = w.condition();
+        if condition == Condition::None {
+            continue;
+        }
         let k = w.key();
-        let current = table
-            .get(record_key(k))
-            .map_err(storage)?
-            .map(|g| g.value().0);
-        if !w.condition().holds(current) {
+        let current = match read.binary_search_by(|(r, _)| (*r).cmp(k)) {
+            Ok(at) => read[at].1,
+            Err(_) => table
+                .get(record_key(k))
+                .map_err(storage)?
+                .map(|g| g.value().0),
+        };
+        if !condition.holds(current) {
             return Err(BackendError::ConditionFailed { index, current });
         }
     }
@@ -549,7 +565,10 @@ impl Backend for RedbBackend {
         }
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(storage)?;
-            apply_writes(&txn, &writes)?;
+            {
+                let mut table = txn.open_table(RECORDS).map_err(storage)?;
+                apply_writes(&mut table, &writes, &[])?;
+            }
             txn.commit().map_err(storage)
         })
         .await
@@ -570,20 +589,26 @@ impl Backend for RedbBackend {
     {
         self.blocking_calling(move |db, caller| {
             let txn = db.begin_write().map_err(storage)?;
+            // One table for the reads and the writes.
+            let mut table = txn.open_table(RECORDS).map_err(storage)?;
             let mut got = Vec::with_capacity(keys.len());
-            {
-                let table = txn.open_table(RECORDS).map_err(storage)?;
-                for k in &keys {
-                    let record = table.get(record_key(k)).map_err(storage)?.map(|g| {
-                        let (version, value) = g.value();
-                        Record {
-                            value: value.to_vec(),
-                            version,
-                        }
-                    });
-                    got.push(record);
-                }
+            for k in &keys {
+                let record = table.get(record_key(k)).map_err(storage)?.map(|g| {
+                    let (version, value) = g.value();
+                    Record {
+                        value: value.to_vec(),
+                        version,
+                    }
+                });
+                got.push(record);
             }
+            // What was read, for the writes' conditions: the same transaction, so still true.
+            let mut read: Vec<(&Key, Option<u64>)> = keys
+                .iter()
+                .zip(&got)
+                .map(|(k, r)| (k, r.as_ref().map(|r| r.version)))
+                .collect();
+            read.sort_unstable_by(|a, b| a.0.cmp(b.0));
             let planned =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| caller.run(|| plan(got))));
             let (writes, made) = match planned {
@@ -592,6 +617,7 @@ impl Backend for RedbBackend {
                     // redb does not abort a write transaction dropped while its thread
                     // unwinds: end it here (nothing was written yet), then let the panic go
                     // on to the caller.
+                    drop(table);
                     let _ = txn.abort();
                     std::panic::resume_unwind(panic)
                 }
@@ -603,7 +629,9 @@ impl Backend for RedbBackend {
             if let Some((first, second)) = duplicate_key(&writes) {
                 return Ok((made, Err(BackendError::DuplicateKey { first, second })));
             }
-            let written = match apply_writes(&txn, &writes) {
+            let applied = apply_writes(&mut table, &writes, &read);
+            drop(table);
+            let written = match applied {
                 Ok(()) => txn.commit().map_err(storage),
                 // Dropping the uncommitted transaction discards it: nothing is written.
                 Err(e) => Err(e),
