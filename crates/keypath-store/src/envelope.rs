@@ -45,21 +45,38 @@ pub struct EnvelopeError {
     pub found: String,
 }
 
+/// Appends an envelope's header (everything before the payload) to `out`: `indexes` in the
+/// order given, which must be sorted by name with unique names. The caller has checked that
+/// the type name and index names fit in 255 bytes, index paths in 65535 and the number of
+/// indexes in 255.
+pub(crate) fn encode_header_into<'a>(
+    item_type: &str,
+    indexes: impl ExactSizeIterator<Item = (&'a str, &'a KeyPath)>,
+    out: &mut Vec<u8>,
+) {
+    out.push(ENVELOPE_FORMAT);
+    out.push(item_type.len() as u8);
+    out.extend_from_slice(item_type.as_bytes());
+    out.push(indexes.len() as u8);
+    for (name, path) in indexes {
+        out.push(name.len() as u8);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&(path.encoded_len() as u16).to_be_bytes());
+        path.encode_into(out);
+    }
+}
+
 impl Envelope {
     /// Appends the encoding to `out`. The caller has checked that the type name and index
-    /// names fit in 255 bytes and index paths in 65535.
+    /// names fit in 255 bytes and index paths in 65535. (The store writes envelopes with
+    /// [`encode_header_into`] and the payload, without building an `Envelope`.)
+    #[cfg(test)]
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        out.push(ENVELOPE_FORMAT);
-        out.push(self.item_type.len() as u8);
-        out.extend_from_slice(self.item_type.as_bytes());
-        out.push(self.indexes.len() as u8);
-        for (name, path) in &self.indexes {
-            out.push(name.len() as u8);
-            out.extend_from_slice(name.as_bytes());
-            let enc = path.encode();
-            out.extend_from_slice(&(enc.len() as u16).to_be_bytes());
-            out.extend_from_slice(&enc);
-        }
+        let indexes = self
+            .indexes
+            .iter()
+            .map(|(name, path)| (name.as_str(), path));
+        encode_header_into(&self.item_type, indexes, out);
         out.extend_from_slice(&self.payload);
     }
 

@@ -32,12 +32,21 @@ pub const COUNTER_SORT_KEY: [u8; 1] = [0x00];
 /// Longest index name, in bytes (its length is stored in one byte).
 pub const MAX_INDEX_NAME_LEN: usize = 64;
 
+/// Bytes a counter's group key adds in front of its item group.
+const COUNTER_GROUP_PREFIX: [u8; 2] = [RESERVED_GROUP, TAG_GROUP_COUNTER];
+
 /// The key of the version counter of the item group `group`.
 pub(crate) fn counter_key(group: &[u8]) -> Key {
-    let mut g = Vec::with_capacity(group.len() + 2);
-    g.extend_from_slice(&[RESERVED_GROUP, TAG_GROUP_COUNTER]);
+    let mut g = Vec::with_capacity(counter_group_len(group));
+    g.extend_from_slice(&COUNTER_GROUP_PREFIX);
     g.extend_from_slice(group);
     Key::new(g, COUNTER_SORT_KEY.to_vec())
+}
+
+/// The length of [`counter_key`]`(group)`'s group key: the longest group key a write to
+/// `group` makes.
+pub(crate) fn counter_group_len(group: &[u8]) -> usize {
+    COUNTER_GROUP_PREFIX.len() + group.len()
 }
 
 /// Checks an index name: 1 to [`MAX_INDEX_NAME_LEN`] ASCII letters, digits or `_`.

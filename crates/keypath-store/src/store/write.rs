@@ -11,9 +11,9 @@ use serde::Serialize;
 
 use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
-use crate::envelope::Envelope;
+use crate::envelope::{encode_header_into, Envelope};
 use crate::item::{encode_value, Item, Versioned};
-use crate::layout::{counter_key, entry_path, index_group, is_valid_index_name};
+use crate::layout::{counter_group_len, counter_key, entry_path, index_group, is_valid_index_name};
 use crate::StoreError;
 
 /// How a put treats an existing item.
@@ -102,6 +102,8 @@ struct Commit {
     checks: Vec<ReadCheck>,
     /// Per write, the encoded item (`None`: a delete).
     envelopes: Vec<Option<Vec<u8>>>,
+    /// Per write, the backend keys of its new index entries, in the order of its indexes.
+    entries: Vec<Vec<Key>>,
     /// The groups written, each once.
     groups: Vec<Vec<u8>>,
 }
@@ -122,7 +124,8 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
     let mut origin = Vec::new();
     let mut versions = Vec::with_capacity(c.writes.len());
     let mut touched = BTreeSet::new();
-    for ((w, old), env) in c.writes.iter().zip(olds).zip(&c.envelopes) {
+    let writes = c.writes.iter().zip(&c.envelopes).zip(&c.entries);
+    for (((w, env), entries), old) in writes.zip(olds) {
         let found = old.as_ref().map(|r| r.version);
         match w.expect {
             Expect::Any => {}
@@ -172,14 +175,13 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
                 origin.push(Origin::Index);
             }
         }
-        for (name, path) in new_indexes {
-            let key = entry_key(name, path, &w.path)?;
+        for key in entries {
             let record = Record {
                 value: entry_value(&w.path),
                 version,
             };
             batch.push(Write::Put {
-                key,
+                key: key.clone(),
                 record,
                 condition: Condition::None,
             });
@@ -524,13 +526,20 @@ impl<B: Backend> Store<B> {
         })
     }
 
-    /// Checks sizes against the limits before anything is written.
-    fn check_limits(&self, w: &ItemWrite, envelope_len: usize) -> Result<(), StoreError> {
+    /// Checks sizes against the limits before anything is written; `entries` are the
+    /// backend keys of the write's new index entries.
+    fn check_limits(
+        &self,
+        w: &ItemWrite,
+        envelope_len: usize,
+        entries: &[Key],
+    ) -> Result<(), StoreError> {
         let l = self.limits;
-        let too_large = |what: String, found: usize, limit: usize| {
+        // `what` is spelled out only for the error.
+        let too_large = |what: &dyn Fn() -> String, found: usize, limit: usize| {
             if found > limit {
                 Err(StoreError::TooLarge {
-                    what,
+                    what: what(),
                     key: w.path.clone(),
                     found,
                     limit,
@@ -539,37 +548,35 @@ impl<B: Backend> Store<B> {
                 Ok(())
             }
         };
-        // The counter's group is the item group plus two bytes.
         too_large(
-            "group key".into(),
-            counter_key(&w.key.group).group.len(),
+            &|| "group key".into(),
+            counter_group_len(&w.key.group),
             l.max_group_key,
         )?;
-        too_large("sort key".into(), w.key.sort.len(), l.max_sort_key)?;
-        too_large("value".into(), envelope_len, l.max_value)?;
-        if let Some(new) = &w.new {
-            for (name, path) in &new.indexes {
-                let k = entry_key(name, path, &w.path)?;
-                too_large(
-                    format!("index {name} group key"),
-                    k.group.len(),
-                    l.max_group_key,
-                )?;
-                too_large(
-                    format!("index {name} sort key"),
-                    k.sort.len(),
-                    l.max_sort_key,
-                )?;
-            }
+        too_large(&|| "sort key".into(), w.key.sort.len(), l.max_sort_key)?;
+        too_large(&|| "value".into(), envelope_len, l.max_value)?;
+        let names = w.new.iter().flat_map(|new| &new.indexes);
+        for ((name, _), k) in names.zip(entries) {
+            too_large(
+                &|| format!("index {name} group key"),
+                k.group.len(),
+                l.max_group_key,
+            )?;
+            too_large(
+                &|| format!("index {name} sort key"),
+                k.sort.len(),
+                l.max_sort_key,
+            )?;
         }
         Ok(())
     }
 
-    /// Encodes the new envelope of a write, checking its shape and the limits.
-    fn encode_envelope(&self, w: &ItemWrite) -> Result<Option<Vec<u8>>, StoreError> {
+    /// Encodes the new envelope of a write (`None`: a delete) and the backend keys of its
+    /// new index entries (in the order of its indexes), checking its shape and the limits.
+    fn encode_envelope(&self, w: &ItemWrite) -> Result<(Option<Vec<u8>>, Vec<Key>), StoreError> {
         let Some(new) = &w.new else {
-            self.check_limits(w, 0)?;
-            return Ok(None);
+            self.check_limits(w, 0, &[])?;
+            return Ok((None, Vec::new()));
         };
         let invalid = |reason: String| StoreError::InvalidKey {
             key: w.path.to_string(),
@@ -587,28 +594,30 @@ impl<B: Backend> Store<B> {
                 new.indexes.len()
             )));
         }
-        let mut names = BTreeSet::new();
-        for (name, path) in &new.indexes {
-            if !names.insert(name) {
-                return Err(invalid(format!("index {name} is given twice")));
-            }
-            if path.encoded_len() > usize::from(u16::MAX) {
-                return Err(invalid(format!(
-                    "index {name}'s key path is over 65535 bytes"
-                )));
-            }
+        let mut sorted: Vec<(&str, &KeyPath)> =
+            new.indexes.iter().map(|(n, p)| (n.as_str(), p)).collect();
+        sorted.sort_unstable_by_key(|&(name, _)| name);
+        if let Some(pair) = sorted.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+            return Err(invalid(format!("index {} is given twice", pair[0].0)));
         }
-        let mut env = Envelope {
-            item_type: new.item_type.clone(),
-            indexes: new.indexes.clone(),
-            payload: Vec::new(),
-        };
-        env.indexes.sort_by(|a, b| a.0.cmp(&b.0));
+        if let Some((name, _)) = sorted
+            .iter()
+            .find(|(_, path)| path.encoded_len() > usize::from(u16::MAX))
+        {
+            return Err(invalid(format!(
+                "index {name}'s key path is over 65535 bytes"
+            )));
+        }
+        let entries = new
+            .indexes
+            .iter()
+            .map(|(name, path)| entry_key(name, path, &w.path))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut out = Vec::with_capacity(new.payload.len() + 64);
-        env.encode_into(&mut out);
+        encode_header_into(&new.item_type, sorted.into_iter(), &mut out);
         out.extend_from_slice(&new.payload);
-        self.check_limits(w, out.len())?;
-        Ok(Some(out))
+        self.check_limits(w, out.len(), &entries)?;
+        Ok((Some(out), entries))
     }
 
     /// Writes items atomically with the group counters and index entries. Returns, per
@@ -618,16 +627,17 @@ impl<B: Backend> Store<B> {
         writes: Vec<ItemWrite>,
         checks: Vec<ReadCheck>,
     ) -> Result<Vec<Outcome>, StoreError> {
-        let envelopes = writes
+        let (envelopes, entries) = writes
             .iter()
             .map(|w| self.encode_envelope(w))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<(Vec<_>, Vec<_>), _>>()?;
         let groups: BTreeSet<&[u8]> = writes.iter().map(|w| w.key.group.as_slice()).collect();
         let groups: Vec<Vec<u8>> = groups.into_iter().map(<[u8]>::to_vec).collect();
         let commit = Arc::new(Commit {
             writes,
             checks,
             envelopes,
+            entries,
             groups,
         });
         for attempt in 0..MAX_ATTEMPTS {
@@ -667,3 +677,6 @@ impl<B: Backend> Store<B> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;
