@@ -690,6 +690,26 @@ async fn read_then_write_applies_the_plan<B: Backend>(db: &B) {
     );
     assert_eq!(record(b"a").await, Some((b"3".to_vec(), 5)));
 
+    // A key read as absent and required to exist: the version found is none.
+    let (_, written) = must(
+        "read_then_write",
+        db.read_then_write(vec![key(b"a"), key(b"d")], |_| {
+            let batch = vec![
+                put(G, b"a", b"y", 9, Condition::VersionEquals(5)),
+                put(G, b"d", b"y", 9, Condition::Exists),
+            ];
+            Ok::<_, BackendError>((batch, ()))
+        }),
+    )
+    .await;
+    let (index, current) = condition_failed(written, "read_then_write of a key read as absent");
+    assert_eq!(
+        (index, current),
+        (1, None),
+        "conformance: read_then_write names the absent key"
+    );
+    assert_eq!(record(b"a").await, Some((b"3".to_vec(), 5)));
+
     // A key the plan writes without having read it is checked as it is in the store: "b"
     // was read and holds; "a" was not read (only "b" was) and is stale.
     let (_, written) = must(

@@ -403,8 +403,9 @@ fn guard_caller_panics<T, E>(
 /// none if a condition fails ([`BackendError::ConditionFailed`] names the first).
 ///
 /// `read` holds versions read earlier in the same write transaction, sorted by key; a key
-/// found there is not read again (nothing else can have written it since). A write with
-/// [`Condition::None`] reads nothing.
+/// found there is not read again: no other writer can come into the transaction, and every
+/// condition is checked before the first write of the batch (keep the two loops apart). A
+/// write with [`Condition::None`] reads nothing.
 fn apply_writes(
     table: &mut redb::Table<RecordKey, RecordValue>,
     writes: &[Write],
@@ -602,13 +603,8 @@ impl Backend for RedbBackend {
                 });
                 got.push(record);
             }
-            // What was read, for the writes' conditions: the same transaction, so still true.
-            let mut read: Vec<(&Key, Option<u64>)> = keys
-                .iter()
-                .zip(&got)
-                .map(|(k, r)| (k, r.as_ref().map(|r| r.version)))
-                .collect();
-            read.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            let versions: Vec<Option<u64>> =
+                got.iter().map(|r| r.as_ref().map(|r| r.version)).collect();
             let planned =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| caller.run(|| plan(got))));
             let (writes, made) = match planned {
@@ -629,6 +625,9 @@ impl Backend for RedbBackend {
             if let Some((first, second)) = duplicate_key(&writes) {
                 return Ok((made, Err(BackendError::DuplicateKey { first, second })));
             }
+            // What was read, for the writes' conditions: the same transaction, so still true.
+            let mut read: Vec<(&Key, Option<u64>)> = keys.iter().zip(versions).collect();
+            read.sort_unstable_by(|a, b| a.0.cmp(b.0));
             let applied = apply_writes(&mut table, &writes, &read);
             drop(table);
             let written = match applied {

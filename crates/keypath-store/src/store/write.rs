@@ -54,7 +54,8 @@ pub(crate) enum Expect {
 pub(crate) struct NewItem {
     pub item_type: String,
     pub payload: Vec<u8>,
-    /// Sorted by name, unique names.
+    /// `(index name, index key path)` in the order given; the commit rejects a repeated
+    /// name and stores them sorted by name.
     pub indexes: Vec<(String, KeyPath)>,
 }
 
@@ -526,14 +527,9 @@ impl<B: Backend> Store<B> {
         })
     }
 
-    /// Checks sizes against the limits before anything is written; `entries` are the
-    /// backend keys of the write's new index entries.
-    fn check_limits(
-        &self,
-        w: &ItemWrite,
-        envelope_len: usize,
-        entries: &[Key],
-    ) -> Result<(), StoreError> {
+    /// Checks sizes against the limits before anything is written, and returns the backend
+    /// keys of the write's new index entries (in the order of its indexes), each made once.
+    fn check_limits(&self, w: &ItemWrite, envelope_len: usize) -> Result<Vec<Key>, StoreError> {
         let l = self.limits;
         // `what` is spelled out only for the error.
         let too_large = |what: &dyn Fn() -> String, found: usize, limit: usize| {
@@ -555,8 +551,10 @@ impl<B: Backend> Store<B> {
         )?;
         too_large(&|| "sort key".into(), w.key.sort.len(), l.max_sort_key)?;
         too_large(&|| "value".into(), envelope_len, l.max_value)?;
-        let names = w.new.iter().flat_map(|new| &new.indexes);
-        for ((name, _), k) in names.zip(entries) {
+        let indexes = w.new.as_ref().map_or(&[][..], |new| new.indexes.as_slice());
+        let mut entries = Vec::with_capacity(indexes.len());
+        for (name, path) in indexes {
+            let k = entry_key(name, path, &w.path)?;
             too_large(
                 &|| format!("index {name} group key"),
                 k.group.len(),
@@ -567,16 +565,16 @@ impl<B: Backend> Store<B> {
                 k.sort.len(),
                 l.max_sort_key,
             )?;
+            entries.push(k);
         }
-        Ok(())
+        Ok(entries)
     }
 
     /// Encodes the new envelope of a write (`None`: a delete) and the backend keys of its
     /// new index entries (in the order of its indexes), checking its shape and the limits.
     fn encode_envelope(&self, w: &ItemWrite) -> Result<(Option<Vec<u8>>, Vec<Key>), StoreError> {
         let Some(new) = &w.new else {
-            self.check_limits(w, 0, &[])?;
-            return Ok((None, Vec::new()));
+            return Ok((None, self.check_limits(w, 0)?));
         };
         let invalid = |reason: String| StoreError::InvalidKey {
             key: w.path.to_string(),
@@ -594,29 +592,24 @@ impl<B: Backend> Store<B> {
                 new.indexes.len()
             )));
         }
+        for (i, (name, path)) in new.indexes.iter().enumerate() {
+            if new.indexes[..i].iter().any(|(earlier, _)| earlier == name) {
+                return Err(invalid(format!("index {name} is given twice")));
+            }
+            if path.encoded_len() > usize::from(u16::MAX) {
+                return Err(invalid(format!(
+                    "index {name}'s key path is over 65535 bytes"
+                )));
+            }
+        }
+        // The envelope lists the index keys by name, whatever order they came in.
         let mut sorted: Vec<(&str, &KeyPath)> =
             new.indexes.iter().map(|(n, p)| (n.as_str(), p)).collect();
         sorted.sort_unstable_by_key(|&(name, _)| name);
-        if let Some(pair) = sorted.windows(2).find(|pair| pair[0].0 == pair[1].0) {
-            return Err(invalid(format!("index {} is given twice", pair[0].0)));
-        }
-        if let Some((name, _)) = sorted
-            .iter()
-            .find(|(_, path)| path.encoded_len() > usize::from(u16::MAX))
-        {
-            return Err(invalid(format!(
-                "index {name}'s key path is over 65535 bytes"
-            )));
-        }
-        let entries = new
-            .indexes
-            .iter()
-            .map(|(name, path)| entry_key(name, path, &w.path))
-            .collect::<Result<Vec<_>, _>>()?;
         let mut out = Vec::with_capacity(new.payload.len() + 64);
         encode_header_into(&new.item_type, sorted.into_iter(), &mut out);
         out.extend_from_slice(&new.payload);
-        self.check_limits(w, out.len(), &entries)?;
+        let entries = self.check_limits(w, out.len())?;
         Ok((Some(out), entries))
     }
 
