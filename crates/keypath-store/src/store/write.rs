@@ -97,14 +97,20 @@ enum Origin {
 /// batch stands for.
 type Planned = (Vec<Write>, (Vec<Outcome>, Vec<Origin>));
 
+/// What a write stores, made once per commit.
+struct Encoded {
+    /// The encoded item (`None`: a delete).
+    envelope: Option<Vec<u8>>,
+    /// The backend keys of its new index entries, in the order of its indexes.
+    entries: Vec<Key>,
+}
+
 /// A commit's writes, read checks, encoded items and groups, shared with its planning.
 struct Commit {
     writes: Vec<ItemWrite>,
     checks: Vec<ReadCheck>,
-    /// Per write, the encoded item (`None`: a delete).
-    envelopes: Vec<Option<Vec<u8>>>,
-    /// Per write, the backend keys of its new index entries, in the order of its indexes.
-    entries: Vec<Vec<Key>>,
+    /// Per write, what it stores.
+    encoded: Vec<Encoded>,
     /// The groups written, each once.
     groups: Vec<Vec<u8>>,
 }
@@ -125,8 +131,7 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
     let mut origin = Vec::new();
     let mut versions = Vec::with_capacity(c.writes.len());
     let mut touched = BTreeSet::new();
-    let writes = c.writes.iter().zip(&c.envelopes).zip(&c.entries);
-    for (((w, env), entries), old) in writes.zip(olds) {
+    for ((w, Encoded { envelope, entries }), old) in c.writes.iter().zip(&c.encoded).zip(olds) {
         let found = old.as_ref().map(|r| r.version);
         match w.expect {
             Expect::Any => {}
@@ -151,7 +156,7 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
                 })
             }
         }
-        if old.is_none() && env.is_none() {
+        if old.is_none() && envelope.is_none() {
             versions.push(Outcome {
                 existed: false,
                 version: None,
@@ -188,7 +193,7 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
             });
             origin.push(Origin::Index);
         }
-        batch.push(match env {
+        batch.push(match envelope {
             Some(value) => Write::Put {
                 key: w.key.clone(),
                 record: Record {
@@ -205,7 +210,7 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
         origin.push(Origin::Item);
         versions.push(Outcome {
             existed: old.is_some(),
-            version: env.as_ref().map(|_| version),
+            version: envelope.as_ref().map(|_| version),
         });
     }
     for (g, counter) in c.groups.iter().zip(counters) {
@@ -570,11 +575,15 @@ impl<B: Backend> Store<B> {
         Ok(entries)
     }
 
-    /// Encodes the new envelope of a write (`None`: a delete) and the backend keys of its
-    /// new index entries (in the order of its indexes), checking its shape and the limits.
-    fn encode_envelope(&self, w: &ItemWrite) -> Result<(Option<Vec<u8>>, Vec<Key>), StoreError> {
+    /// Encodes the new envelope of a write and makes the backend keys of its new index
+    /// entries, checking its shape and the limits.
+    fn encode(&self, w: &ItemWrite) -> Result<Encoded, StoreError> {
         let Some(new) = &w.new else {
-            return Ok((None, self.check_limits(w, 0)?));
+            let entries = self.check_limits(w, 0)?;
+            return Ok(Encoded {
+                envelope: None,
+                entries,
+            });
         };
         let invalid = |reason: String| StoreError::InvalidKey {
             key: w.path.to_string(),
@@ -610,7 +619,10 @@ impl<B: Backend> Store<B> {
         encode_header_into(&new.item_type, sorted.into_iter(), &mut out);
         out.extend_from_slice(&new.payload);
         let entries = self.check_limits(w, out.len())?;
-        Ok((Some(out), entries))
+        Ok(Encoded {
+            envelope: Some(out),
+            entries,
+        })
     }
 
     /// Writes items atomically with the group counters and index entries. Returns, per
@@ -620,17 +632,16 @@ impl<B: Backend> Store<B> {
         writes: Vec<ItemWrite>,
         checks: Vec<ReadCheck>,
     ) -> Result<Vec<Outcome>, StoreError> {
-        let (envelopes, entries) = writes
+        let encoded = writes
             .iter()
-            .map(|w| self.encode_envelope(w))
-            .collect::<Result<(Vec<_>, Vec<_>), _>>()?;
+            .map(|w| self.encode(w))
+            .collect::<Result<Vec<_>, _>>()?;
         let groups: BTreeSet<&[u8]> = writes.iter().map(|w| w.key.group.as_slice()).collect();
         let groups: Vec<Vec<u8>> = groups.into_iter().map(<[u8]>::to_vec).collect();
         let commit = Arc::new(Commit {
             writes,
             checks,
-            envelopes,
-            entries,
+            encoded,
             groups,
         });
         for attempt in 0..MAX_ATTEMPTS {
