@@ -16,7 +16,8 @@
 //! `index` (100 posts through the `by_updated` index, decoded) and `first` (a list of one
 //! post); as in its `put` group: `put-store` (a new post with its index entry and group
 //! counter, durable) and `put-raw` (raw redb writing the same three records on the blocking
-//! pool). Each put waits for the disk's flush, which callgrind does not count.
+//! pool); and `put-overwrite` (one of the fixture's posts put again unchanged, so its index
+//! entry stays). Each put waits for the disk's flush, which callgrind does not count.
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -33,7 +34,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(n)) = (args.next(), args.next().and_then(|n| n.parse::<u64>().ok())) else {
         eprintln!(
-            "usage: store_icount store|raw-keyed|raw-key-paths|raw-decoded|raw|get-store|get-raw|get-raw-decoded|index|first|put-store|put-raw ITERATIONS"
+            "usage: store_icount store|raw-keyed|raw-key-paths|raw-decoded|raw|get-store|get-raw|get-raw-decoded|index|first|put-store|put-overwrite|put-raw ITERATIONS"
         );
         std::process::exit(2);
     };
@@ -83,6 +84,12 @@ fn main() {
                 "put-store" => {
                     puts += 1;
                     black_box(fx.store.put(&post(2, puts)).await.unwrap());
+                    1
+                }
+                "put-overwrite" => {
+                    puts += 1;
+                    let p = post(1, puts % 1000);
+                    black_box(fx.store.put(&p).await.unwrap());
                     1
                 }
                 "put-raw" => {

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
-use crate::envelope::{encode_header_into, Envelope};
+use crate::envelope::{encode_header_into, EnvelopeError, Header};
 use crate::item::{encode_value, Item, Versioned};
 use crate::layout::{counter_group_len, counter_key, entry_path, index_group, is_valid_index_name};
 use crate::StoreError;
@@ -166,14 +166,9 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
         let version = new_counter[w.key.group.as_slice()];
         touched.insert(w.key.group.as_slice());
         let condition = found.map_or(Condition::NotExists, Condition::VersionEquals);
-        let old_indexes = match old {
-            Some(r) => Envelope::decode(&r.value)?.indexes,
-            None => Vec::new(),
-        };
-        let new_indexes = w.new.as_ref().map_or(&[][..], |n| n.indexes.as_slice());
-        for (name, path) in &old_indexes {
-            if !new_indexes.iter().any(|(n, p)| n == name && p == path) {
-                let key = entry_key(name, path, &w.path)?;
+        if let Some(r) = old {
+            let new_indexes = w.new.as_ref().map_or(&[][..], |n| n.indexes.as_slice());
+            for key in stale_entries(&r.value, new_indexes, &w.path)? {
                 batch.push(Write::Delete {
                     key,
                     condition: Condition::None,
@@ -241,6 +236,38 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
         origin.push(Origin::Check(i));
     }
     Ok((batch, (versions, origin)))
+}
+
+/// The backend keys of the index entries that the stored item `old` (an envelope) has and
+/// its replacement, with index keys `new`, does not: the entries to delete. An old entry is
+/// kept when the new item has an index of the same name whose key path encodes to the same
+/// bytes (key path encodings are canonical, so that is the same key path); only the old
+/// index key paths that are dropped are decoded.
+fn stale_entries(
+    old: &[u8],
+    new: &[(String, KeyPath)],
+    base: &KeyPath,
+) -> Result<Vec<Key>, StoreError> {
+    let mut stale = Vec::new();
+    let mut encoded = Vec::new();
+    for (name, at, old_path) in Header::parse(old)?.indexes {
+        let kept = new.iter().any(|(n, path)| {
+            n == name && path.encoded_len() == old_path.len() && {
+                encoded.clear();
+                path.encode_into(&mut encoded);
+                encoded == old_path
+            }
+        });
+        if !kept {
+            let path = KeyPath::decode(old_path).map_err(|e| EnvelopeError {
+                offset: at,
+                expected: "an index key path",
+                found: e.to_string(),
+            })?;
+            stale.push(entry_key(name, &path, base)?);
+        }
+    }
+    Ok(stale)
 }
 
 /// Encodes an index entry's value: the number of base path components.
