@@ -26,8 +26,8 @@ pub enum StoreError {
         key: KeyPath,
     },
     /// An only-if-version put or delete found another version (or no item: `found` is `None`).
-    #[error("item {key} is at version {}, expected version {expected}",
-        found.map_or_else(|| "absent".to_owned(), |v| v.to_string()))]
+    #[error("item {key} is {}, expected version {expected}",
+        found.map_or_else(|| "absent".to_owned(), |v| format!("at version {v}")))]
     VersionMismatch {
         /// The key path.
         key: KeyPath,

@@ -283,7 +283,7 @@ pub struct Lint {
 #[non_exhaustive]
 pub enum LintError {
     /// A separator that is not ASCII punctuation or space.
-    #[error("expected ASCII punctuation or space as a separator, found {} (0x{byte:02X})", show_byte(*byte))]
+    #[error("expected ASCII punctuation or space as a separator, found {}", describe_byte(*byte))]
     Separator {
         /// The byte.
         byte: u8,
@@ -672,6 +672,14 @@ fn show_byte(b: u8) -> String {
         format!("'{}'", char::from(b))
     } else {
         format!("0x{b:02X}")
+    }
+}
+
+/// A byte for an error message: `'a' (0x61)` when printable, else `0xC3`.
+fn describe_byte(b: u8) -> String {
+    match show_byte(b) {
+        shown if shown.starts_with('\'') => format!("{shown} (0x{b:02X})"),
+        hex => hex,
     }
 }
 

@@ -218,7 +218,11 @@ fn settings_errors() {
     }
     assert_eq!(
         LintError::Separator { byte: 0 }.to_string(),
-        "expected ASCII punctuation or space as a separator, found 0x00 (0x00)"
+        "expected ASCII punctuation or space as a separator, found 0x00"
+    );
+    assert_eq!(
+        LintError::Separator { byte: b'a' }.to_string(),
+        "expected ASCII punctuation or space as a separator, found 'a' (0x61)"
     );
 }
 
