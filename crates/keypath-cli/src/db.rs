@@ -17,6 +17,7 @@ use keypath_store::{Cursor, Page, PutMode, Query, RawItem, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::json;
 use crate::progress::Progress;
 use crate::Failure;
 
@@ -68,7 +69,9 @@ pub(crate) enum DbCommand {
     Init {
         /// An index, as NAME=NAMESPACE.FIELD@GROUP: items whose last namespace is NAMESPACE
         /// are indexed at GROUP/FIELD-<value of FIELD> (an integer or string; absent or null
-        /// leaves the item out). Example: by_updated=ticket.updated_at@/board-1
+        /// leaves the item out). GROUP is one component, such as /board-1, or /board-{F} to
+        /// take its ID from the item's field F (write a literal '{' as %7B). Examples:
+        /// by_updated=ticket.updated_at@/board-1, by_updated=ticket.updated_at@/board-{board}
         #[arg(long = "index", value_name = "DEFINITION")]
         indexes: Vec<String>,
     },
@@ -105,7 +108,8 @@ pub(crate) enum DbCommand {
         list: ListArgs,
     },
     /// Put every item of a JSON lines file (`{"key": ..., "value": ...}` per line, as
-    /// `export` writes), showing progress.
+    /// `export` writes), showing progress. Each line is its own write: a bad line stops the
+    /// import, and the lines before it stay imported.
     Import {
         /// The JSON lines file.
         file: PathBuf,
@@ -118,12 +122,13 @@ pub(crate) enum DbCommand {
 pub(crate) struct ListArgs {
     /// Key path prefix; its first component must have an ID (the group).
     prefix: String,
-    /// Newest (largest key) first.
+    /// Descending key order (largest key first).
     #[arg(long)]
     reverse: bool,
-    /// At most this many items; a `{"cursor": ...}` line follows when there are more.
-    #[arg(long)]
-    limit: Option<usize>,
+    /// At most this many items (1 or more); a `{"cursor": ...}` line follows when there are
+    /// more.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    limit: Option<u64>,
     /// Resume after the page that printed this cursor (same query only).
     #[arg(long)]
     cursor: Option<String>,
@@ -147,7 +152,78 @@ pub(crate) struct IndexDef {
     name: String,
     namespace: String,
     field: String,
-    group: KeyPath,
+    group: IndexGroup,
+}
+
+/// The group of an index's entries: one component, with a fixed ID (`/board-1`) or the ID
+/// taken from a field of the item (`/board-{board}`). Kept in the configuration as that text.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(try_from = "String", into = "String")]
+pub(crate) enum IndexGroup {
+    Fixed(KeyPath),
+    FromField { namespace: String, field: String },
+}
+
+impl std::str::FromStr for IndexGroup {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<IndexGroup, String> {
+        let one = "GROUP must be one component with an ID, such as /board-1 or /board-{board}";
+        if let Some((namespace, field)) = text
+            .strip_prefix('/')
+            .and_then(|t| t.strip_suffix('}'))
+            .and_then(|t| t.split_once("-{"))
+            .filter(|(namespace, _)| !namespace.contains('/'))
+        {
+            KeyPath::new()
+                .push_namespace(namespace)
+                .map_err(|e| format!("bad GROUP namespace: {e}"))?;
+            KeyPath::new()
+                .push_namespace(field)
+                .map_err(|e| format!("bad GROUP field {{{field}}}: {e}"))?;
+            return Ok(IndexGroup::FromField {
+                namespace: namespace.to_owned(),
+                field: field.to_owned(),
+            });
+        }
+        let group: KeyPath = text.parse().map_err(|e| format!("bad GROUP: {e}"))?;
+        if group.len() != 1 || group.components()[0].id().is_none() {
+            return Err(one.to_owned());
+        }
+        Ok(IndexGroup::Fixed(group))
+    }
+}
+
+impl std::fmt::Display for IndexGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexGroup::Fixed(path) => {
+                // A string ID printed as `{...}` would read back as a field: escape its '{'.
+                let text = path.to_string();
+                match text.split_once("-{") {
+                    Some((namespace, rest)) if text.ends_with('}') => {
+                        write!(f, "{namespace}-%7B{rest}")
+                    }
+                    _ => f.write_str(&text),
+                }
+            }
+            IndexGroup::FromField { namespace, field } => write!(f, "/{namespace}-{{{field}}}"),
+        }
+    }
+}
+
+impl TryFrom<String> for IndexGroup {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<IndexGroup, String> {
+        text.parse()
+    }
+}
+
+impl From<IndexGroup> for String {
+    fn from(group: IndexGroup) -> String {
+        group.to_string()
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug, Default)]
@@ -178,12 +254,7 @@ pub(crate) fn parse_index_def(text: &str) -> Result<IndexDef, Failure> {
     let (name, rest) = text.split_once('=').ok_or_else(|| err("no '='"))?;
     let (target, group) = rest.split_once('@').ok_or_else(|| err("no '@'"))?;
     let (namespace, field) = target.split_once('.').ok_or_else(|| err("no '.'"))?;
-    let group: KeyPath = group.parse().map_err(|e| err(&format!("bad GROUP: {e}")))?;
-    if group.len() != 1 || group.components()[0].id().is_none() {
-        return Err(err(
-            "GROUP must be one component with an ID, such as /board-1",
-        ));
-    }
+    let group: IndexGroup = group.parse().map_err(|e: String| err(&e))?;
     // Namespace and field must be valid namespaces: check by building a path.
     KeyPath::new()
         .push_namespace(namespace)
@@ -205,11 +276,34 @@ pub(crate) fn parse_index_def(text: &str) -> Result<IndexDef, Failure> {
     })
 }
 
+/// Parses the `--index` definitions of `init` or `create-table`; two with one name are an
+/// error (an item could not be written with both).
+pub(crate) fn parse_index_defs(texts: &[String]) -> Result<Vec<IndexDef>, Failure> {
+    let mut defs: Vec<IndexDef> = Vec::with_capacity(texts.len());
+    for text in texts {
+        let def = parse_index_def(text)?;
+        if defs.iter().any(|d| d.name == def.name) {
+            return Err(bad(format!(
+                "--index {text:?}: index {} is defined twice; each index needs its own name",
+                def.name
+            )));
+        }
+        defs.push(def);
+    }
+    Ok(defs)
+}
+
 fn config_path(dir: &Path) -> PathBuf {
     dir.join(CONFIG_FILE)
 }
 
 fn read_config(dir: &Path) -> Result<Option<Config>, Failure> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(bad(format!(
+            "{} is not a directory: give a store directory",
+            dir.display()
+        )));
+    }
     let path = config_path(dir);
     match fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
@@ -219,18 +313,56 @@ fn read_config(dir: &Path) -> Result<Option<Config>, Failure> {
             ))
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Failure::Io(e)),
+        Err(e) => Err(bad(format!("cannot read {}: {e}", path.display()))),
     }
 }
 
 fn write_config(dir: &Path, config: &Config) -> Result<(), Failure> {
-    fs::create_dir_all(dir)?;
+    let cannot =
+        |e: std::io::Error| bad(format!("cannot create a store in {}: {e}", dir.display()));
+    fs::create_dir_all(dir).map_err(cannot)?;
     let tmp = dir.join(format!("{CONFIG_FILE}.tmp"));
     fs::write(
         &tmp,
         serde_json::to_vec_pretty(config).expect("config serializes"),
-    )?;
-    fs::rename(&tmp, config_path(dir))?;
+    )
+    .map_err(cannot)?;
+    fs::rename(&tmp, config_path(dir)).map_err(cannot)?;
+    Ok(())
+}
+
+/// Makes `dir` hold the configuration `config`: writes it if there is none, and refuses a
+/// store whose indexes differ (they cannot change). For stores written by a program whose
+/// indexes the CLI can express, such as `keypath demo --path DIR`.
+pub(crate) fn ensure_config(dir: &Path, config: &Config) -> Result<(), Failure> {
+    match read_config(dir)? {
+        None => write_config(dir, config),
+        Some(found) if found.indexes == config.indexes => Ok(()),
+        Some(_) => Err(bad(format!(
+            "{} holds a store with other indexes than {:?}",
+            dir.display(),
+            config
+                .indexes
+                .iter()
+                .map(|d| format!("{}={}.{}@{}", d.name, d.namespace, d.field, d.group))
+                .collect::<Vec<_>>()
+        ))),
+    }
+}
+
+/// Checks what a command reads from the shell before the store is opened (and, for `put`
+/// and `import`, created): a bad path, JSON value or import file leaves no store behind.
+pub(crate) fn precheck(command: &DbCommand) -> Result<(), Failure> {
+    match command {
+        DbCommand::Put { path, json, .. } => {
+            parse_path("path", path)?;
+            parse_json("value", json)?;
+        }
+        DbCommand::Import { file } => {
+            fs::File::open(file).map_err(|e| bad(format!("{}: {e}", file.display())))?;
+        }
+        _ => {}
+    }
     Ok(())
 }
 
@@ -298,35 +430,18 @@ impl<B: DbBackend> Db<B> {
             .iter()
             .filter(|d| d.namespace == namespace)
         {
-            let field = value.get(&def.field).unwrap_or(&Value::Null);
-            let key = match field {
-                Value::Null => continue,
-                Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-                    (Some(u), _) => def.group.clone().push(&def.field, u),
-                    (None, Some(i)) => def.group.clone().push(&def.field, i),
-                    _ => {
-                        return Err(bad(format!(
-                            "{path}: field {:?} is {n}; index {} takes integers or strings",
-                            def.field, def.name
-                        )))
+            let group = match &def.group {
+                IndexGroup::Fixed(group) => group.clone(),
+                IndexGroup::FromField { namespace, field } => {
+                    match with_id(KeyPath::new(), namespace, field, value, def, path)? {
+                        Some(group) => group,
+                        None => continue,
                     }
-                },
-                Value::String(s) => def.group.clone().push(&def.field, s.as_str()),
-                other => {
-                    return Err(bad(format!(
-                        "{path}: field {:?} is {}; index {} takes integers or strings",
-                        def.field,
-                        match other {
-                            Value::Bool(_) => "a boolean",
-                            Value::Array(_) => "an array",
-                            _ => "an object",
-                        },
-                        def.name
-                    )))
                 }
+            };
+            if let Some(key) = with_id(group, &def.field, &def.field, value, def, path)? {
+                entries.push((def.name.clone(), key));
             }
-            .map_err(|e| bad(format!("{path}: index {}: {e}", def.name)))?;
-            entries.push((def.name.clone(), key));
         }
         Ok(entries)
     }
@@ -345,8 +460,41 @@ impl<B: DbBackend> Db<B> {
     }
 }
 
+/// `path` with a component `namespace` whose ID is the item's field `field` (an integer or
+/// a string); `None` when the field is absent or null (the item is left out of the index).
+fn with_id(
+    path: KeyPath,
+    namespace: &str,
+    field: &str,
+    value: &Value,
+    def: &IndexDef,
+    item: &KeyPath,
+) -> Result<Option<KeyPath>, Failure> {
+    let wrong = |what: &str| {
+        bad(format!(
+            "{item}: field {field:?} is {what}; index {} takes integers or strings",
+            def.name
+        ))
+    };
+    let pushed = match value.get(field).unwrap_or(&Value::Null) {
+        Value::Null => return Ok(None),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => path.push(namespace, u),
+            (None, Some(i)) => path.push(namespace, i),
+            _ => return Err(wrong(&n.to_string())),
+        },
+        Value::String(s) => path.push(namespace, s.as_str()),
+        Value::Bool(_) => return Err(wrong("a boolean")),
+        Value::Array(_) => return Err(wrong("an array")),
+        Value::Object(_) => return Err(wrong("an object")),
+    };
+    pushed
+        .map(Some)
+        .map_err(|e| bad(format!("{item}: index {}: {e}", def.name)))
+}
+
 fn item_line(raw: &RawItem) -> Result<String, Failure> {
-    let value: Value = raw
+    let json::Stored(value) = raw
         .decode()
         .map_err(|e| Failure::Store(format!("{}: stored value does not decode: {e}", raw.key())))?;
     Ok(json!({"key": raw.key().to_string(), "value": value}).to_string())
@@ -375,7 +523,7 @@ fn build_query(args: &ListArgs) -> Result<Query, Failure> {
         query = query.reverse();
     }
     if let Some(limit) = args.limit {
-        query = query.limit(limit);
+        query = query.limit(usize::try_from(limit).unwrap_or(usize::MAX));
     }
     if let Some(text) = &args.cursor {
         let cursor: Cursor = text.parse().map_err(|e| bad(format!("--cursor: {e}")))?;
@@ -395,7 +543,7 @@ fn print_page(page: Page<RawItem>, out: &mut impl Write) -> Result<(), Failure> 
 }
 
 fn parse_json(what: &str, text: &str) -> Result<Value, Failure> {
-    serde_json::from_str(text).map_err(|e| bad(format!("{what}: expected JSON: {e}")))
+    json::parse(text).map_err(|e| bad(format!("{what}: {e}")))
 }
 
 pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failure> {
@@ -415,10 +563,7 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
                     dir.display()
                 )));
             }
-            let indexes = indexes
-                .iter()
-                .map(|t| parse_index_def(t))
-                .collect::<Result<Vec<_>, _>>()?;
+            let indexes = parse_index_defs(&indexes)?;
             write_config(dir, &Config { indexes })?;
             Db::open(dir, false).await?;
             writeln!(out, "{}", json!({"created": dir.display().to_string()}))?;
@@ -427,6 +572,7 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
         #[cfg(feature = "dynamodb")]
         DbCommand::CreateTable { .. } => Err(bad("create-table needs --dynamodb TABLE")),
         command => {
+            precheck(&command)?;
             let create = matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. });
             Db::open(dir, create).await?.run(command, out).await
         }
@@ -563,16 +709,20 @@ async fn import<B: DbBackend>(
         if text.trim().is_empty() {
             continue;
         }
-        let at = |e: String| bad(format!("{name}: line {number}: {e}"));
-        let record: Value =
-            serde_json::from_str(text).map_err(|e| at(format!("expected JSON: {e}")))?;
-        let key = record
-            .get("key")
-            .and_then(Value::as_str)
-            .ok_or_else(|| at("expected {\"key\": \"<key path>\", \"value\": ...}".into()))?;
+        let at = |e: String| {
+            let s = if items == 1 { "" } else { "s" };
+            bad(format!(
+                "{name}: line {number}: {e} (imported before it: {items} item{s})"
+            ))
+        };
+        let record = json::parse(text).map_err(at)?;
+        let shape = || at("expected {\"key\": \"<key path>\", \"value\": <item>}".into());
+        let (Some(Value::String(key)), Some(value)) = (record.get("key"), record.get("value"))
+        else {
+            return Err(shape());
+        };
         let path: KeyPath = key.parse().map_err(|e| at(format!("key {key:?}: {e}")))?;
-        let value = record.get("value").cloned().unwrap_or(Value::Null);
-        db.put(&path, &value, PutMode::Upsert)
+        db.put(&path, value, PutMode::Upsert)
             .await
             .map_err(|e| match e {
                 Failure::BadInput(m) => at(m),
@@ -583,4 +733,37 @@ async fn import<B: DbBackend>(
     progress.finish();
     writeln!(out, "{}", json!({"imported": items, "lines": number}))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_groups_read_back_from_their_text() {
+        for text in [
+            "/board-1",
+            "/board--7",
+            "/board-{board}",
+            "/g-%7Bg}",
+            "/g-%7B",
+            "/g-a{b}",
+            "/g-abc",
+            "/g-4c9d36e5-6b19-4e6a-828c-226ed667458a",
+        ] {
+            let group: IndexGroup = text.parse().unwrap();
+            let printed = group.to_string();
+            assert_eq!(printed.parse::<IndexGroup>(), Ok(group.clone()), "{text}");
+            let json = serde_json::to_string(&group).unwrap();
+            assert_eq!(serde_json::from_str::<IndexGroup>(&json).unwrap(), group);
+        }
+        assert!(matches!(
+            "/g-{g}".parse::<IndexGroup>(),
+            Ok(IndexGroup::FromField { .. })
+        ));
+        assert!(matches!(
+            "/g-%7Bg}".parse::<IndexGroup>(),
+            Ok(IndexGroup::Fixed(_))
+        ));
+    }
 }

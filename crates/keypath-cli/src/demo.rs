@@ -119,6 +119,9 @@ impl Item for Ticket {
     }
 }
 
+/// [`Ticket`]'s index as `keypath db` declares it (`init --index`): the same entries.
+const TICKET_INDEX: &str = "by_updated=ticket.updated_at@/board-{board}";
+
 /// A small deterministic generator (SplitMix64): the same data set on every run.
 struct Rng(u64);
 
@@ -240,7 +243,12 @@ fn show(out: &mut impl Write, items: &[RawItem], at_most: usize) -> Result<(), F
 pub(crate) async fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<(), Failure> {
     let temp;
     let dir: &Path = match &dir {
-        Some(d) => d,
+        Some(d) => {
+            // A kept store opens with `keypath db --path DIR`, its ticket index included.
+            let indexes = crate::db::parse_index_defs(&[TICKET_INDEX.to_owned()])?;
+            crate::db::ensure_config(d, &crate::db::Config { indexes })?;
+            d
+        }
         None => {
             temp = tempfile::tempdir().map_err(Failure::Io)?;
             temp.path()

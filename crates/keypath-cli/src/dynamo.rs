@@ -14,7 +14,7 @@ use keypath_store::backend::{
 use keypath_store::Store;
 use serde_json::json;
 
-use crate::db::{bad, parse_index_def, Config, Db, DbBackend, DbCommand};
+use crate::db::{bad, parse_index_defs, precheck, Config, Db, DbBackend, DbCommand};
 use crate::Failure;
 
 /// Group key of the CLI's configuration record.
@@ -77,7 +77,7 @@ async fn create_config(backend: &DynamoDbBackend, config: &Config) -> Result<(),
 }
 
 fn parse_indexes(texts: &[String]) -> Result<Vec<crate::db::IndexDef>, Failure> {
-    texts.iter().map(|t| parse_index_def(t)).collect()
+    parse_index_defs(texts)
 }
 
 pub(crate) async fn run(
@@ -107,6 +107,7 @@ pub(crate) async fn run(
             Ok(())
         }
         command => {
+            precheck(&command)?;
             let backend = DynamoDbBackend::open(sdk, table)
                 .await
                 .map_err(open_failure)?;

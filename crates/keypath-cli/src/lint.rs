@@ -34,6 +34,11 @@ struct Origin {
 }
 
 pub(crate) fn run(args: LintArgs, out: &mut impl Write) -> Result<(), Failure> {
+    if let Some(c) = args.separators.chars().find(|c| !c.is_ascii()) {
+        return Err(Failure::BadInput(format!(
+            "--separators: expected ASCII punctuation or space as a separator, found {c:?}"
+        )));
+    }
     let lint = Lint::new()
         .separators(args.separators.as_bytes())
         .map_err(|e| Failure::BadInput(format!("--separators: {e}")))?
@@ -44,9 +49,11 @@ pub(crate) fn run(args: LintArgs, out: &mut impl Write) -> Result<(), Failure> {
         read_lines(io::stdin().lock(), None, &mut keys, &mut origins)?;
     } else {
         for (i, path) in args.files.iter().enumerate() {
-            let file = std::fs::File::open(path)
-                .map_err(|e| Failure::BadInput(format!("cannot read {}: {e}", path.display())))?;
-            read_lines(io::BufReader::new(file), Some(i), &mut keys, &mut origins)?;
+            let cannot =
+                |e: io::Error| Failure::BadInput(format!("cannot read {}: {e}", path.display()));
+            let file = std::fs::File::open(path).map_err(cannot)?;
+            read_lines(io::BufReader::new(file), Some(i), &mut keys, &mut origins)
+                .map_err(cannot)?;
         }
     }
     let report = lint.run(&keys);
@@ -146,7 +153,7 @@ fn read_lines(
     file: Option<usize>,
     keys: &mut Vec<Vec<u8>>,
     origins: &mut Vec<Origin>,
-) -> Result<(), Failure> {
+) -> io::Result<()> {
     let mut key = Vec::new();
     let mut line = 0;
     while read_line(&mut reader, &mut key)? {

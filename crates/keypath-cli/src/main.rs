@@ -6,6 +6,7 @@ mod demo;
 #[cfg(feature = "dynamodb")]
 mod dynamo;
 mod input;
+mod json;
 mod lint;
 mod paths;
 mod progress;
@@ -52,11 +53,12 @@ enum Command {
     Lint(lint::LintArgs),
     /// Load a generated social app into the embedded store and run its queries.
     Demo {
-        /// Keep the store in this directory (default: a temporary one, removed afterwards).
+        /// Keep the store in this directory (default: a temporary one, removed afterwards);
+        /// `keypath db --path DIR` then opens it.
         #[arg(long, value_name = "DIR")]
         path: Option<std::path::PathBuf>,
         /// Only show how string keys and key paths sort (no store).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "path")]
         keys_only: bool,
     },
     /// Run a store from the shell: put, get, delete, list, index, import, export.
@@ -101,36 +103,28 @@ fn main() -> ExitCode {
         Command::Db(args) => runtime().and_then(|rt| rt.block_on(db::run(*args, &mut out))),
     }
     .and_then(|()| out.flush().map_err(Failure::Io));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(Failure::Io(e)) => {
-            let _ = out.flush();
-            eprintln!("keypath: {e}");
-            ExitCode::from(1)
-        }
-        Err(Failure::BadInput(message)) => {
-            let _ = out.flush();
-            eprintln!("keypath: {message}");
-            ExitCode::from(2)
-        }
+    let (message, code) = match result {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => return ExitCode::SUCCESS,
+        Err(Failure::Io(e)) => (e.to_string(), 1),
+        Err(Failure::BadInput(message)) => (message, 2),
         Err(Failure::Problems(kinds)) => {
-            let _ = out.flush();
             let s = if kinds == 1 { "" } else { "s" };
-            eprintln!("keypath: {kinds} kind{s} of problem found");
-            ExitCode::from(1)
+            (format!("{kinds} kind{s} of problem found"), 1)
         }
-        Err(Failure::NotFound(message)) => {
-            let _ = out.flush();
-            eprintln!("keypath: {message}");
-            ExitCode::from(3)
-        }
-        Err(Failure::Store(message)) => {
-            let _ = out.flush();
-            eprintln!("keypath: {message}");
-            ExitCode::from(1)
-        }
-    }
+        Err(Failure::NotFound(message)) => (message, 3),
+        Err(Failure::Store(message)) => (message, 1),
+    };
+    let _ = out.flush();
+    report(&message);
+    ExitCode::from(code)
+}
+
+/// Prints `keypath: <message>` on stderr. A stderr that cannot be written (closed, full, a
+/// pipe whose reader left) loses the message but not the exit status: `eprintln!` would
+/// panic instead.
+fn report(message: &str) {
+    let _ = writeln!(io::stderr().lock(), "keypath: {message}");
 }
 
 /// The store runs redb on tokio's blocking pool, where a panic (redb panics on some damaged

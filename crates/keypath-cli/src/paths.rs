@@ -26,26 +26,22 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    if !text.len().is_multiple_of(2) {
+    // Positions count characters, as a reader of the text does.
+    let mut digits = Vec::with_capacity(text.len());
+    for (i, c) in text.chars().enumerate() {
+        let d = c
+            .to_digit(16)
+            .ok_or_else(|| format!("at character {i}: expected a hex digit, found {c:?}"))?;
+        digits.push(d as u8);
+    }
+    if !digits.len().is_multiple_of(2) {
         return Err(format!(
             "at character {}: expected an even number of hex digits, found {}",
-            text.len(),
-            text.len()
+            digits.len(),
+            digits.len()
         ));
     }
-    let digit = |i: usize, c: u8| {
-        (c as char).to_digit(16).ok_or_else(|| {
-            format!(
-                "at character {i}: expected a hex digit, found {:?}",
-                c as char
-            )
-        })
-    };
-    let b = text.as_bytes();
-    (0..b.len())
-        .step_by(2)
-        .map(|i| Ok((digit(i, b[i])? * 16 + digit(i + 1, b[i + 1])?) as u8))
-        .collect()
+    Ok(digits.chunks(2).map(|p| p[0] * 16 + p[1]).collect())
 }
 
 fn parse_path(name: &dyn Fn() -> String, text: &str) -> Result<KeyPath, Failure> {

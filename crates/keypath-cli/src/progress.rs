@@ -63,7 +63,17 @@ impl Progress {
     pub(crate) fn finish(mut self) {
         if self.visible {
             self.draw();
-            eprintln!();
+        }
+        // Drop ends the line.
+    }
+}
+
+impl Drop for Progress {
+    /// Ends the bar's line, so that what is printed next (an error, when the work stopped
+    /// early) starts on a line of its own.
+    fn drop(&mut self) {
+        if self.drawn.is_some() {
+            let _ = writeln!(std::io::stderr().lock());
         }
     }
 }

@@ -152,6 +152,17 @@ fn bad_input_is_one_line_and_exit_2() {
             "keypath: line 2: at byte 1: expected an ID",
         ),
         (&["inspect", "zz"], b"", "expected a hex digit"),
+        // Positions and the character shown are the text's characters, not its bytes.
+        (
+            &["decode", "aé"],
+            b"",
+            "keypath: argument 1 (\"aé\"): at character 1: expected a hex digit, found 'é'",
+        ),
+        (
+            &["decode", "ééa"],
+            b"",
+            "at character 0: expected a hex digit, found 'é'",
+        ),
     ];
     for (args, stdin, want) in cases {
         let o = keypath(args, stdin);
@@ -320,10 +331,55 @@ fn lint_bad_input_is_one_line_and_status_2() {
         stderr(&o),
         "keypath: --separators: expected ASCII punctuation or space as a separator, found 'a' (0x61)\n"
     );
+    let o = keypath(&["lint", "--separators", "#é"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "keypath: --separators: expected ASCII punctuation or space as a separator, found 'é'\n"
+    );
     let o = keypath(&["lint", "/no/such/file"], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).starts_with("keypath: cannot read /no/such/file: "));
     assert_eq!(stderr(&o).lines().count(), 1);
+    // A directory opens but cannot be read: the same one-line error, naming it.
+    let dir = tempfile::tempdir().unwrap();
+    let name = dir.path().to_str().unwrap();
+    let o = keypath(&["lint", name], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(&format!("keypath: cannot read {name}: ")),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).lines().count(), 1);
+}
+
+/// A stderr that cannot take the message (a full device here; a closed pipe in
+/// `keypath lint big.txt 2>&1 | head -1`) still leaves the documented exit status.
+#[cfg(target_os = "linux")]
+#[test]
+fn exit_status_survives_an_unwritable_stderr() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("Linux has /dev/full")
+    };
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_keypath"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(full())
+            .status()
+            .unwrap()
+            .code()
+    };
+    assert_eq!(run(&["encode", "bad"]), Some(2));
+    assert_eq!(run(&["lint", "/no/such/file"]), Some(2));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    assert_eq!(run(&["db", "--path", d, "get", "/a-1"]), Some(2));
 }
 
 /// The README shows `keypath lint` output; it must be what the tool prints.

@@ -29,6 +29,13 @@ fn keys(lines: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// A command line the argument parser refuses: status 2 and its usage message.
+fn refused(o: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+}
+
 fn fails(o: &Output, status: i32, needle: &str) {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(status), "{err}");
@@ -304,7 +311,8 @@ fn bad_input_is_one_line_and_exit_2() {
 #[test]
 fn demo_runs_and_checks_itself() {
     let dir = tempfile::tempdir().unwrap();
-    let o = keypath(&["demo", "--path", dir.path().to_str().unwrap()]);
+    let d = dir.path();
+    let o = keypath(&["demo", "--path", d.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         o.status.success(),
@@ -316,6 +324,204 @@ fn demo_runs_and_checks_itself() {
     assert!(
         text.contains("would sit at a different position with string keys"),
         "{text}"
+    );
+
+    // The kept store opens with `keypath db`: every item exports, UUID fields (stored as
+    // 16 bytes) as arrays of numbers.
+    let all = ok(&db(d, &["export"]));
+    assert_eq!(all.len(), 33_792);
+    let user = all
+        .iter()
+        .find(|l| {
+            l["key"].as_str().unwrap().starts_with("/user-") && l["value"]["name"].is_string()
+        })
+        .unwrap();
+    let id = user["value"]["id"].as_array().unwrap();
+    assert_eq!(id.len(), 16);
+    let bytes: Vec<u8> = id.iter().map(|b| b.as_u64().unwrap() as u8).collect();
+    let key = user["key"].as_str().unwrap();
+    assert_eq!(key, format!("/user-{}", uuid_text(&bytes)));
+    assert_eq!(ok(&db(d, &["get", key]))[0], *user);
+
+    // Its ticket index is declared, and `db put` keeps it as the demo's code does: the
+    // ticket moves to the top of its board, its old entry gone.
+    let latest = |board: &str| {
+        ok(&db(
+            d,
+            &["index", "by_updated", board, "--reverse", "--limit", "1"],
+        ))
+    };
+    let before = latest("/board-2");
+    let top = before[0]["value"]["updated_at"].as_u64().unwrap();
+    let board1 = ok(&db(d, &["index", "by_updated", "/board-1"]));
+    let moved = board1[0]["value"].clone();
+    let mut changed = moved.clone();
+    changed["board"] = 2.into();
+    changed["updated_at"] = (top + 1).into();
+    let path = format!("/ticket-{}", moved["id"]);
+    ok(&db(d, &["put", &path, &changed.to_string()]));
+    assert_eq!(latest("/board-2")[0]["value"], changed);
+    let board1_after = ok(&db(d, &["index", "by_updated", "/board-1"]));
+    assert_eq!(board1_after.len(), board1.len() - 1);
+    assert!(!keys(&board1_after).contains(&path));
+
+    // Running the demo again on the same directory works; a directory whose store declares
+    // other indexes is refused before anything is written.
+    assert!(keypath(&["demo", "--path", d.to_str().unwrap()])
+        .status
+        .success());
+    let other = tempfile::tempdir().unwrap();
+    ok(&db(other.path(), &["init", "--index", "by_x=t.x@/g-1"]));
+    let o = keypath(&["demo", "--path", other.path().to_str().unwrap()]);
+    fails(&o, 2, "holds a store with other indexes");
+    assert_eq!(ok(&db(other.path(), &["export"])), Vec::<Value>::new());
+    refused(
+        &keypath(&["demo", "--keys-only", "--path", d.to_str().unwrap()]),
+        "'--keys-only' cannot be used with '--path <DIR>'",
+    );
+}
+
+/// The canonical text of a UUID's 16 bytes.
+fn uuid_text(b: &[u8]) -> String {
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+#[test]
+fn index_group_from_a_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["init", "--index", "by_n=t.n@/g-{g}"]));
+    ok(&db(d, &["put", "/t-1", r#"{"g": 1, "n": 5}"#]));
+    ok(&db(d, &["put", "/t-2", r#"{"g": "b", "n": 3}"#]));
+    ok(&db(d, &["put", "/t-3", r#"{"g": 1, "n": 4}"#]));
+    ok(&db(d, &["put", "/t-4", r#"{"n": 1}"#])); // no group: not indexed
+    ok(&db(d, &["put", "/t-5", r#"{"g": 1}"#])); // no n: not indexed
+    assert_eq!(
+        keys(&ok(&db(d, &["index", "by_n", "/g-1"]))),
+        ["/t-3", "/t-1"]
+    );
+    assert_eq!(keys(&ok(&db(d, &["index", "by_n", "/g-b"]))), ["/t-2"]);
+    // Moving an item to another group moves its entry.
+    ok(&db(d, &["put", "/t-1", r#"{"g": "b", "n": 5}"#]));
+    assert_eq!(keys(&ok(&db(d, &["index", "by_n", "/g-1"]))), ["/t-3"]);
+    assert_eq!(
+        keys(&ok(&db(d, &["index", "by_n", "/g-b"]))),
+        ["/t-2", "/t-1"]
+    );
+    fails(
+        &db(d, &["put", "/t-6", r#"{"g": true, "n": 1}"#]),
+        2,
+        "/t-6: field \"g\" is a boolean; index by_n takes integers or strings",
+    );
+    let other = tempfile::tempdir().unwrap();
+    for (group, why) in [
+        ("/g-{}", "bad GROUP field"),
+        ("/a-1/g-{g}", "GROUP must be one component"),
+        ("/g", "GROUP must be one component"),
+    ] {
+        let def = format!("by_n=t.n@{group}");
+        fails(&db(other.path(), &["init", "--index", &def]), 2, why);
+    }
+    // A literal '{' is written %7B: a fixed group whose string ID is "{g}".
+    ok(&db(other.path(), &["init", "--index", "by_n=t.n@/g-%7Bg}"]));
+    ok(&db(other.path(), &["put", "/t-1", r#"{"n": 2}"#]));
+    assert_eq!(
+        keys(&ok(&db(other.path(), &["index", "by_n", "/g-%7Bg}"]))),
+        ["/t-1"]
+    );
+}
+
+/// Input that cannot be used is refused before a store is created or written, and the
+/// message names what was wrong and where.
+#[test]
+fn refused_input_leaves_no_store_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let file = d.join("file");
+    std::fs::write(&file, "x").unwrap();
+    fails(
+        &db(&file, &["get", "/a-1"]),
+        2,
+        &format!("{} is not a directory", file.display()),
+    );
+    fails(&db(&file, &["put", "/a-1", "1"]), 2, "is not a directory");
+    fails(
+        &db(&file.join("sub"), &["put", "/a-1", "1"]),
+        2,
+        &format!("{}", file.display()),
+    );
+
+    let fresh = d.join("fresh");
+    let nothing = || assert!(!fresh.exists(), "a store was created");
+    fails(
+        &db(
+            &fresh,
+            &["init", "--index", "a=t.x@/b-1", "--index", "a=t.y@/b-2"],
+        ),
+        2,
+        "index a is defined twice",
+    );
+    nothing();
+    fails(
+        &db(&fresh, &["import", "/no/such.jsonl"]),
+        2,
+        "/no/such.jsonl",
+    );
+    nothing();
+    fails(
+        &db(&fresh, &["put", "/a-1", "{nope"]),
+        2,
+        "expected JSON: at column 2",
+    );
+    nothing();
+    fails(
+        &db(&fresh, &["put", "/a-1", r#"{"n": 18446744073709551616}"#]),
+        2,
+        "at column 7: the integer 18446744073709551616 does not fit in 64 bits",
+    );
+    fails(
+        &db(&fresh, &["put", "/a-1", "[-9223372036854775809]"]),
+        2,
+        "does not fit in 64 bits",
+    );
+    nothing();
+
+    // Import: a line without "value" is an error that says how far the import got.
+    let lines = d.join("in.jsonl");
+    std::fs::write(
+        &lines,
+        "{\"key\": \"/a-1\", \"value\": 1}\n{\"key\": \"/a-2\"}\n",
+    )
+    .unwrap();
+    fails(
+        &db(&fresh, &["import", lines.to_str().unwrap()]),
+        2,
+        "line 2: expected {\"key\": \"<key path>\", \"value\": <item>} (imported before it: 1 item)",
+    );
+    fails(&db(&fresh, &["get", "/a-2"]), 3, "no item at /a-2");
+    let extremes = r#"[18446744073709551615, -9223372036854775808, 1.5]"#;
+    ok(&db(&fresh, &["put", "/a-3", extremes]));
+    assert_eq!(
+        ok(&db(&fresh, &["get", "/a-3"]))[0]["value"].to_string(),
+        extremes.replace(' ', "")
+    );
+
+    refused(
+        &db(&fresh, &["list", "/a-1", "--limit", "0"]),
+        "invalid value '0' for '--limit <LIMIT>'",
+    );
+    fails(
+        &db(&fresh, &["put", "--if-version", "3", "/a-9", "1"]),
+        2,
+        "item /a-9 is absent, expected version 3",
     );
 }
 

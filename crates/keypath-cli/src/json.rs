@@ -1,0 +1,233 @@
+//! JSON in and out of the store: item values read from the shell are checked for integers
+//! the store cannot hold exactly, and stored values print as JSON even when they hold
+//! things JSON has no type for (byte strings, map keys that are not strings).
+
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// Parses `text` as a JSON value. Integers must fit in 64 bits (signed or unsigned): the
+/// parser would otherwise turn a larger one into the nearest float, and the store would keep
+/// a different number than the one given.
+pub(crate) fn parse(text: &str) -> Result<Value, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        // serde_json ends its message with the position, counted from the first line of
+        // `text`; callers say which line of a file `text` is, so give the column only.
+        let message = e.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(at) => &message[..at],
+            None => &message,
+        };
+        format!("expected JSON: at column {}: {message}", e.column())
+    })?;
+    if let Some((column, digits)) = wide_integer(text) {
+        return Err(format!(
+            "at column {column}: the integer {digits} does not fit in 64 bits; \
+             give it as a string (or as a float, if rounding it is fine)"
+        ));
+    }
+    Ok(value)
+}
+
+/// The first integer literal in the JSON text `text` (known to be valid JSON) outside the
+/// range of `i64` and `u64`, with its column (1-based, in characters).
+fn wide_integer(text: &str) -> Option<(usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // Skip the string; a backslash escapes the next byte.
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                let literal = &text[start..i];
+                let integer = !literal.contains(['.', 'e', 'E']);
+                if integer && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
+                    return Some((text[..start].chars().count() + 1, literal));
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A stored value as JSON. Byte strings become arrays of numbers (as serde_json writes
+/// bytes), map keys that are not strings become their JSON text, and floats JSON cannot
+/// write (NaN, infinities) become `null`, as serde_json does.
+pub(crate) struct Stored(pub(crate) Value);
+
+impl<'de> Deserialize<'de> for Stored {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Stored, D::Error> {
+        deserializer.deserialize_any(StoredVisitor).map(Stored)
+    }
+}
+
+struct StoredVisitor;
+
+impl<'de> Visitor<'de> for StoredVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any stored value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::Array(v.iter().map(|&b| Value::from(b)).collect()))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Stored::deserialize(d).map(|s| s.0)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Stored::deserialize(d).map(|s| s.0)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(Stored(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some((Stored(k), Stored(v))) = map.next_entry()? {
+            let k = match k {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_beyond_64_bits_are_refused_with_their_column() {
+        for fits in [
+            "0",
+            "-9223372036854775808",
+            "18446744073709551615",
+            "1.5e400",
+            "[1, -2]",
+        ] {
+            assert!(wide_integer(fits).is_none(), "{fits}");
+        }
+        assert_eq!(
+            wide_integer(r#"{"n": 18446744073709551616}"#),
+            Some((7, "18446744073709551616"))
+        );
+        assert_eq!(
+            wide_integer(r#"["é", -9223372036854775809]"#),
+            Some((7, "-9223372036854775809"))
+        );
+        // Digits inside strings, escaped quotes included, are not numbers.
+        assert_eq!(wide_integer(r#"["\"99999999999999999999", 1]"#), None);
+        let e = parse(r#"{"n": 18446744073709551616}"#).unwrap_err();
+        assert!(
+            e.contains("at column 7") && e.contains("does not fit in 64 bits"),
+            "{e}"
+        );
+        // A float written as one stays a float.
+        assert_eq!(
+            parse("1.8446744073709552e19").unwrap(),
+            serde_json::json!(1.8446744073709552e19)
+        );
+    }
+
+    #[test]
+    fn json_errors_give_the_column_only() {
+        let e = parse("{\"a\": }").unwrap_err();
+        assert_eq!(e, "expected JSON: at column 7: expected value");
+    }
+
+    #[tokio::test]
+    async fn stored_bytes_and_odd_map_keys_print_as_json() {
+        use keypath::{KeyPath, PathError};
+        use keypath_store::{backend::memory::MemoryBackend, Item, Store};
+
+        #[derive(serde::Serialize, serde::Deserialize)]
+        struct Thing {
+            id: uuid::Uuid,
+            small: [u8; 2],
+            by_number: std::collections::BTreeMap<u32, bool>,
+            nan: f64,
+        }
+        impl Item for Thing {
+            const TYPE: &'static str = "thing";
+            fn key_path(&self) -> Result<KeyPath, PathError> {
+                KeyPath::new().push("thing", 1u64)
+            }
+        }
+        let store = Store::new(MemoryBackend::new());
+        let id = uuid::Uuid::from_bytes([7; 16]);
+        let thing = Thing {
+            id,
+            small: [0, 255],
+            by_number: [(7, true)].into(),
+            nan: f64::NAN,
+        };
+        store.put(&thing).await.unwrap();
+        let path: KeyPath = "/thing-1".parse().unwrap();
+        let raw = store.get_raw(&path).await.unwrap().unwrap();
+        // A UUID is stored as 16 bytes: JSON gets their numbers.
+        let Stored(v) = raw.decode().unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"id": vec![7; 16], "small": [0, 255], "by_number": {"7": true}, "nan": null})
+        );
+        // serde_json's own value refuses the bytes: that is what this type is for.
+        assert!(raw.decode::<Value>().is_err());
+    }
+}
