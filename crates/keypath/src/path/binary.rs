@@ -178,6 +178,11 @@ pub(crate) fn encode_id(id: &Id, out: &mut Vec<u8>) {
     }
 }
 
+/// The type code of an ID, as its segment's metadata carries it.
+pub(crate) fn id_type(id: &Id) -> u8 {
+    id_type_code(id)
+}
+
 fn varint_len(mut v: u64) -> usize {
     let mut n = 1;
     while v >= 0x80 {

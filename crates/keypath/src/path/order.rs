@@ -66,8 +66,20 @@ impl PartialOrd for KeyPath {
 }
 
 impl Ord for Id {
-    /// Same-type IDs in their natural order; integers before strings before byte strings;
-    /// a UUID against another type by their encoded bytes (see `docs/FORMAT.md`).
+    /// Same-type IDs in their natural order; integers before strings before byte strings
+    /// (this is the order of key paths that differ only in these IDs). A UUID against
+    /// another type: by their encoded bytes, and for equal bytes by type (integer, string,
+    /// bytes, UUID). Key paths order such a pair by the bytes that follow too (see
+    /// `docs/FORMAT.md`, rule 6), so no ID order can agree with them there; this one is a
+    /// total order, equal only for equal IDs.
+    ///
+    /// ```
+    /// use keypath::Id;
+    /// let text = Id::from("aaaaaaaaaaaaaaaa");
+    /// let uuid = Id::Uuid(*b"aaaaaaaaaaaaaaaa"); // the same 16 bytes
+    /// assert!(text < uuid);
+    /// assert!(Id::from(1u64) < Id::from("a") && Id::from("a") < Id::Bytes(vec![]));
+    /// ```
     fn cmp(&self, other: &Self) -> Ordering {
         cmp_ids(self, other).unwrap_or_else(|| {
             let mut a = Vec::new();
@@ -75,6 +87,7 @@ impl Ord for Id {
             super::binary::encode_id(self, &mut a);
             super::binary::encode_id(other, &mut b);
             a.cmp(&b)
+                .then_with(|| super::binary::id_type(self).cmp(&super::binary::id_type(other)))
         })
     }
 }

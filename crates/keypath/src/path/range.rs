@@ -13,7 +13,10 @@
 //! [`KeyRange::matches_after`], on whole paths of a group) to every listed key when the key
 //! or the query has a UUID ID, and only then, since without UUIDs the byte range is exact.
 //! For [`KeyRange::between`] at such a position no order of IDs agrees with the bytes, so a
-//! UUID is compared with a non-UUID bound by the byte order of their keys.
+//! UUID against a non-UUID bound matches exactly when its key is inside the byte range: a
+//! UUID whose bytes begin with the bound's encoding followed by `00` or `01` counts as that
+//! ID (outside `Excluded(x)`, inside `Included(x)`). [`KeyRange::between_paths`] compares
+//! whole paths instead, so for such a key the two can differ.
 
 use std::ops::{Bound, RangeBounds};
 

@@ -50,6 +50,30 @@ fn inline_namespaces_of_every_length() {
     }
 }
 
+/// A UUID whose bytes begin with another ID's encoding and `00` sits inside that ID's byte
+/// range: `between` follows the bytes (as documented), `between_paths` the path order.
+#[test]
+fn uuid_shadowing_an_id_in_between() {
+    let mut u = [0x33u8; 16];
+    u[..5].copy_from_slice(&[0x08, 0x01, 0x00, 0x08, 0x11]); // 1 (08 01), 00, then more
+    let k = KeyPath::new().push("a", Id::Uuid(u)).unwrap();
+    let one = p("/a-1");
+    assert!(one < k && one.encode() < k.encode());
+    let root = KeyPath::new();
+    for (lo, hi, inside) in [
+        (Bound::Excluded(Id::from(1u64)), Bound::Unbounded, false),
+        (Bound::Included(Id::from(1u64)), Bound::Unbounded, true),
+        (Bound::Unbounded, Bound::Included(Id::from(1u64)), true),
+        (Bound::Unbounded, Bound::Excluded(Id::from(1u64)), false),
+    ] {
+        let range = KeyRange::between(&root, "a", lo.clone(), hi.clone());
+        assert_eq!(range.matches(&k), inside, "{lo:?} {hi:?}");
+        assert_eq!(range.contains_key(&k.encode()), inside, "{lo:?} {hi:?}");
+    }
+    let after_one = KeyRange::between_paths(Bound::Excluded(one.clone()), Bound::Unbounded);
+    assert!(after_one.matches(&k));
+}
+
 #[test]
 fn published_example_is_byte_exact() {
     let bytes = p(EXAMPLE).encode();
@@ -362,6 +386,28 @@ fn any_id(with_uuids: bool) -> BoxedStrategy<Id> {
     }
 }
 
+/// Two IDs, often a UUID whose bytes begin with (or are exactly) the other ID's encoding.
+fn id_pairs() -> impl Strategy<Value = (Id, Id)> {
+    let sixteen = prop_oneof![
+        Just(Id::from("aaaaaaaaaaaaaaaa")),
+        Just(Id::Bytes(vec![7; 14])),
+        any::<u64>().prop_map(|v| Id::from(v)),
+        any_id(false),
+    ];
+    let shadowed = (sixteen, any::<[u8; 16]>(), any::<bool>()).prop_map(|(id, tail, swap)| {
+        let mut bytes = Vec::new();
+        super::binary::encode_id(&id, &mut bytes);
+        bytes.extend_from_slice(&tail);
+        let uuid = Id::Uuid(bytes[..16].try_into().unwrap());
+        if swap {
+            (uuid, id)
+        } else {
+            (id, uuid)
+        }
+    });
+    prop_oneof![(any_id(true), any_id(true)), shadowed]
+}
+
 fn any_path_with(with_uuids: bool, max_len: usize) -> BoxedStrategy<KeyPath> {
     // Mostly a few short names, so that paths share components; sometimes one of any
     // length up to past the longest stored inline (22 bytes), which decoding and cloning
@@ -614,6 +660,27 @@ proptest! {
             prop_assert_eq!(a.cmp(&b), reference_cmp(&a, &b), "{} vs {}", a, b);
         }
         prop_assert_eq!(a == b, a.encode() == b.encode());
+    }
+
+    /// `Id`'s order is a total order equal only for equal IDs, also with a UUID whose 16
+    /// bytes are another ID's encoding; without such a mix it is the order of paths that
+    /// differ only in the IDs.
+    #[test]
+    fn id_order_is_total((a, b) in id_pairs(), c in any_id(true)) {
+        use std::cmp::Ordering::Equal;
+        prop_assert_eq!(a.cmp(&b) == Equal, a == b, "{:?} vs {:?}", a, b);
+        prop_assert_eq!(a.cmp(&b), b.cmp(&a).reverse());
+        for (x, y, z) in [(&a, &b, &c), (&a, &c, &b), (&b, &a, &c), (&b, &c, &a), (&c, &a, &b), (&c, &b, &a)] {
+            if x <= y && y <= z {
+                prop_assert!(x <= z, "{:?} <= {:?} <= {:?}", x, y, z);
+            }
+        }
+        let uuid = |i: &Id| matches!(i, Id::Uuid(_));
+        if uuid(&a) == uuid(&b) {
+            let pa = KeyPath::new().push("x", a.clone()).unwrap();
+            let pb = KeyPath::new().push("x", b.clone()).unwrap();
+            prop_assert_eq!(a.cmp(&b), pa.cmp(&pb), "{:?} vs {:?}", a, b);
+        }
     }
 
     #[test]
