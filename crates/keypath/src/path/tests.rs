@@ -391,7 +391,7 @@ fn id_pairs() -> impl Strategy<Value = (Id, Id)> {
     let sixteen = prop_oneof![
         Just(Id::from("aaaaaaaaaaaaaaaa")),
         Just(Id::Bytes(vec![7; 14])),
-        any::<u64>().prop_map(|v| Id::from(v)),
+        any::<u64>().prop_map(Id::from),
         any_id(false),
     ];
     let shadowed = (sixteen, any::<[u8; 16]>(), any::<bool>()).prop_map(|(id, tail, swap)| {
