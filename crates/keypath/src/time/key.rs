@@ -99,6 +99,17 @@ pub enum TimeKeyError {
         /// Bytes available.
         found: usize,
     },
+    /// Bytes follow a whole timestamp key where it should end (reading a key from an ID).
+    #[error("timestamp key ends at byte offset {end}, found {found} bytes")]
+    Trailing {
+        /// Where the key ends.
+        end: usize,
+        /// Bytes given.
+        found: usize,
+    },
+    /// An ID that is not a byte string (timestamps go into key paths as bytes IDs).
+    #[error("expected a bytes ID holding a timestamp key, found {0} ID")]
+    NotBytes(&'static str),
     /// The fraction is out of range for the precision.
     #[error(
         "expected a timestamp key fraction 0..={max} at byte offset {position}, found {found}"
@@ -345,17 +356,24 @@ impl TryFrom<&crate::Id> for Timestamp {
     /// use keypath::{time::Timestamp, Id};
     /// let t = Timestamp::from_unix_millis(-5);
     /// assert_eq!(Timestamp::try_from(&Id::from(t)), Ok(t));
-    /// assert!(Timestamp::try_from(&Id::from("x")).is_err());
+    /// let err = Timestamp::try_from(&Id::from("x")).unwrap_err();
+    /// assert_eq!(err.to_string(), "expected a bytes ID holding a timestamp key, found a string ID");
+    /// let Id::Bytes(mut key) = Id::from(t) else { unreachable!() };
+    /// key.push(0);
+    /// let err = Timestamp::try_from(&Id::Bytes(key)).unwrap_err();
+    /// assert_eq!(err.to_string(), "timestamp key ends at byte offset 6, found 7 bytes");
     /// ```
     fn try_from(id: &crate::Id) -> Result<Timestamp, TimeKeyError> {
         let bytes: &[u8] = match id {
             crate::Id::Bytes(bytes) => bytes,
-            _ => &[],
+            crate::Id::Int(_) => return Err(TimeKeyError::NotBytes("an integer")),
+            crate::Id::Str(_) => return Err(TimeKeyError::NotBytes("a string")),
+            crate::Id::Uuid(_) => return Err(TimeKeyError::NotBytes("a UUID")),
         };
         let (t, used) = Timestamp::decode_key(bytes, Precision::Nanos, Direction::Ascending)?;
         if used != bytes.len() {
-            return Err(TimeKeyError::Truncated {
-                needed: used,
+            return Err(TimeKeyError::Trailing {
+                end: used,
                 found: bytes.len(),
             });
         }
