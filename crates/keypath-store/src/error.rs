@@ -72,11 +72,23 @@ pub enum StoreError {
         /// The limit.
         limit: usize,
     },
-    /// An index name that is not declared or not well-formed.
+    /// An index name that is not well-formed.
     #[error("invalid index name {name:?}: expected 1 to 64 ASCII letters, digits or '_'")]
     InvalidIndexName {
         /// The name.
         name: String,
+    },
+    /// A typed index query ([`crate::Store::query_index`]) of an index the item type does not
+    /// declare: a misspelt name, or an index written with `put_raw`, which
+    /// [`crate::Store::query_index_raw`] reads.
+    #[error("item type {item_type} declares no index {name:?} (its indexes: {declared:?})")]
+    UnknownIndex {
+        /// The name queried.
+        name: String,
+        /// The item type.
+        item_type: String,
+        /// The indexes the type declares.
+        declared: Vec<String>,
     },
     /// A query whose bounds are not under its group, or other malformed query.
     #[error("invalid query: {0}")]

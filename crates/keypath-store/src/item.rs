@@ -25,13 +25,17 @@ use crate::StoreError;
 /// assert_eq!((by_updated.key)(&t).unwrap().unwrap().to_string(), "/tickets-0/updated-99");
 /// ```
 pub struct Index<T> {
-    /// The index name: 1 to 64 ASCII letters, digits or `_`, unique per item type.
+    /// The index name: 1 to 64 ASCII letters, digits or `_`, unique per item type. Names are
+    /// per store: item types that declare the same name write into one shared index (list
+    /// it with `Store::query_index_raw`).
     pub name: &'static str,
     /// The item's index key path, or `None` to leave it out.
     pub key: fn(&T) -> Result<Option<KeyPath>, PathError>,
 }
 
-/// A user type stored in a store. Its key path is its identity.
+/// A user type stored in a store. Its key path is its identity. Its value is stored as
+/// MessagePack with field names, which, like JSON, has one null: `Some(None)` in an
+/// `Option<Option<T>>` field reads back as `None`.
 ///
 /// ```
 /// use keypath::{KeyPath, PathError};

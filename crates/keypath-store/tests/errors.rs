@@ -124,6 +124,91 @@ async fn malformed_paths_and_names() {
     assert!(store.backend().is_empty());
 }
 
+/// Two item types that declare one index name share the index; a typed query of an index
+/// the type does not declare is an error naming it, not an empty page; a bad index key names
+/// the index and the item.
+#[tokio::test]
+async fn index_names_typos_and_bad_index_keys() {
+    use keypath::PathError;
+    use keypath_store::{Index, Item};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize, Debug)]
+    struct A {
+        id: u64,
+        x: u64,
+    }
+    #[derive(Serialize, Deserialize, Debug)]
+    struct B {
+        id: u64,
+        x: u64,
+    }
+    impl Item for A {
+        const TYPE: &'static str = "a";
+        const INDEXES: &'static [Index<Self>] = &[Index {
+            name: "by_x",
+            key: |v| Ok(Some(KeyPath::new().push("xs", 0u64)?.push("x", v.x)?)),
+        }];
+        fn key_path(&self) -> Result<KeyPath, PathError> {
+            KeyPath::new().push("a", self.id)
+        }
+    }
+    impl Item for B {
+        const TYPE: &'static str = "b";
+        const INDEXES: &'static [Index<Self>] = &[
+            Index {
+                name: "by_x",
+                key: |v| Ok(Some(KeyPath::new().push("xs", 0u64)?.push("x", v.x)?)),
+            },
+            Index {
+                name: "ns_only",
+                key: |v| {
+                    if v.x == 99 {
+                        KeyPath::new().push_namespace("tags").map(Some)
+                    } else {
+                        Ok(None)
+                    }
+                },
+            },
+        ];
+        fn key_path(&self) -> Result<KeyPath, PathError> {
+            KeyPath::new().push("b", self.id)
+        }
+    }
+
+    let store = Store::new(MemoryBackend::new());
+    store.put(&A { id: 1, x: 5 }).await.unwrap();
+    store.put(&B { id: 1, x: 6 }).await.unwrap();
+    let q = Query::prefix(&path("/xs-0")).unwrap();
+    let shared = store.query_index_raw("by_x", &q).await.unwrap();
+    let keys: Vec<String> = shared.items.iter().map(|i| i.key().to_string()).collect();
+    assert_eq!(keys, ["/a-1", "/b-1"]);
+    // The typed query meets the other type's item and says so.
+    let err = store.query_index::<A>("by_x", &q).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("cannot decode item /b-1 (type b) as a"),
+        "{err}"
+    );
+    // A name the type does not declare, even one another type writes.
+    for name in ["by_y", "ns_only"] {
+        match store.query_index::<A>(name, &q).await {
+            Err(e @ StoreError::UnknownIndex { .. }) => assert_eq!(
+                e.to_string(),
+                format!("item type a declares no index {name:?} (its indexes: [\"by_x\"])")
+            ),
+            other => panic!("expected UnknownIndex, got {other:?}"),
+        }
+    }
+    let err = store.put(&B { id: 2, x: 99 }).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("key path /tags (index ns_only of item /b-2) cannot be used here: "),
+        "{err}"
+    );
+    assert!(store.get::<B>(&path("/b-2")).await.unwrap().is_none());
+}
+
 #[tokio::test]
 async fn cursors_from_elsewhere_are_rejected() {
     let store = Store::new(MemoryBackend::new());

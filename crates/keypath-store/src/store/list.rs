@@ -122,15 +122,36 @@ impl<B: Backend> Store<B> {
         .await
     }
 
-    /// Queries index `index`: lists the items whose index key paths the query selects, in
-    /// index order (ties by item key path), as items of type `T`.
+    /// Queries index `index`, which `T` declares: lists the items whose index key paths the
+    /// query selects, in index order (ties by item key path), as items of type `T`. An index
+    /// `T` does not declare is [`StoreError::UnknownIndex`]. Index names are per store: item
+    /// types that declare the same name share one index, which
+    /// [`Store::query_index_raw`] lists with every type in it (this call fails on an item of
+    /// another type, as [`Store::list`] does).
     ///
     /// ```
+    /// # use keypath::{KeyPath, PathError};
+    /// # use keypath_store::{Index, Item, Query, Store, StoreError, backend::memory::MemoryBackend};
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// struct Ticket { id: u64, updated_at: u64 }
+    /// impl Item for Ticket {
+    ///     const TYPE: &'static str = "ticket";
+    ///     const INDEXES: &'static [Index<Self>] = &[Index {
+    ///         name: "by_updated",
+    ///         key: |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)),
+    ///     }];
+    ///     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("ticket", self.id) }
+    /// }
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
-    /// let q = keypath_store::Query::prefix(&"/status-1".parse().unwrap()).unwrap();
-    /// assert!(store.query_index_raw("by_status", &q).await.unwrap().items.is_empty());
-    /// assert!(store.query_index_raw("bad name", &q).await.is_err());
+    /// let store = Store::new(MemoryBackend::new());
+    /// store.put(&Ticket { id: 1, updated_at: 20 }).await.unwrap();
+    /// store.put(&Ticket { id: 2, updated_at: 10 }).await.unwrap();
+    /// let q = Query::prefix(&"/tickets-0".parse().unwrap()).unwrap();
+    /// let page = store.query_index::<Ticket>("by_updated", &q).await.unwrap();
+    /// let ids: Vec<u64> = page.items.iter().map(|t| t.item.id).collect();
+    /// assert_eq!(ids, [2, 1]);
+    /// let typo = store.query_index::<Ticket>("by_update", &q).await;
+    /// assert!(matches!(typo, Err(StoreError::UnknownIndex { .. })));
     /// # });
     /// ```
     pub async fn query_index<T: Item>(
@@ -138,6 +159,13 @@ impl<B: Backend> Store<B> {
         index: &str,
         query: &Query,
     ) -> Result<Page<Versioned<T>>, StoreError> {
+        if !T::INDEXES.iter().any(|i| i.name == index) {
+            return Err(StoreError::UnknownIndex {
+                name: index.to_owned(),
+                item_type: T::TYPE.to_owned(),
+                declared: T::INDEXES.iter().map(|i| i.name.to_owned()).collect(),
+            });
+        }
         let page = self.query_index_raw(index, query).await?;
         let items = page
             .items

@@ -282,17 +282,14 @@ pub(crate) fn entry_key(
     base: &KeyPath,
 ) -> Result<Key, StoreError> {
     let invalid = |reason: String| StoreError::InvalidKey {
-        key: index_path.to_string(),
+        key: format!("{index_path} (index {name} of item {base})"),
         reason,
     };
     let (group, rest) = index_path
         .group_parts()
         .map_err(|e| invalid(e.to_string()))?;
-    let entry = entry_path(&rest, base).ok_or_else(|| {
-        invalid(format!(
-            "index {name}: every component of an index key path needs an ID"
-        ))
-    })?;
+    let entry = entry_path(&rest, base)
+        .ok_or_else(|| invalid("every component of an index key path needs an ID".to_owned()))?;
     Ok(Key {
         group: index_group(name, &group.encode()),
         sort: entry.encode(),
