@@ -81,5 +81,5 @@ async fn the_first_problem_is_reported() {
     let long = format!("/x-{}/t-1", "w".repeat(60));
     let both = vec![index("b", "/x-1/y"), index("a", &long)];
     let err = put(serde_json::json!(1), both).await;
-    assert!(err.contains("index b:"), "{err}");
+    assert!(err.contains("(index b of item /t-1)"), "{err}");
 }
