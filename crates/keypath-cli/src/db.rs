@@ -1,6 +1,7 @@
 //! `keypath db`: a store from the shell. Items are JSON values under key paths; output is
-//! JSON lines, `{"key": "<key path>", "value": <item>}`, and a limited list that has more ends
-//! with `{"cursor": "<opaque>"}`.
+//! JSON lines, `{"key": "<key path>", "value": <item>, "version": <n>}` (the version is what
+//! `put --if-version` takes), and a limited list that has more ends with
+//! `{"cursor": "<opaque>"}`.
 //!
 //! The store directory holds the embedded store and `keypath-db.json`, the secondary index
 //! definitions fixed by `init` (so every item is indexed from its first write on).
@@ -88,7 +89,7 @@ pub(crate) enum DbCommand {
         #[arg(long, value_name = "VERSION")]
         if_version: Option<u64>,
     },
-    /// Print an item.
+    /// Print an item, with its version.
     Get {
         /// The item's key path.
         path: String,
@@ -108,7 +109,7 @@ pub(crate) enum DbCommand {
         list: ListArgs,
     },
     /// Put every item of a JSON lines file (`{"key": ..., "value": ...}` per line, as
-    /// `export` writes), showing progress. Each line is its own write: a bad line stops the
+    /// `export` writes; its "version" is not read), showing progress. Each line is its own write: a bad line stops the
     /// import, and the lines before it stay imported.
     Import {
         /// The JSON lines file.
@@ -497,7 +498,8 @@ fn item_line(raw: &RawItem) -> Result<String, Failure> {
     let json::Stored(value) = raw
         .decode()
         .map_err(|e| Failure::Store(format!("{}: stored value does not decode: {e}", raw.key())))?;
-    Ok(json!({"key": raw.key().to_string(), "value": value}).to_string())
+    let line = json!({"key": raw.key().to_string(), "value": value, "version": raw.version()});
+    Ok(line.to_string())
 }
 
 fn build_query(args: &ListArgs) -> Result<Query, Failure> {

@@ -159,6 +159,11 @@ fn index_follows_updates_and_conditions_hold() {
         2,
         "already exists",
     );
+    // A read shows the version a conditional put takes.
+    let read = ok(&db(d, &["get", "/ticket-2"]));
+    assert_eq!(read[0]["version"].as_u64(), Some(v2));
+    let listed = ok(&db(d, &["list", "/ticket-2"]));
+    assert_eq!(listed[0]["version"].as_u64(), Some(v2));
     let v = ok(&db(
         d,
         &[
@@ -166,7 +171,7 @@ fn index_follows_updates_and_conditions_hold() {
             "/ticket-2",
             r#"{"updated_at": 10}"#,
             "--if-version",
-            &v2.to_string(),
+            &read[0]["version"].to_string(),
         ],
     ));
     assert!(v[0]["version"].as_u64().unwrap() > v2);
