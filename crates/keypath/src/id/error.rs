@@ -4,13 +4,16 @@
 ///
 /// ```
 /// let err = "0ujtsYcgvSTl8PAuAdqWYSMnLO".parse::<keypath::id::Ksuid>().unwrap_err();
-/// assert_eq!(err.to_string(), "expected KSUID text of 27 characters, found 26");
+/// assert_eq!(err.to_string(), "expected KSUID text of 27 ASCII characters, found 26 bytes");
+/// // Non-ASCII text is never an ID; its length is given in bytes too.
+/// let err = "01ARZ3NDEKTSV4RRFFQ69G5FAé".parse::<keypath::id::Ulid>().unwrap_err();
+/// assert_eq!(err.to_string(), "expected ULID text of 26 ASCII characters, found 27 bytes");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum IdParseError {
     /// The text has the wrong number of bytes.
-    #[error("expected {kind} text of {expected} characters, found {found}")]
+    #[error("expected {kind} text of {expected} ASCII characters, found {found} bytes")]
     TextLength {
         /// Which ID type.
         kind: &'static str,
@@ -90,6 +93,16 @@ pub enum GenerateError {
         kind: &'static str,
         /// The time unit (second or millisecond).
         unit: &'static str,
+    },
+    /// Random bits given to build an ID do not fit in its random field.
+    #[error("expected {kind} random bits within {bits} bits, found {found}")]
+    RandomTooWide {
+        /// Which ID type.
+        kind: &'static str,
+        /// Width of the random field.
+        bits: u32,
+        /// The value given.
+        found: u128,
     },
     /// The random source failed.
     #[error("expected random bytes from the operating system, found an error: {0}")]

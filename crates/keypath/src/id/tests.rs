@@ -286,6 +286,46 @@ fn edge_bytes<const N: usize>() -> impl Strategy<Value = [u8; N]> {
     ]
 }
 
+/// A UUID whose version nibble and variant bits are set from `vv` (4 + 2 bits), the rest
+/// from `bits`: every version and variant, near the 7 / `0b10` that the generator writes.
+#[cfg(feature = "uuid")]
+fn any_version_uuid(bits: [u8; 16], vv: u8) -> uuid::Uuid {
+    let v = u128::from_be_bytes(bits) & !(0xF << 76 | 0b11 << 62);
+    uuid::Uuid::from_u128(v | u128::from(vv >> 2 & 0xF) << 76 | u128::from(vv & 0b11) << 62)
+}
+
+#[cfg(feature = "uuid")]
+proptest! {
+    #![proptest_config(config())]
+
+    /// Whatever UUID a generator starts after, and whatever the clock says, it produces an
+    /// ID after it, or an overflow error only when nothing after it fits.
+    #[test]
+    fn uuid7_starting_after_any_uuid_goes_after_it(
+        bits in edge_bytes::<16>(),
+        vv in prop_oneof![Just(0b0111_10u8), Just(0b0111_11), Just(0b0111_01), Just(0b1000_10), Just(0b0110_10), 0u8..64],
+        behind in 0u64..3,
+        random in any::<u8>(),
+    ) {
+        let last = any_version_uuid(bits, vv);
+        let last_ms = (last.as_u128() >> 80) as u64;
+        let mut generator = Uuid7Generator::starting_after(last);
+        match generator.generate(last_ms.saturating_sub(behind), &mut |b: &mut [u8]| b.fill(random)) {
+            Ok(id) => {
+                prop_assert!(id > last, "{} after {}", id, last);
+                prop_assert_eq!(id.get_version_num(), 7);
+                prop_assert_eq!(id.as_u128() >> 62 & 0b11, 0b10);
+            }
+            Err(e) => {
+                prop_assert_eq!(last_ms, UUID7_MAX_MILLIS, "{}", e);
+                // Then no UUIDv7 of the last millisecond is after it.
+                let top = uuid::Uuid::from_u128(u128::MAX & !(0x8 << 76) & !(0b01 << 62));
+                prop_assert!(top <= last, "{} is after {}", top, last);
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 

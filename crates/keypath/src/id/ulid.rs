@@ -80,6 +80,8 @@ impl Ulid {
     /// ```
     /// let id = keypath::id::Ulid::from_parts(1, 2)?;
     /// assert_eq!((id.timestamp_ms(), id.random()), (1, 2));
+    /// let err = keypath::id::Ulid::from_parts(1, 1 << 80).unwrap_err();
+    /// assert_eq!(err.to_string(), "expected ULID random bits within 80 bits, found 1208925819614629174706176");
     /// # Ok::<(), keypath::id::GenerateError>(())
     /// ```
     pub fn from_parts(timestamp_ms: u64, random: u128) -> Result<Ulid, GenerateError> {
@@ -91,9 +93,10 @@ impl Ulid {
             });
         }
         if random > RANDOM_MASK {
-            return Err(GenerateError::Overflow {
+            return Err(GenerateError::RandomTooWide {
                 kind: KIND,
-                unit: "millisecond",
+                bits: 80,
+                found: random,
             });
         }
         Ok(Ulid((u128::from(timestamp_ms) << 80) | random))

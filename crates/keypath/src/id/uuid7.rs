@@ -46,6 +46,30 @@ fn counter_of(id: Uuid) -> u128 {
     (((v >> 64) & 0xFFF) << 62) | (v & ((1 << 62) - 1))
 }
 
+/// The smallest counter whose UUIDv7 in `last`'s millisecond sorts after `last`, or `None`
+/// if there is none. `last` is usually one of ours (version 7, variant `0b10`: the next
+/// counter), but a generator may start after any UUID: the version nibble and the variant
+/// bits sit between the timestamp and the counter's two parts, and decide first.
+fn next_counter(last: Uuid) -> Option<u128> {
+    let v = last.as_u128();
+    let version = (v >> 76) & 0xF;
+    let variant = (v >> 62) & 0b11;
+    let rand_a = (v >> 64) & 0xFFF;
+    match (version.cmp(&7), variant.cmp(&0b10)) {
+        // Every UUIDv7 of the millisecond sorts after a lower version.
+        (std::cmp::Ordering::Less, _) => Some(0),
+        // None sorts after a higher version.
+        (std::cmp::Ordering::Greater, _) => None,
+        // Same rand_a: a lower variant sorts first, so the same counter is after it.
+        (_, std::cmp::Ordering::Less) => Some(counter_of(last)),
+        (_, std::cmp::Ordering::Equal) => {
+            (counter_of(last) < COUNTER_MAX).then(|| counter_of(last) + 1)
+        }
+        // A higher variant: only a larger rand_a is after it.
+        (_, std::cmp::Ordering::Greater) => (rand_a < 0xFFF).then(|| (rand_a + 1) << 62),
+    }
+}
+
 /// The Unix millisecond timestamp of a UUIDv7, or `None` for other versions.
 ///
 /// ```
@@ -92,7 +116,8 @@ impl Uuid7Generator {
     }
 
     /// A generator that continues after `last` (for example the newest ID read back from
-    /// the store after a restart), so every ID it produces sorts after it.
+    /// the store after a restart), so every ID it produces sorts after it, whatever UUID
+    /// `last` is (another version or variant too).
     ///
     /// ```
     /// use keypath::id::Uuid7Generator;
@@ -138,8 +163,8 @@ impl Uuid7Generator {
                 let last_ms = (last.as_u128() >> 80) as u64;
                 if timestamp_ms > last_ms {
                     assemble(timestamp_ms, seed(random)?)
-                } else if counter_of(last) < COUNTER_MAX {
-                    assemble(last_ms, counter_of(last) + 1)
+                } else if let Some(counter) = next_counter(last) {
+                    assemble(last_ms, counter)
                 } else if last_ms < UUID7_MAX_MILLIS {
                     assemble(last_ms + 1, seed(random)?)
                 } else {
