@@ -27,7 +27,10 @@
 //! wholly a number (`42`, `-7`, `0.25`) compares as that number. A field that is wholly a
 //! timestamp with a UTC offset (RFC 3339 or ISO 8601: `2024-01-01T10:00:00+02:00`,
 //! `2024-01-01 08:00Z`, `2024-01-01T08:00:00.5+0000`; its `:` do not split it) compares as
-//! the instant it names; one without an offset names no instant and is read as numbers.
+//! the instant it names; one without an offset names no instant and is read as runs like
+//! any other field (below): in `2024-01-05 10:00` every number is a run, but in
+//! `2024-01-05T10:00` the `05T10` is one identifier, so pairs of such timestamps written
+//! in different forms (`T` against a space, an unpadded hour) are not checked.
 //! A field that is wholly a date with the year last (`12/31/2023`, `31.12.2023`, `1-2-2024`)
 //! compares by year first, then its other two numbers as written (whether they are month
 //! and day or day and month is not known). Any other field is read as runs: letters
@@ -99,7 +102,7 @@ pub enum Problem {
     /// `31.12.2023` after `01.01.2024`.
     DateOrder,
     /// A value continues with a byte below the separator that ends a shorter value, so
-    /// `a b#1` sorts before `a#1` and `/post-1` before `/post`.
+    /// `a b#1` sorts before `a#1` and `/post-1/c` before `/post/c`.
     BelowSeparator,
     /// A key holds a control byte (NUL, tab, newline, ...): invisible when printed, and
     /// NUL ends the key for C string APIs.
@@ -161,7 +164,8 @@ impl Problem {
         match self {
             Problem::NumberWidth => {
                 "pad numbers to one fixed width (keypath::strkey::padded), give them a length \
-                 prefix (strkey::int_key), or use key paths, whose integer IDs sort by value"
+                 prefix (strkey::int_key; strkey::decimal_key for numbers with a fraction), or \
+                 use key paths, whose integer IDs sort by value"
             }
             Problem::NegativeNumber => {
                 "write numbers with keypath::strkey::int_key or decimal_key, or use key paths, \
@@ -1105,7 +1109,7 @@ fn char_at(key: &[u8], at: usize) -> String {
 /// fraction after `.` or `,`, then `Z` (or `z`) or an offset `+hh:mm`, `+hhmm` or `+hh`
 /// (or `-`), as RFC 3339 and ISO 8601 write them. Fields are checked (a real date, hours
 /// below 24, seconds up to 60 for a leap second), so other digits and dashes are left alone.
-/// A time without an offset is not one: it names no instant, and reads as numbers.
+/// A time without an offset is not one: it names no instant, and reads as runs.
 fn timestamp(field: &[u8]) -> Option<(Tok<'_>, usize)> {
     // Two ASCII digits at `at` as a number.
     let two = |at: usize| -> Option<i64> {
