@@ -233,6 +233,24 @@ async fn limits_are_checked_before_sending() {
         }
     }
     assert_eq!(counter.total(), 0, "nothing was sent");
+    // Reads of keys no write can store answer "absent", also without a request.
+    let long_group = Key::new(&[b'g'; 2049][..], b"s".as_slice());
+    let long_sort = Key::new(b"g".as_slice(), &[1; 1025][..]);
+    assert_eq!(backend.get(long_group.clone()).await.unwrap(), None);
+    assert_eq!(backend.get(long_sort.clone()).await.unwrap(), None);
+    assert_eq!(
+        backend
+            .batch_get(vec![long_group, long_sort])
+            .await
+            .unwrap(),
+        vec![None, None]
+    );
+    assert!(backend
+        .scan(Scan::group(vec![b'g'; 2049]))
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(counter.total(), 0, "nothing was sent");
     // At the limits, it works: 100 writes, a 2048-byte partition key, a 1024-byte sort key.
     let hundred: Vec<Write> = (0..100u8).map(|i| put(b"g", &[i + 1], vec![i])).collect();
     backend.write(hundred).await.unwrap();
@@ -592,5 +610,97 @@ async fn store_matches_model() {
             model,
             "seed {seed}: reading the model back from DynamoDB"
         );
+    }
+}
+
+/// A server that accepts connections and never answers: every call gives up after the
+/// client's timeout with a one-line error, instead of waiting forever.
+#[tokio::test]
+async fn an_endpoint_that_never_answers_times_out() {
+    use keypath_store::backend::dynamodb::client_with_timeout;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream); // read nothing, answer nothing, keep it open
+        }
+    });
+    let sdk = client_with_timeout(Some(&endpoint), None, std::time::Duration::from_secs(2)).await;
+    let started = std::time::Instant::now();
+    let err = DynamoDbBackend::open(sdk, "silent")
+        .await
+        .expect_err("no answer is an error");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("DescribeTable failed") && message.contains("timeout"),
+        "{message}"
+    );
+    assert_eq!(message.lines().count(), 1, "{message}");
+}
+
+/// Something that is not DynamoDB at the endpoint: the error gives its HTTP status and body.
+#[tokio::test]
+async fn an_endpoint_that_is_not_dynamodb_is_named() {
+    use std::io::{Read, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut request = [0u8; 65536];
+            let _ = stream.read(&mut request);
+            let body = "not a DynamoDB server";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 404 Not Found\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let err = DynamoDbBackend::open(client(Some(&endpoint), None).await, "elsewhere")
+        .await
+        .expect_err("a 404 is an error");
+    let message = err.to_string();
+    assert!(
+        message.contains("HTTP status 404") && message.contains("not a DynamoDB server"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn table_names_and_existing_tables() {
+    let server = dynamodb_server::server().await;
+    let counter = RequestCounter::default();
+    let sdk = client(Some(&server.endpoint), Some(&counter)).await;
+    for bad in ["t1", "has space", &"x".repeat(256)] {
+        match DynamoDbBackend::open(sdk.clone(), bad).await {
+            Err(e @ OpenError::InvalidName { .. }) => {
+                assert!(
+                    e.to_string().contains("is not a DynamoDB table name"),
+                    "{e}"
+                )
+            }
+            other => panic!("{bad}: expected InvalidName, got {other:?}"),
+        }
+        assert!(matches!(
+            DynamoDbBackend::create_table(sdk.clone(), bad).await,
+            Err(OpenError::InvalidName { .. })
+        ));
+    }
+    assert_eq!(counter.total(), 0, "names are checked before any request");
+    let (backend, _) = fresh("exists").await;
+    match DynamoDbBackend::create_table(sdk, backend.table()).await {
+        Err(e @ OpenError::Exists { .. }) => {
+            assert_eq!(
+                e.to_string(),
+                format!("DynamoDB table {:?} exists already", backend.table())
+            )
+        }
+        other => panic!("expected Exists, got {other:?}"),
     }
 }

@@ -78,6 +78,8 @@ use aws_sdk_dynamodb::config::{ConfigBag, Credentials, Intercept, Region, Runtim
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use aws_sdk_dynamodb::Client;
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
+use aws_smithy_types::error::display::DisplayErrorContext;
 
 use super::{Backend, BackendError, Direction, Entry, Key, Record, Scan, Write};
 
@@ -134,11 +136,46 @@ impl std::fmt::Debug for DynamoDbBackend {
 /// # }
 /// ```
 pub async fn client(endpoint_url: Option<&str>, counter: Option<&RequestCounter>) -> Client {
+    client_with_timeout(endpoint_url, counter, DEFAULT_TIMEOUT).await
+}
+
+/// How long a call of a [`client`] may take, retries included, unless
+/// [`client_with_timeout`] says otherwise. Each attempt also gives up after at most 10
+/// seconds, and connecting after at most 3, so an endpoint that never answers is an error,
+/// not a hang.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::DEFAULT_TIMEOUT.as_secs(), 30);
+/// ```
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// [`client`] whose calls give up after `timeout` (retries included; each attempt after at
+/// most 10 seconds, connecting after at most 3).
+///
+/// ```no_run
+/// # async fn demo() {
+/// use keypath_store::backend::dynamodb::client_with_timeout;
+/// let sdk = client_with_timeout(Some("http://127.0.0.1:8000"), None, std::time::Duration::from_secs(5)).await;
+/// sdk.list_tables().send().await.unwrap();
+/// # }
+/// ```
+pub async fn client_with_timeout(
+    endpoint_url: Option<&str>,
+    counter: Option<&RequestCounter>,
+    timeout: Duration,
+) -> Client {
     use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
     let https = aws_smithy_http_client::Builder::new()
         .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
         .build_https();
-    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest()).http_client(https);
+    let timeouts = aws_config::timeout::TimeoutConfig::builder()
+        .connect_timeout(timeout.min(Duration::from_secs(3)))
+        .operation_attempt_timeout(timeout.min(Duration::from_secs(10)))
+        .operation_timeout(timeout)
+        .build();
+    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .http_client(https)
+        .timeout_config(timeouts);
     if let Some(url) = endpoint_url {
         loader = loader.endpoint_url(url);
         let unset = |names: &[&str]| names.iter().all(|n| std::env::var_os(n).is_none());
@@ -240,18 +277,27 @@ fn is_throttling(e: &impl ProvideErrorMetadata) -> bool {
 }
 
 /// A failed request as a storage error that says which operation failed and why.
-fn sdk_error<E, R>(operation: &str, e: SdkError<E, R>) -> BackendError
+fn sdk_error<E>(operation: &str, e: SdkError<E, HttpResponse>) -> BackendError
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
-    R: std::fmt::Debug,
 {
     let detail = match &e {
-        SdkError::ServiceError(s) => format!(
-            "{}: {}",
-            s.err().code().unwrap_or("service error"),
-            s.err().message().unwrap_or_default()
-        ),
-        other => format!("{other:?}"),
+        SdkError::ServiceError(s) => match (s.err().code(), s.err().message()) {
+            (Some(code), message) => format!("{code}: {}", message.unwrap_or_default()),
+            // Not an answer DynamoDB gives (another server at the endpoint, a proxy):
+            // its HTTP status and the start of its body.
+            (None, _) => {
+                let body = s.raw().body().bytes().unwrap_or_default();
+                let body = String::from_utf8_lossy(&body[..body.len().min(200)]);
+                format!(
+                    "HTTP status {} without a DynamoDB error, body {:?}",
+                    s.raw().status().as_u16(),
+                    body.trim()
+                )
+            }
+        },
+        // Timeouts, connection and endpoint failures: the error and its causes, one line.
+        other => DisplayErrorContext(other).to_string(),
     };
     BackendError::storage(format!("DynamoDB {operation} failed: {detail}"))
 }
@@ -436,6 +482,9 @@ fn clamp(bound: Bound<Vec<u8>>, lower: bool) -> Option<Bound<Vec<u8>>> {
 
 impl Backend for DynamoDbBackend {
     async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
+        if write::beyond_key_limits(&key) {
+            return Ok(None); // no write can store it, so it is not there
+        }
         write::check_key(&key)?;
         let out = self
             .client
@@ -453,6 +502,9 @@ impl Backend for DynamoDbBackend {
         let mut seen = HashSet::with_capacity(keys.len());
         let mut unique = Vec::with_capacity(keys.len());
         for k in &keys {
+            if write::beyond_key_limits(k) {
+                continue; // never stored: absent
+            }
             write::check_key(k)?;
             if seen.insert(k) {
                 unique.push(k);
@@ -471,11 +523,7 @@ impl Backend for DynamoDbBackend {
             return Ok(Vec::new());
         }
         if scan.group.len() > MAX_PARTITION_KEY {
-            return Err(BackendError::LimitExceeded {
-                what: "DynamoDB partition key bytes",
-                limit: MAX_PARTITION_KEY,
-                found: scan.group.len(),
-            });
+            return Ok(Vec::new()); // no write can store a record in this group
         }
         let (Some(lo), Some(hi)) = (
             clamp(scan.start.clone(), true),

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::create_table::CreateTableError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
     TableDescription, TableStatus,
@@ -27,6 +29,21 @@ pub enum OpenError {
         "no DynamoDB table {table:?} (create it with `keypath db --dynamodb {table} create-table`)"
     )]
     Missing {
+        /// The table name.
+        table: String,
+    },
+    /// Not a DynamoDB table name: 3 to 255 of `a-z A-Z 0-9 _ - .` (checked before any
+    /// request).
+    #[error(
+        "{table:?} is not a DynamoDB table name: expected 3 to 255 of a-z, A-Z, 0-9, '_', '-', '.'"
+    )]
+    InvalidName {
+        /// The name given.
+        table: String,
+    },
+    /// `create_table` of a table that exists.
+    #[error("DynamoDB table {table:?} exists already")]
+    Exists {
         /// The table name.
         table: String,
     },
@@ -74,6 +91,7 @@ impl DynamoDbBackend {
     /// # Ok(()) }
     /// ```
     pub async fn create_table(client: Client, table: &str) -> Result<Self, OpenError> {
+        check_name(table)?;
         let request = |source| OpenError::Request {
             table: table.to_owned(),
             source,
@@ -102,7 +120,16 @@ impl DynamoDbBackend {
             .billing_mode(BillingMode::PayPerRequest)
             .send()
             .await
-            .map_err(|e| request(sdk_error("CreateTable", e)))?;
+            .map_err(|e| match e {
+                SdkError::ServiceError(s)
+                    if matches!(s.err(), CreateTableError::ResourceInUseException(_)) =>
+                {
+                    OpenError::Exists {
+                        table: table.to_owned(),
+                    }
+                }
+                e => request(sdk_error("CreateTable", e)),
+            })?;
         let start = std::time::Instant::now();
         loop {
             let description = describe(&client, table).await?;
@@ -131,9 +158,26 @@ impl DynamoDbBackend {
     /// # Ok(()) }
     /// ```
     pub async fn open(client: Client, table: &str) -> Result<Self, OpenError> {
+        check_name(table)?;
         let description = describe(&client, table).await?;
         check_schema(table, &description)?;
         Ok(DynamoDbBackend::new_unchecked(client, table))
+    }
+}
+
+/// DynamoDB's rule for table names, checked before a request (its own error is a
+/// validation exception that reads like a failed request).
+fn check_name(table: &str) -> Result<(), OpenError> {
+    let ok = (3..=255).contains(&table.len())
+        && table
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(OpenError::InvalidName {
+            table: table.to_owned(),
+        })
     }
 }
 

@@ -11,6 +11,7 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure,
     TransactWriteItem,
 };
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::attrs::{self, item_size, key_attrs, record_item, MAX_ITEM_SIZE, PK, SK, VER};
 use super::{backoff, is_throttling, sdk_error, DynamoDbBackend, MAX_ATTEMPTS};
@@ -55,6 +56,12 @@ fn expression(c: Condition) -> Option<(String, Option<HashMap<String, AttributeV
             )])),
         )),
     }
+}
+
+/// Whether `key` is longer than DynamoDB takes (partition or sort key): no write can store
+/// it, so reads answer that it is absent without a request.
+pub(crate) fn beyond_key_limits(key: &Key) -> bool {
+    key.group.len() > MAX_PARTITION_KEY || key.sort.len() > MAX_SORT_KEY
 }
 
 /// Checks DynamoDB's key limits (and that neither part is empty) before anything is sent.
@@ -355,14 +362,13 @@ impl DynamoDbBackend {
 /// What a `PutItem` or `DeleteItem` request came to: done, its condition failed
 /// (`conditional` recognizes that error of the operation and reads the current record from
 /// it), or another failure, retried if DynamoDB says it may be.
-fn single_outcome<O, E, R>(
+fn single_outcome<O, E>(
     operation: &str,
-    sent: Result<O, SdkError<E, R>>,
+    sent: Result<O, SdkError<E, HttpResponse>>,
     conditional: impl FnOnce(&E) -> Option<Failure>,
 ) -> Result<(), Failure>
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
-    R: std::fmt::Debug,
 {
     match sent {
         Ok(_) => Ok(()),
