@@ -52,6 +52,11 @@ pub(crate) struct DbArgs {
     #[cfg(feature = "dynamodb")]
     #[arg(long, value_name = "URL", requires = "dynamodb")]
     endpoint_url: Option<String>,
+    /// With --dynamodb: give up on a request after this many seconds, retries included.
+    #[cfg(feature = "dynamodb")]
+    #[arg(long, value_name = "SECONDS", requires = "dynamodb", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: u64,
     #[command(subcommand)]
     command: DbCommand,
 }
@@ -551,7 +556,9 @@ fn parse_json(what: &str, text: &str) -> Result<Value, Failure> {
 pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failure> {
     #[cfg(feature = "dynamodb")]
     if let Some(table) = &args.dynamodb {
-        return crate::dynamo::run(table, args.endpoint_url.as_deref(), args.command, out).await;
+        let timeout = std::time::Duration::from_secs(args.timeout);
+        let endpoint = args.endpoint_url.as_deref();
+        return crate::dynamo::run(table, endpoint, timeout, args.command, out).await;
     }
     let dir = args
         .path

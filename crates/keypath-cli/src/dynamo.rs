@@ -7,7 +7,7 @@
 
 use std::io::Write;
 
-use keypath_store::backend::dynamodb::{client, DynamoDbBackend, OpenError};
+use keypath_store::backend::dynamodb::{client_with_timeout, DynamoDbBackend, OpenError};
 use keypath_store::backend::{
     Backend, BackendError, Condition, Key, Record, Write as BackendWrite,
 };
@@ -56,8 +56,8 @@ async fn read_config(backend: &DynamoDbBackend) -> Result<Option<Config>, Failur
         .transpose()
 }
 
-/// Writes the configuration if the table has none yet.
-async fn create_config(backend: &DynamoDbBackend, config: &Config) -> Result<(), Failure> {
+/// Writes the configuration if the table has none yet; `false` if it has one.
+async fn create_config(backend: &DynamoDbBackend, config: &Config) -> Result<bool, Failure> {
     let put = BackendWrite::Put {
         key: config_key(),
         record: Record {
@@ -67,12 +67,21 @@ async fn create_config(backend: &DynamoDbBackend, config: &Config) -> Result<(),
         condition: Condition::NotExists,
     };
     match backend.write(vec![put]).await {
-        Ok(()) => Ok(()),
-        Err(BackendError::ConditionFailed { .. }) => Err(bad(format!(
+        Ok(()) => Ok(true),
+        Err(BackendError::ConditionFailed { .. }) => Ok(false),
+        Err(e) => Err(Failure::Store(e.to_string())),
+    }
+}
+
+/// [`create_config`] for `init` and `create-table`, where a store already there is an error.
+async fn create_new_config(backend: &DynamoDbBackend, config: &Config) -> Result<(), Failure> {
+    if create_config(backend, config).await? {
+        Ok(())
+    } else {
+        Err(bad(format!(
             "a store already exists in table {}; its indexes are fixed",
             backend.table()
-        ))),
-        Err(e) => Err(Failure::Store(e.to_string())),
+        )))
     }
 }
 
@@ -83,17 +92,28 @@ fn parse_indexes(texts: &[String]) -> Result<Vec<crate::db::IndexDef>, Failure> 
 pub(crate) async fn run(
     table: &str,
     endpoint_url: Option<&str>,
+    timeout: std::time::Duration,
     command: DbCommand,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let sdk = client(endpoint_url, None).await;
+    if let Some(url) = endpoint_url {
+        let host = url
+            .strip_prefix("http://")
+            .or_else(|| url.strip_prefix("https://"));
+        if host.is_none_or(|h| h.is_empty() || h.contains(char::is_whitespace)) {
+            return Err(bad(format!(
+                "--endpoint-url {url:?}: expected http://HOST[:PORT] or https://HOST[:PORT]"
+            )));
+        }
+    }
+    let sdk = client_with_timeout(endpoint_url, None, timeout).await;
     match command {
         DbCommand::CreateTable { indexes } => {
             let indexes = parse_indexes(&indexes)?;
             let backend = DynamoDbBackend::create_table(sdk, table)
                 .await
                 .map_err(open_failure)?;
-            create_config(&backend, &Config { indexes }).await?;
+            create_new_config(&backend, &Config { indexes }).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())
         }
@@ -102,7 +122,7 @@ pub(crate) async fn run(
             let backend = DynamoDbBackend::open(sdk, table)
                 .await
                 .map_err(open_failure)?;
-            create_config(&backend, &Config { indexes }).await?;
+            create_new_config(&backend, &Config { indexes }).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())
         }
@@ -115,8 +135,16 @@ pub(crate) async fn run(
                 Some(config) => config,
                 None if matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. }) => {
                     let config = Config::default();
-                    create_config(&backend, &config).await?;
-                    config
+                    if create_config(&backend, &config).await? {
+                        config
+                    } else {
+                        // Another client made the store first (a table is shared): use it.
+                        read_config(&backend).await?.ok_or_else(|| {
+                            Failure::Store(format!(
+                                "table {table}: the store configuration was written and is gone"
+                            ))
+                        })?
+                    }
                 }
                 None => {
                     return Err(bad(format!(

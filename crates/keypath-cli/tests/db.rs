@@ -645,3 +645,23 @@ fn damaged_store_file_is_one_line_error() {
     std::fs::write(&file, &original).unwrap();
     assert_eq!(keys(&ok(&db(d, &["list", "/a-1"]))).len(), 20);
 }
+
+/// Numbers come back as given: floats to the last digit (an export then import loses
+/// nothing), integers at both ends of 64 bits.
+#[test]
+fn numbers_round_trip_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let value = r#"[123456789.12345679,9.999999999999999e-131,-0.0,1.7976931348623157e+308,18446744073709551615,-9223372036854775808]"#;
+    ok(&db(d, &["put", "/n-1", value]));
+    let got = ok(&db(d, &["get", "/n-1"]));
+    assert_eq!(got[0]["value"].to_string(), value);
+    let exported = d.join("all.jsonl");
+    std::fs::write(&exported, db(d, &["export"]).stdout).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    ok(&db(other.path(), &["import", exported.to_str().unwrap()]));
+    assert_eq!(
+        ok(&db(other.path(), &["get", "/n-1"]))[0]["value"].to_string(),
+        value
+    );
+}

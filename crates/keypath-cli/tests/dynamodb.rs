@@ -68,3 +68,57 @@ async fn create_table_put_get_list_index_export() {
     let err = String::from_utf8_lossy(&missing.stderr);
     assert!(err.contains("create-table"), "{err}");
 }
+
+/// Clients that write first to a table without a store race to create it; every one of
+/// them writes its item.
+#[tokio::test]
+async fn concurrent_first_writes_all_land() {
+    let server = dynamodb_server::server().await;
+    let e = server.endpoint.clone();
+    let table = dynamodb_server::table_name("race");
+    let sdk = keypath_store::backend::dynamodb::client(Some(&e), None).await;
+    keypath_store::backend::dynamodb::DynamoDbBackend::create_table(sdk, &table)
+        .await
+        .unwrap();
+    let writers: Vec<_> = (0..4)
+        .map(|i| {
+            let (e, t) = (e.clone(), table.clone());
+            std::thread::spawn(move || db(&e, &t, &["put", &format!("/a-{i}"), "{}"]))
+        })
+        .collect();
+    for w in writers {
+        ok(&w.join().unwrap());
+    }
+    let listed: Vec<_> = (0..4)
+        .flat_map(|i| ok(&db(&e, &table, &["get", &format!("/a-{i}")])))
+        .collect();
+    assert_eq!(listed.len(), 4);
+}
+
+/// Bad table names and endpoints are bad input: one line, exit 2, nothing sent.
+#[tokio::test]
+async fn bad_table_names_and_endpoints_are_exit_2() {
+    let server = dynamodb_server::server().await;
+    let e = server.endpoint.as_str();
+    for (endpoint, table, needle) in [
+        (e, "t1", "is not a DynamoDB table name"),
+        (
+            "notaurl",
+            "table_ok",
+            "--endpoint-url \"notaurl\": expected http://HOST",
+        ),
+        ("http://", "table_ok", "expected http://HOST"),
+    ] {
+        let o = db(endpoint, table, &["get", "/a-1"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{err}");
+    }
+    let table = dynamodb_server::table_name("twice");
+    ok(&db(e, &table, &["create-table"]));
+    let o = db(e, &table, &["create-table"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("exists already"), "{err}");
+}
