@@ -718,12 +718,11 @@ async fn import<B: DbBackend>(
         if text.trim().is_empty() {
             continue;
         }
-        let at = |e: String| {
+        let context = |e: String| {
             let s = if items == 1 { "" } else { "s" };
-            bad(format!(
-                "{name}: line {number}: {e} (imported before it: {items} item{s})"
-            ))
+            format!("{name}: line {number}: {e} (imported before it: {items} item{s})")
         };
+        let at = |e: String| bad(context(e));
         let record = json::parse(text).map_err(at)?;
         let shape = || at("expected {\"key\": \"<key path>\", \"value\": <item>}".into());
         let (Some(Value::String(key)), Some(value)) = (record.get("key"), record.get("value"))
@@ -735,6 +734,7 @@ async fn import<B: DbBackend>(
             .await
             .map_err(|e| match e {
                 Failure::BadInput(m) => at(m),
+                Failure::Store(m) => Failure::Store(context(m)),
                 other => other,
             })?;
         items += 1;

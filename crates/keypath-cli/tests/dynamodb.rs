@@ -122,3 +122,28 @@ async fn bad_table_names_and_endpoints_are_exit_2() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("exists already"), "{err}");
 }
+
+/// A storage failure in the middle of an import names the line and how far it got.
+#[tokio::test]
+async fn import_storage_failures_say_where() {
+    let server = dynamodb_server::server().await;
+    let e = server.endpoint.as_str();
+    let table = dynamodb_server::table_name("imp");
+    ok(&db(e, &table, &["create-table"]));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("in.jsonl");
+    // Under the store's 400 KB value limit, over DynamoDB's item limit with its keys and
+    // attribute names.
+    let big = "a".repeat(409_580);
+    std::fs::write(
+        &file,
+        format!("{{\"key\":\"/a-1\",\"value\":1}}\n{{\"key\":\"/a-2\",\"value\":{{\"s\":\"{big}\"}}}}\n"),
+    )
+    .unwrap();
+    let o = db(e, &table, &["import", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("in.jsonl: line 2: "), "{err}");
+    assert!(err.contains("(imported before it: 1 item)"), "{err}");
+}
