@@ -462,7 +462,12 @@ impl<B: DbBackend> Db<B> {
         self.store
             .put_raw(path, item_type, value, entries, mode)
             .await
-            .map_err(store_failure)
+            .map_err(|e| match e {
+                // A backend's own limit (DynamoDB's item size or writes per transaction)
+                // says nothing of the item: name it.
+                StoreError::Backend(b) => Failure::Store(format!("put {path}: {b}")),
+                other => store_failure(other),
+            })
     }
 }
 

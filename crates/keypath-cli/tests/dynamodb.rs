@@ -144,6 +144,9 @@ async fn import_storage_failures_say_where() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("in.jsonl: line 2: "), "{err}");
+    assert!(
+        err.contains("in.jsonl: line 2: put /a-2: DynamoDB item bytes"),
+        "{err}"
+    );
     assert!(err.contains("(imported before it: 1 item)"), "{err}");
 }
