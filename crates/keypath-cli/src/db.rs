@@ -161,6 +161,13 @@ pub(crate) struct IndexDef {
     group: IndexGroup,
 }
 
+impl IndexDef {
+    /// The namespace whose items the index takes.
+    pub(crate) fn namespace(&self) -> &str {
+        &self.namespace
+    }
+}
+
 /// The group of an index's entries: one component, with a fixed ID (`/board-1`) or the ID
 /// taken from a field of the item (`/board-{board}`). Kept in the configuration as that text.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -85,8 +85,26 @@ async fn create_new_config(backend: &DynamoDbBackend, config: &Config) -> Result
     }
 }
 
+/// Most indexes one namespace may have on DynamoDB: an update writes the item, its group
+/// counter, and for each index whose key changed one delete and one put, all in one
+/// `TransactWriteItems` of at most 100 writes (2 + 2 * 49 = 100).
+const MAX_INDEXES_PER_NAMESPACE: usize = 49;
+
 fn parse_indexes(texts: &[String]) -> Result<Vec<crate::db::IndexDef>, Failure> {
-    parse_index_defs(texts)
+    let defs = parse_index_defs(texts)?;
+    for def in &defs {
+        let count = defs
+            .iter()
+            .filter(|d| d.namespace() == def.namespace())
+            .count();
+        if count > MAX_INDEXES_PER_NAMESPACE {
+            return Err(bad(format!(
+                "namespace {} has {count} indexes; on DynamoDB an update of an item writes it,                  its group counter and two entries per index in one transaction of at most 100                  writes, so at most {MAX_INDEXES_PER_NAMESPACE}",
+                def.namespace()
+            )));
+        }
+    }
+    Ok(defs)
 }
 
 pub(crate) async fn run(

@@ -150,3 +150,45 @@ async fn import_storage_failures_say_where() {
     );
     assert!(err.contains("(imported before it: 1 item)"), "{err}");
 }
+
+/// At most 49 indexes per namespace on DynamoDB, so that every item can be updated: 50 are
+/// refused when the store is made, and with 49 an update that changes every index key works.
+#[tokio::test]
+async fn index_count_fits_one_transaction() {
+    let server = dynamodb_server::server().await;
+    let e = server.endpoint.as_str();
+    // Field names are namespaces: letters only.
+    let field = |i: usize| {
+        format!(
+            "f{}{}",
+            (b'a' + (i / 26) as u8) as char,
+            (b'a' + (i % 26) as u8) as char
+        )
+    };
+    let defs = |n: usize| -> Vec<String> {
+        (0..n)
+            .flat_map(|i| ["--index".to_owned(), format!("i{i}=t.{}@/g-1", field(i))])
+            .collect()
+    };
+    let run = |table: &str, extra: &[String]| {
+        let mut args = vec!["create-table".to_owned()];
+        args.extend_from_slice(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        db(e, table, &args)
+    };
+    let table = dynamodb_server::table_name("many");
+    let o = run(&table, &defs(50));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("namespace t has 50 indexes"), "{err}");
+    ok(&run(&table, &defs(49)));
+    let item = |v: u64| {
+        let fields: Vec<String> = (0..49).map(|i| format!("\"{}\": {v}", field(i))).collect();
+        format!("{{{}}}", fields.join(", "))
+    };
+    ok(&db(e, &table, &["put", "/t-1", &item(1)]));
+    ok(&db(e, &table, &["put", "/t-1", &item(2)]));
+    let got = ok(&db(e, &table, &["index", "i48", "/g-1"]));
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0]["value"][field(48)], 2);
+}
