@@ -14,7 +14,18 @@ use super::escape::{self, Decoded};
 use super::{float, int128, int64, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE};
 
 /// Deepest nesting of containers (options, newtypes, sequences, tuples, structs, maps,
-/// enums) the decoder follows.
+/// enums) the decoder follows; each of them is one level (a recursive
+/// `struct List(Option<Box<List>>)` takes two per node). The encoder has no limit: a value
+/// nested deeper encodes but does not decode, so keep keys shallower than this.
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct List(Option<Box<List>>);
+/// let mut list = List(None);
+/// for _ in 0..64 { list = List(Some(Box::new(list))); } // 65 nodes, 130 levels
+/// let key = keypath::codec::to_vec(&list).unwrap();
+/// assert!(keypath::codec::from_slice::<List>(&key).is_err());
+/// ```
 pub const MAX_DEPTH: u32 = 128;
 
 pub(crate) struct Deserializer<'de> {
@@ -49,7 +60,9 @@ impl<'de> Deserializer<'de> {
     #[cold]
     fn err(&self, expected: &'static str, at: usize) -> Error {
         let found = match self.input.get(at) {
-            Some(b) => Found::Byte(b ^ self.mask),
+            // `expected` speaks of ascending bytes; a descending field's are stored inverted.
+            Some(&b) if self.mask != 0 => Found::DescByte { stored: b },
+            Some(&b) => Found::Byte(b),
             None => Found::End,
         };
         Error::unexpected(expected, found, at)
@@ -172,9 +185,8 @@ impl<'de> Deserializer<'de> {
                 self.pos += scanned.used;
                 Ok(scanned)
             }
-            Err(bad) => Err(Error::unexpected(
+            Err(bad) => Err(self.err(
                 "an escape (01 01 or 01 02) or the string terminator 00",
-                bad.found.map_or(Found::End, Found::Byte),
                 start + bad.offset,
             )),
         }
@@ -230,9 +242,25 @@ impl<'de> Deserializer<'de> {
     ) -> Result<V::Value, Error> {
         match String::from_utf8(bytes) {
             Ok(s) => visitor.visit_string(s),
-            // The offset is in the unescaped content; it points at or before the bad byte.
-            Err(e) => Err(self.utf8_error(start, e.utf8_error().valid_up_to())),
+            Err(e) => {
+                Err(self.utf8_error(start, self.escaped_len(start, e.utf8_error().valid_up_to())))
+            }
         }
+    }
+
+    /// How many input bytes from `start` hold the first `content` bytes of an escaped
+    /// string: an escape pair stands for one byte. For error offsets (cold).
+    #[cold]
+    fn escaped_len(&self, start: usize, content: usize) -> usize {
+        let mut at = start;
+        for _ in 0..content {
+            let escape = self
+                .input
+                .get(at)
+                .is_some_and(|b| b ^ self.mask == escape::ESCAPE);
+            at += if escape { 2 } else { 1 };
+        }
+        at - start
     }
 
     #[cold]

@@ -55,6 +55,12 @@ enum ErrorKind {
 pub(crate) enum Found {
     /// A single byte (shown in hex).
     Byte(u8),
+    /// A byte of a descending field: as stored, and inverted back (the value `expected`
+    /// speaks of).
+    DescByte {
+        /// The byte in the input.
+        stored: u8,
+    },
     /// The input ended.
     End,
     /// Bytes that do not form valid UTF-8.
@@ -67,6 +73,11 @@ impl fmt::Display for Found {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Found::Byte(b) => write!(f, "byte 0x{b:02X}"),
+            Found::DescByte { stored } => write!(
+                f,
+                "byte 0x{stored:02X} (0x{:02X} inverted, in a descending field)",
+                !stored
+            ),
             Found::End => f.write_str("the end of input"),
             Found::InvalidUtf8 => f.write_str("invalid UTF-8"),
             Found::Text(t) => f.write_str(t),

@@ -127,10 +127,9 @@ pub(crate) enum Decoded<'de> {
 }
 
 /// Why an escaped string could not be decoded: the offset (relative to the start of the
-/// string) and what was found there.
+/// string) of the byte that is wrong (or of the end, if the input ended).
 pub(crate) struct Malformed {
     pub offset: usize,
-    pub found: Option<u8>,
 }
 
 /// A decoded string, borrowed or unescaped, and whether its content is all ASCII (known
@@ -158,7 +157,6 @@ pub(crate) fn decode(input: &[u8], mask: u8) -> Result<Scanned<'_>, Malformed> {
         }),
         None => Err(Malformed {
             offset: input.len(),
-            found: None,
         }),
     }
 }
@@ -217,20 +215,14 @@ fn decode_slow(input: &[u8], mask: u8, plain: usize) -> Result<(Decoded<'_>, usi
     let mut len = plain;
     loop {
         let Some(&b) = input.get(i) else {
-            return Err(Malformed {
-                offset: i,
-                found: None,
-            });
+            return Err(Malformed { offset: i });
         };
         match b ^ mask {
             TERMINATOR => break,
             ESCAPE => {
                 let next = input.get(i + 1).map(|n| n ^ mask);
                 if !matches!(next, Some(ESCAPED_NUL | ESCAPED_ESCAPE)) {
-                    return Err(Malformed {
-                        offset: i + 1,
-                        found: next,
-                    });
+                    return Err(Malformed { offset: i + 1 });
                 }
                 i += 2;
             }

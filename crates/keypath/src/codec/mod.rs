@@ -58,8 +58,11 @@
 //! ```
 //! Serde's `Vec<u8>`/`&[u8]` impls write a *sequence* of `u8` (see below: 2 bytes per
 //! byte, still ordered); annotate such fields with `serde_bytes` to get this byte-string
-//! form. `&str` and `&[u8]` fields borrow when nothing was escaped and the field is not
-//! descending (a descending field's bytes are inverted, so decode it as `String`/`Vec<u8>`).
+//! form (a plain `&[u8]` field, written as a sequence, cannot be read back as a borrowed
+//! byte string). `&str` and `&[u8]` fields borrow when nothing was escaped and the field is
+//! not descending; otherwise they cannot be decoded at all (the content must be unescaped or
+//! inverted into new memory): decode text that may hold `0x00`/`0x01` bytes, and descending
+//! fields, as `String`/`Vec<u8>` (or `Cow<str>` with serde's `borrow` attribute).
 //!
 //! ## Other types
 //! ```text

@@ -214,12 +214,25 @@ fn errors_say_what_where() {
     let e = from_slice::<(u64, Two)>(&[0x08, 0x01, 0x08, 0x05]).unwrap_err();
     assert_eq!(e.offset(), Some(2), "{e}");
     assert!(e.to_string().contains("variant index"), "{e}");
-    // Descending fields report the byte as the decoder sees it (uninverted).
+    // Descending fields report the byte stored in the input, and inverted back (the value
+    // `expected` speaks of).
     let e = from_slice::<Desc<bool>>(&[0xF0]).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "expected a bool (0x00 or 0x01), found byte 0x0F at byte offset 0"
+        "expected a bool (0x00 or 0x01), found byte 0xF0 (0x0F inverted, in a descending field) at byte offset 0"
     );
+    let e = from_slice::<Desc<String>>(&[0x9E, 0xFE, 0xFA]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected an escape (01 01 or 01 02) or the string terminator 00, found byte 0xFA (0x05 inverted, in a descending field) at byte offset 2"
+    );
+    // Invalid UTF-8 after escapes: the offset of the bad byte in the input (the content
+    // offset, 2, would point into the escapes).
+    let e = from_slice::<(u8, String)>(&[0x00, 0x01, 0x01, 0x01, 0x01, 0x61, 0xFF, 0x00]);
+    let e = e.unwrap_err();
+    assert_eq!(e.offset(), Some(6), "{e}");
+    let e = from_slice::<Desc<String>>(&[0xFE, 0xFD, 0x9E, 0x00, 0xFF]).unwrap_err();
+    assert_eq!(e.offset(), Some(3), "{e}");
 }
 
 /// A byte string as serde bytes (serde's `[u8]` impl writes a sequence of `u8`).
