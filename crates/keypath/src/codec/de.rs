@@ -350,13 +350,16 @@ fn long_ascii_string(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Passes on the error of a tuple or struct field, marking that path as unlikely. Without
-/// the mark the compiler takes every field's success for a coin toss, so by the sixth
-/// field of a struct the code looks rarely reached and the field readers are not inlined.
+/// Passes on the error of a field or element that starts at `start`, marking that path as
+/// unlikely. Without the mark the compiler takes every field's success for a coin toss, so
+/// by the sixth field of a struct the code looks rarely reached and the field readers are
+/// not inlined.
 #[cold]
 #[inline(never)]
-fn field_failed(e: Error) -> Error {
-    e
+fn field_failed(e: Error, start: usize) -> Error {
+    // An error without an offset comes from serde or the field's type (a `NonZeroU32` of
+    // 0, a missing enum variant): it is about the field that starts at `start`.
+    e.or_at(start)
 }
 
 /// The error for a well-formed integer that does not fit the requested type.
@@ -669,7 +672,11 @@ impl<'de> de::SeqAccess<'de> for FramedAccess<'_, 'de> {
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
         if self.0.seq_marker()? {
-            seed.deserialize(&mut *self.0).map(Some)
+            let start = self.0.pos;
+            match seed.deserialize(&mut *self.0) {
+                Ok(value) => Ok(Some(value)),
+                Err(e) => Err(field_failed(e, start)),
+            }
         } else {
             Ok(None)
         }
@@ -687,7 +694,9 @@ impl<'de> de::MapAccess<'de> for FramedAccess<'_, 'de> {
     }
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        let start = self.0.pos;
         seed.deserialize(&mut *self.0)
+            .map_err(|e| field_failed(e, start))
     }
 }
 
@@ -715,9 +724,10 @@ impl<'de> de::SeqAccess<'de> for FixedAccess<'_, 'de> {
             return Ok(None);
         }
         self.left -= 1;
+        let start = self.de.pos;
         match seed.deserialize(&mut *self.de) {
             Ok(value) => Ok(Some(value)),
-            Err(e) => Err(field_failed(e)),
+            Err(e) => Err(field_failed(e, start)),
         }
     }
     #[inline]

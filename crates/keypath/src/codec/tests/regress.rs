@@ -226,6 +226,27 @@ fn errors_say_what_where() {
         e.to_string(),
         "expected an escape (01 01 or 01 02) or the string terminator 00, found byte 0xFA (0x05 inverted, in a descending field) at byte offset 2"
     );
+    // Errors raised by serde or a field's type (no offset of their own) point at the start
+    // of the field: the NonZeroU32 at 1, not the u64 after it at 3.
+    let e = from_slice::<(u8, std::num::NonZeroU32, u64)>(&[
+        0x01, 0x07, 0xFF, 0x0B, 0x07, 0x5B, 0xCD, 0x15,
+    ]);
+    let e = e.unwrap_err();
+    assert_eq!(e.offset(), Some(1), "{e}");
+    assert!(e.to_string().contains("nonzero"), "{e}");
+    // A borrowed &str whose text needed unescaping: at the string's start.
+    let key = crate::codec::to_vec(&(1u8, "a\0b", 5u64)).unwrap();
+    let e = from_slice::<(u8, &str, u64)>(&key).unwrap_err();
+    assert_eq!(e.offset(), Some(1), "{e}");
+    // The same inside a sequence and as a map value.
+    let key = crate::codec::to_vec(&vec![1u32, 0, 3]).unwrap();
+    let e = from_slice::<Vec<std::num::NonZeroU32>>(&key).unwrap_err();
+    assert_eq!(e.offset(), Some(4), "{e}");
+    let map: std::collections::BTreeMap<u8, u32> = [(5, 0)].into();
+    let key = crate::codec::to_vec(&map).unwrap();
+    assert_eq!(key, [0x01, 0x05, 0x07, 0xFF, 0x00]); // marker, key 5 (a u8 is one byte), value 0, end
+    let e = from_slice::<std::collections::BTreeMap<u8, std::num::NonZeroU32>>(&key).unwrap_err();
+    assert_eq!(e.offset(), Some(2), "{e}");
     // Invalid UTF-8 after escapes: the offset of the bad byte in the input (the content
     // offset, 2, would point into the escapes).
     let e = from_slice::<(u8, String)>(&[0x00, 0x01, 0x01, 0x01, 0x01, 0x61, 0xFF, 0x00]);
