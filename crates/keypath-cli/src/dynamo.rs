@@ -99,7 +99,9 @@ fn parse_indexes(texts: &[String]) -> Result<Vec<crate::db::IndexDef>, Failure> 
             .count();
         if count > MAX_INDEXES_PER_NAMESPACE {
             return Err(bad(format!(
-                "namespace {} has {count} indexes; on DynamoDB an update of an item writes it,                  its group counter and two entries per index in one transaction of at most 100                  writes, so at most {MAX_INDEXES_PER_NAMESPACE}",
+                "namespace {} has {count} indexes; on DynamoDB an update of an item writes it, \
+                 its group counter and two entries per index in one transaction of at most 100 \
+                 writes, so at most {MAX_INDEXES_PER_NAMESPACE}",
                 def.namespace()
             )));
         }
