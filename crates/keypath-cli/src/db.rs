@@ -114,8 +114,8 @@ pub(crate) enum DbCommand {
         list: ListArgs,
     },
     /// Put every item of a JSON lines file (`{"key": ..., "value": ...}` per line, as
-    /// `export` writes; its "version" is not read), showing progress. Each line is its own write: a bad line stops the
-    /// import, and the lines before it stay imported.
+    /// `export` writes; its "version" is not read), showing progress. Each line is its own
+    /// write: a bad line stops the import, and the lines before it stay imported.
     Import {
         /// The JSON lines file.
         file: PathBuf,

@@ -88,15 +88,7 @@ impl Envelope {
         let indexes = h
             .indexes
             .iter()
-            .map(|&(name, at, enc)| {
-                KeyPath::decode(enc)
-                    .map(|path| (name.to_owned(), path))
-                    .map_err(|e| EnvelopeError {
-                        offset: at,
-                        expected: "an index key path",
-                        found: e.to_string(),
-                    })
-            })
+            .map(|&(name, at, enc)| decode_index_path(at, enc).map(|path| (name.to_owned(), path)))
             .collect::<Result<_, _>>()?;
         Ok(Envelope {
             item_type: h.item_type.to_owned(),
@@ -104,6 +96,15 @@ impl Envelope {
             payload: bytes[h.payload_start..].to_vec(),
         })
     }
+}
+
+/// Decodes the index key path `enc` that [`Header::parse`] found at offset `at`.
+pub(crate) fn decode_index_path(at: usize, enc: &[u8]) -> Result<KeyPath, EnvelopeError> {
+    KeyPath::decode(enc).map_err(|e| EnvelopeError {
+        offset: at,
+        expected: "an index key path",
+        found: e.to_string(),
+    })
 }
 
 /// The framing of an envelope, borrowed: nothing decoded beyond UTF-8 checks.

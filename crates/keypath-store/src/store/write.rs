@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
-use crate::envelope::{encode_header_into, EnvelopeError, Header};
+use crate::envelope::{decode_index_path, encode_header_into, Header};
 use crate::item::{encode_value, Item, Versioned};
 use crate::layout::{counter_group_len, counter_key, entry_path, index_group, is_valid_index_name};
 use crate::StoreError;
@@ -259,12 +259,7 @@ fn stale_entries(
             }
         });
         if !kept {
-            let path = KeyPath::decode(old_path).map_err(|e| EnvelopeError {
-                offset: at,
-                expected: "an index key path",
-                found: e.to_string(),
-            })?;
-            stale.push(entry_key(name, &path, base)?);
+            stale.push(entry_key(name, &decode_index_path(at, old_path)?, base)?);
         }
     }
     Ok(stale)

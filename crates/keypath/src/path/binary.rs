@@ -144,7 +144,8 @@ pub(crate) struct SegmentInfo {
     pub(crate) type_code: u8,
 }
 
-fn id_type_code(id: &Id) -> u8 {
+/// The type code of an ID, as its segment's metadata carries it.
+pub(crate) fn id_type_code(id: &Id) -> u8 {
     match id {
         Id::Int(_) => TYPE_INT,
         Id::Str(_) => TYPE_STRING,
@@ -176,11 +177,6 @@ pub(crate) fn encode_id(id: &Id, out: &mut Vec<u8>) {
         }
         Id::Uuid(u) => out.extend_from_slice(u),
     }
-}
-
-/// The type code of an ID, as its segment's metadata carries it.
-pub(crate) fn id_type(id: &Id) -> u8 {
-    id_type_code(id)
 }
 
 fn varint_len(mut v: u64) -> usize {

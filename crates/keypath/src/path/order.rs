@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::binary::encode_components;
+use super::binary::{encode_components, id_type_code};
 use super::id::Id;
 use super::{Component, KeyPath};
 
@@ -87,7 +87,7 @@ impl Ord for Id {
             super::binary::encode_id(self, &mut a);
             super::binary::encode_id(other, &mut b);
             a.cmp(&b)
-                .then_with(|| super::binary::id_type(self).cmp(&super::binary::id_type(other)))
+                .then_with(|| id_type_code(self).cmp(&id_type_code(other)))
         })
     }
 }
