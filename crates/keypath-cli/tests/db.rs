@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use common::ok;
+use common::{fails, ok};
 
 fn keypath(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_keypath"))
@@ -34,16 +34,6 @@ fn refused(o: &Output, needle: &str) {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
-}
-
-fn fails(o: &Output, status: i32, needle: &str) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(status), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with("keypath: ") && err.contains(needle),
-        "{err}"
-    );
 }
 
 #[test]

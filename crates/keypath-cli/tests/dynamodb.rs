@@ -7,7 +7,7 @@ mod dynamodb_server;
 
 use std::process::{Command, Output};
 
-use common::ok;
+use common::{fails, ok};
 
 fn db(endpoint: &str, table: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_keypath"))
@@ -109,18 +109,11 @@ async fn bad_table_names_and_endpoints_are_exit_2() {
         ),
         ("http://", "table_ok", "expected http://HOST"),
     ] {
-        let o = db(endpoint, table, &["get", "/a-1"]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains(needle), "{err}");
+        fails(&db(endpoint, table, &["get", "/a-1"]), 2, needle);
     }
     let table = dynamodb_server::table_name("twice");
     ok(&db(e, &table, &["create-table"]));
-    let o = db(e, &table, &["create-table"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("exists already"), "{err}");
+    fails(&db(e, &table, &["create-table"]), 2, "exists already");
 }
 
 /// A storage failure in the middle of an import names the line and how far it got.
@@ -141,14 +134,8 @@ async fn import_storage_failures_say_where() {
     )
     .unwrap();
     let o = db(e, &table, &["import", file.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("in.jsonl: line 2: put /a-2: DynamoDB item bytes"),
-        "{err}"
-    );
-    assert!(err.contains("(imported before it: 1 item)"), "{err}");
+    fails(&o, 1, "in.jsonl: line 2: put /a-2: DynamoDB item bytes");
+    fails(&o, 1, "(imported before it: 1 item)");
 }
 
 /// At most 49 indexes per namespace on DynamoDB, so that every item can be updated: 50 are

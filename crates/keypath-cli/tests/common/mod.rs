@@ -14,3 +14,16 @@ pub fn ok(o: &Output) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
         .collect()
 }
+
+/// A failed `keypath` run: exit status `status` and one line on stderr, `keypath: ...`,
+/// holding `needle`.
+#[allow(dead_code)] // not every test file that shares this module checks failures
+pub fn fails(o: &Output, status: i32, needle: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(status), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("keypath: ") && err.contains(needle),
+        "{err}"
+    );
+}
