@@ -102,13 +102,20 @@ pub(crate) fn run(args: LintArgs, out: &mut impl Write) -> Result<(), Failure> {
 }
 
 fn summary(report: &Report) -> String {
+    let (pairs, verb) = match report.out_of_order {
+        1 => ("pair", "sorts"),
+        _ => ("pairs", "sort"),
+    };
     let mut s = format!(
-        "{} keys; {} neighbouring pairs (in the order meant) sort the other way as bytes",
-        report.keys, report.out_of_order
+        "{} {}; {} neighbouring {pairs} (in the order meant) {verb} the other way as bytes",
+        report.keys,
+        if report.keys == 1 { "key" } else { "keys" },
+        report.out_of_order
     );
     if report.unjudged > 0 {
         s.push_str(&format!(
-            " ({} of them not judged: they mix numbers and identifiers)",
+            " ({} of them not judged: they mix kinds of values, such as numbers and \
+             identifiers, or timestamps with and without a UTC offset)",
             report.unjudged
         ));
     }

@@ -48,7 +48,7 @@ enum Command {
     },
     /// Report where string keys (one per line) sort differently, as bytes, from what they
     /// mean: numbers of different widths, negatives, case, accents, timestamps with different
-    /// UTC offsets or fraction widths, dates with the year last, bytes below a separator, and keys that are empty, not UTF-8, hold control bytes or are too long. Exit status 1
+    /// UTC offsets, fraction widths or forms, dates with the year last, bytes below a separator, and keys that are empty, not UTF-8, hold control bytes or are too long. Exit status 1
     /// when it finds a problem.
     Lint(lint::LintArgs),
     /// Load a generated social app into the embedded store and run its queries.

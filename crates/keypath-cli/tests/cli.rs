@@ -263,6 +263,31 @@ fn lint_reads_timestamps_and_dates() {
         b"EV#2024-05-01T09:30:00.000Z\nEV#2024-05-01T10:00:00.000Z\nEV#2024-05-01T10:00:00.250Z\n",
     );
     assert!(o.status.success(), "{}", stdout(&o));
+    // Without an offset: `T` against a space, an hour of one digit. One pair, said so.
+    let o = keypath(
+        &["lint"],
+        b"EV#2024-01-05 10:00\nEV#2024-01-05T09:00\nEV#2024-01-05T9:30\n",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with(
+        "3 keys; 1 neighbouring pair (in the order meant) sorts the other way as bytes\n"
+    ));
+    assert!(out.contains(
+        "timestamp: \"EV#2024-01-05 10:00\" (line 1) sorts before \"EV#2024-01-05T9:30\" (line 3); \
+         field 2: 2024-01-05T9:30 is earlier than 2024-01-05 10:00 (1 pair)"
+    ), "{out}");
+    // With and without an offset: out of order, not judged.
+    let o = keypath(&["lint"], b"EV#2024-01-05T09:00Z\nEV#2024-01-05 10:00\n");
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(
+            "(1 of them not judged: they mix kinds of values, such as numbers and identifiers, \
+         or timestamps with and without a UTC offset)"
+        ),
+        "{}",
+        stdout(&o)
+    );
     // Dates with the year last, in JSON.
     let o = keypath(
         &["lint", "--json"],

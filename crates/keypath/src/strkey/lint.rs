@@ -24,13 +24,12 @@
 //!
 //! Keys are split into fields at the separators (by default `#`, `/`, `|` and `:`), and
 //! compared field by field, a key before the keys it is a prefix of. A field that is
-//! wholly a number (`42`, `-7`, `0.25`) compares as that number. A field that is wholly a
-//! timestamp with a UTC offset (RFC 3339 or ISO 8601: `2024-01-01T10:00:00+02:00`,
+//! wholly a number (`42`, `-7`, `0.25`) compares as that number. A field that is
+//! wholly a timestamp with a UTC offset (RFC 3339 or ISO 8601: `2024-01-01T10:00:00+02:00`,
 //! `2024-01-01 08:00Z`, `2024-01-01T08:00:00.5+0000`; its `:` do not split it) compares as
-//! the instant it names; one without an offset names no instant and is read as runs like
-//! any other field (below): in `2024-01-05 10:00` every number is a run, but in
-//! `2024-01-05T10:00` the `05T10` is one identifier, so pairs of such timestamps written
-//! in different forms (`T` against a space, an unpadded hour) are not checked.
+//! the instant it names. One without an offset (`2024-01-05T10:00`, `2024-01-05 9:30:15`)
+//! names no instant: it compares as the date and time written, with `T` and a space alike
+//! and an hour of one digit read as its number, after every timestamp with an offset.
 //! A field that is wholly a date with the year last (`12/31/2023`, `31.12.2023`, `1-2-2024`)
 //! compares by year first, then its other two numbers as written (whether they are month
 //! and day or day and month is not known). Any other field is read as runs: letters
@@ -96,7 +95,8 @@ pub enum Problem {
     /// Timestamps written in different forms: with different UTC offsets
     /// (`2024-01-01T10:00:00+02:00`, 08:00 UTC, sorts after `2024-01-01T09:30:00Z`), or with
     /// and without fractions of a second (`10:00:00Z` sorts after `10:00:00.5Z`, as Go's
-    /// `RFC3339Nano` writes them).
+    /// `RFC3339Nano` writes them), or, without an offset, with `T` and with a space
+    /// (`2024-01-05T09:00` sorts after `2024-01-05 10:00`) or with an hour of one digit.
     Timestamp,
     /// Dates written with the year last: `12/31/2023` sorts after `01/02/2024`, and
     /// `31.12.2023` after `01.01.2024`.
@@ -424,7 +424,7 @@ impl Lint {
                         out[start..].iter_mut().for_each(|b| *b = !*b);
                     }
                 }
-                Tok::Time { secs, frac } => {
+                Tok::Time { secs, frac, .. } => {
                     // Offset binary: eight bytes in the order of the signed seconds.
                     out.extend_from_slice(&((secs as u64) ^ (1 << 63)).to_be_bytes());
                     out.extend_from_slice(frac);
@@ -587,7 +587,7 @@ impl Lint {
                 };
                 return Some((problem, field, detail));
             }
-            (Tok::Time { .. }, Tok::Time { .. }) => {
+            (Tok::Time { local: lx, .. }, Tok::Time { local: ly, .. }) if lx == ly => {
                 let detail = if x.meant_cmp(&y) == Ordering::Equal {
                     format!("{} and {} are the same time", text(rx), text(ry))
                 } else {
@@ -705,9 +705,14 @@ enum Tok<'a> {
         int: &'a [u8],
         frac: &'a [u8],
     },
-    /// A whole-field timestamp with a UTC offset (see [`timestamp`]): the instant it names,
-    /// as UTC seconds since 1970 and fraction digits without trailing zeros.
-    Time { secs: i64, frac: &'a [u8] },
+    /// A whole-field timestamp (see [`timestamp`]): with a UTC offset, the instant it
+    /// names as UTC seconds since 1970; without one (`local`), the date and time written,
+    /// as if in UTC. Then fraction digits without trailing zeros.
+    Time {
+        secs: i64,
+        frac: &'a [u8],
+        local: bool,
+    },
     /// A whole-field date with the year last (see [`year_last_date`]): the year, then its
     /// other two numbers in the order written (day and month, or month and day).
     Date { year: u16, first: u8, second: u8 },
@@ -749,7 +754,8 @@ impl<'a> Tok<'a> {
             Tok::Frac(_) => (2, b'0', 0),
             Tok::Num { neg: true, .. } => (2, b'-', 1),
             Tok::Num { neg: false, .. } => (2, b'0', 1),
-            Tok::Time { .. } => (2, b'0', 5),
+            Tok::Time { local: false, .. } => (2, b'0', 5),
+            Tok::Time { local: true, .. } => (2, b'0', 7),
             Tok::Date { .. } => (2, b'0', 6),
             Tok::Punct => (2, raw[0], 2),
             Tok::Text => (2, b'a', 3),
@@ -783,9 +789,14 @@ impl<'a> Tok<'a> {
                     (true, false) => Ordering::Less,
                 }
             }
-            (Tok::Time { secs: s1, frac: f1 }, Tok::Time { secs: s2, frac: f2 }) => {
-                s1.cmp(s2).then(f1.cmp(f2))
-            }
+            (
+                Tok::Time {
+                    secs: s1, frac: f1, ..
+                },
+                Tok::Time {
+                    secs: s2, frac: f2, ..
+                },
+            ) => s1.cmp(s2).then(f1.cmp(f2)),
             (
                 Tok::Date {
                     year: y1,
@@ -1104,12 +1115,12 @@ fn char_at(key: &[u8], at: usize) -> String {
     }
 }
 
-/// The timestamp at the start of `field` and its length in bytes, if there is one with a
-/// UTC offset: `YYYY-MM-DD`, `T` (or `t` or a space), `hh:mm`, optionally `:ss` and a
-/// fraction after `.` or `,`, then `Z` (or `z`) or an offset `+hh:mm`, `+hhmm` or `+hh`
-/// (or `-`), as RFC 3339 and ISO 8601 write them. Fields are checked (a real date, hours
-/// below 24, seconds up to 60 for a leap second), so other digits and dashes are left alone.
-/// A time without an offset is not one: it names no instant, and reads as runs.
+/// The timestamp at the start of `field` and its length in bytes, if there is one:
+/// `YYYY-MM-DD`, `T` (or `t` or a space), `hh:mm` (an hour of one digit too), optionally
+/// `:ss` and a fraction after `.` or `,`, then the UTC offset: `Z` (or `z`) or `+hh:mm`,
+/// `+hhmm` or `+hh` (or `-`), as RFC 3339 and ISO 8601 write them, or none (a local time:
+/// the date and time written, as if in UTC). Fields are checked (a real date, hours below
+/// 24, seconds up to 60 for a leap second), so other digits and dashes are left alone.
 fn timestamp(field: &[u8]) -> Option<(Tok<'_>, usize)> {
     // Two ASCII digits at `at` as a number.
     let two = |at: usize| -> Option<i64> {
@@ -1124,19 +1135,27 @@ fn timestamp(field: &[u8]) -> Option<(Tok<'_>, usize)> {
     }
     let year = two(0)? * 100 + two(2)?;
     let (month, day) = (two(5)?, two(8)?);
-    if !(1..=12).contains(&month)
-        || !matches!(field.get(10)?, b'T' | b't' | b' ')
-        || field.get(13) != Some(&b':')
-    {
+    if !(1..=12).contains(&month) || !matches!(field.get(10)?, b'T' | b't' | b' ') {
+        return None;
+    }
+    // The hour: two digits, or one.
+    let (hour, colon) = match two(11) {
+        Some(hour) => (hour, 13),
+        None => match *field.get(11)? {
+            d @ b'0'..=b'9' => (i64::from(d - b'0'), 12),
+            _ => return None,
+        },
+    };
+    if field.get(colon) != Some(&b':') {
         return None;
     }
     let month = month as u32;
     let days_in_month = i64::from(crate::time::civil::days_in_month(year, month));
-    let (hour, minute) = (two(11)?, two(14)?);
+    let minute = two(colon + 1)?;
     if !(1..=days_in_month).contains(&day) || hour > 23 || minute > 59 {
         return None;
     }
-    let mut at = 16;
+    let mut at = colon + 3;
     let mut second = 0;
     let mut frac: &[u8] = &[];
     if field.get(at) == Some(&b':') {
@@ -1151,12 +1170,12 @@ fn timestamp(field: &[u8]) -> Option<(Tok<'_>, usize)> {
             at = digits;
         }
     }
-    let offset = match *field.get(at)? {
-        b'Z' | b'z' => {
+    let offset = match field.get(at) {
+        Some(b'Z' | b'z') => {
             at += 1;
-            0
+            Some(0)
         }
-        sign @ (b'+' | b'-') => {
+        Some(&sign @ (b'+' | b'-')) => {
             let hours = two(at + 1).filter(|&h| h <= 23)?;
             at += 3;
             let minutes = match field.get(at) {
@@ -1174,17 +1193,14 @@ fn timestamp(field: &[u8]) -> Option<(Tok<'_>, usize)> {
                 return None;
             }
             let offset = hours * 3600 + minutes * 60;
-            if sign == b'-' {
-                -offset
-            } else {
-                offset
-            }
+            Some(if sign == b'-' { -offset } else { offset })
         }
-        _ => return None,
+        _ => None,
     };
     let days = crate::time::civil::days_from_civil(year, month, day as u32);
-    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset;
-    Some((Tok::Time { secs, frac }, at))
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset.unwrap_or(0);
+    let local = offset.is_none();
+    Some((Tok::Time { secs, frac, local }, at))
 }
 
 /// The date with the year last at the start of `field` and its length in bytes, if there

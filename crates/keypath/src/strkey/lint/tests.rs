@@ -368,10 +368,10 @@ fn timestamps() {
         );
     }
     // Not timestamps, so not compared as instants (which would put `a` after `b`): no
-    // offset, no such date or hour, more after the offset in the same field, a dot
-    // without fraction digits.
+    // such date or hour, more after the offset in the same field, a dot without fraction
+    // digits. (Without an offset it is a local time, after every instant.)
     for (a, b) in [
-        ("T#2024-01-01T10:00:00", "T#2024-01-01T11:00:00+02:00"),
+        ("T#2024-01-01T11:00:00+02:00", "T#2024-01-01T10:00:00"),
         ("T#2023-02-29T10:00:00Z", "T#2023-02-29T11:00:00+02:00"),
         ("T#2024-01-01T24:00:00Z", "T#2024-01-02T00:30:00+02:00"),
         ("T#2024-01-01T10:00:61Z", "T#2024-01-01T11:00:00+02:00"),
@@ -394,6 +394,82 @@ fn timestamps() {
             .problem
             == Problem::Timestamp
     );
+}
+
+#[test]
+fn local_timestamps() {
+    // `T` against a space: 'T' (0x54) sorts after ' ' (0x20), so 09:00 after 10:00.
+    assert_eq!(
+        found(&["EV#2024-01-05 10:00", "EV#2024-01-05T09:00"]),
+        [pair(
+            Problem::Timestamp,
+            1,
+            ["EV#2024-01-05 10:00", "EV#2024-01-05T09:00"],
+            2,
+            "2024-01-05T09:00 is earlier than 2024-01-05 10:00"
+        )]
+    );
+    // An hour of one digit, with `T` (`05T9` was read as one identifier).
+    assert_eq!(
+        found(&["EV#2024-01-05T10:00:00", "EV#2024-01-05T9:30:00"]),
+        [pair(
+            Problem::Timestamp,
+            1,
+            ["EV#2024-01-05T10:00:00", "EV#2024-01-05T9:30:00"],
+            2,
+            "2024-01-05T9:30:00 is earlier than 2024-01-05T10:00:00"
+        )]
+    );
+    // The forms read alike: `T`, `t` or a space, an hour of one digit, no seconds, a
+    // fraction of zeros.
+    let lint = Lint::new();
+    let same = [
+        "2024-03-01T08:00:00",
+        "2024-03-01 08:00",
+        "2024-03-01t8:00:00,000",
+        "2024-03-01 8:00:00.0",
+    ];
+    for (a, b) in same.iter().zip(&same[1..]) {
+        assert_eq!(
+            lint.sort_key(a.as_bytes())[..12],
+            lint.sort_key(b.as_bytes())[..12],
+            "{a} {b}"
+        );
+    }
+    // In the order written, across a day, and after every time with an offset (a local
+    // time names no instant): no offset is not read as UTC.
+    let ordered = [
+        "2024-01-01T23:00:00+00:00",
+        "2023-12-31T23:59:59",
+        "2024-01-01 0:00",
+        "2024-01-01T00:00:00.5",
+        "2024-01-01 9:59",
+        "2024-01-01T10:00",
+    ];
+    for (a, b) in ordered.iter().zip(&ordered[1..]) {
+        assert_eq!(
+            lint.meant_cmp(a.as_bytes(), b.as_bytes()),
+            Ordering::Less,
+            "{a} {b}"
+        );
+    }
+    // A local time and an instant out of byte order are not judged (no common measure).
+    let report = lint.run(&["T#2024-01-01T09:00Z", "T#2024-01-01 10:00"]);
+    assert_eq!((report.out_of_order, report.unjudged), (1, 1));
+    // Not local times: an hour of three digits or 24, minutes of one digit, more in the
+    // field.
+    for t in [
+        "2024-01-01T100:00",
+        "2024-01-01T24:00",
+        "2024-01-01T10:0",
+        "2024-01-01T10:00x",
+    ] {
+        assert_ne!(
+            lint.sort_key(t.as_bytes())[..3],
+            lint.sort_key(b"2024-01-01T10:00")[..3],
+            "{t}"
+        );
+    }
 }
 
 #[test]
@@ -666,8 +742,63 @@ fn stamp() -> impl Strategy<Value = (String, i64, String)> {
         })
 }
 
+/// A timestamp without an offset, as [`stamp`] makes them but with `T`, `t` or a space and
+/// the hour padded or not: the text, its seconds as if in UTC, and its fraction digits.
+fn local_stamp() -> impl Strategy<Value = (String, i64, String)> {
+    (
+        prop_oneof![
+            -62_000_000_000i64..4_000_000_000,
+            946_684_790i64..946_684_810
+        ],
+        "[0-9]{0,3}",
+        0..3usize,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(secs, frac, t, padded, minutes_only)| {
+            let (y, mo, d) = crate::time::civil::civil_from_days(secs.div_euclid(86_400));
+            let s = secs.rem_euclid(86_400);
+            let (h, mi, sec) = (s / 3600, s / 60 % 60, s % 60);
+            let t = [b'T', b' ', b't'][t] as char;
+            let mut text = if padded {
+                format!("{y:04}-{mo:02}-{d:02}{t}{h:02}:{mi:02}")
+            } else {
+                format!("{y:04}-{mo:02}-{d:02}{t}{h}:{mi:02}")
+            };
+            if !(minutes_only && sec == 0 && frac.is_empty()) {
+                text.push_str(&format!(":{sec:02}"));
+                if !frac.is_empty() {
+                    text.push_str(&format!(".{frac}"));
+                }
+            }
+            let frac = frac.trim_end_matches('0').to_owned();
+            (text, secs, frac)
+        })
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    /// Timestamps without an offset in every form the lint reads, against the times they
+    /// were made from: as [`timestamps_against_an_oracle`], for the date and time written.
+    #[test]
+    fn local_timestamps_against_an_oracle(stamps in cases(0..25, local_stamp())) {
+        let lint = Lint::new();
+        let keys: Vec<String> = stamps.iter().map(|(text, _, _)| format!("E#{text}")).collect();
+        for (i, a) in stamps.iter().enumerate() {
+            for (j, b) in stamps.iter().enumerate() {
+                let (ka, kb) = (keys[i].as_bytes(), keys[j].as_bytes());
+                let expected = (a.1, &a.2).cmp(&(b.1, &b.2)).then(ka.cmp(kb));
+                prop_assert_eq!(lint.meant_cmp(ka, kb), expected, "{} {}", &keys[i], &keys[j]);
+                prop_assert_eq!(lint.sort_key(ka).cmp(&lint.sort_key(kb)), expected);
+            }
+        }
+        let report = lint.run(&keys);
+        let count = report.findings.iter().find(|f| f.problem == Problem::Timestamp).map_or(0, |f| f.count);
+        prop_assert_eq!(count, report.out_of_order);
+        prop_assert_eq!(report.findings.iter().filter(|f| f.problem.is_pair()).count(), usize::from(count > 0));
+        assert_examples_inverted(&keys, &report);
+    }
 
     /// The meant order is a total order (sorting by it cannot fail), equal only for equal keys.
     #[test]
@@ -764,7 +895,7 @@ proptest! {
     /// forms), among others: the meant order stays total and the sort key agrees with it.
     #[test]
     fn near_timestamps_order_totally(
-        keys in cases(2..12, (prop_oneof![stamp().prop_map(|s| s.0), "[0-3]?[0-9][-/.][01]?[0-9][-/.][0-9]{4}"], any::<prop::sample::Index>(), prop::sample::select(b"01239Zz+-:.,T #/".to_vec()))
+        keys in cases(2..12, (prop_oneof![stamp().prop_map(|s| s.0), local_stamp().prop_map(|s| s.0), "[0-3]?[0-9][-/.][01]?[0-9][-/.][0-9]{4}"], any::<prop::sample::Index>(), prop::sample::select(b"01239Zz+-:.,T #/".to_vec()))
             .prop_map(|(text, at, byte)| {
                 let mut k = format!("E#{text}#x").into_bytes();
                 let at = 2 + at.index(k.len() - 2);
