@@ -20,7 +20,9 @@ pub(crate) fn for_each_input(
     let mut reader = io::BufReader::with_capacity(1 << 16, stdin.lock());
     let mut line = Vec::new();
     let mut number = 0usize;
-    while read_line(&mut reader, &mut line)? {
+    while read_line(&mut reader, &mut line)
+        .map_err(|e| Failure::BadInput(format!("cannot read stdin: {e}")))?
+    {
         number += 1;
         let n = number;
         let text = std::str::from_utf8(&line).map_err(|e| {

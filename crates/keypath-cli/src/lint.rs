@@ -46,7 +46,8 @@ pub(crate) fn run(args: LintArgs, out: &mut impl Write) -> Result<(), Failure> {
     let mut keys: Vec<Vec<u8>> = Vec::new();
     let mut origins: Vec<Origin> = Vec::new();
     if args.files.is_empty() {
-        read_lines(io::stdin().lock(), None, &mut keys, &mut origins)?;
+        read_lines(io::stdin().lock(), None, &mut keys, &mut origins)
+            .map_err(|e| Failure::BadInput(format!("cannot read stdin: {e}")))?;
     } else {
         for (i, path) in args.files.iter().enumerate() {
             let cannot =
@@ -62,61 +63,71 @@ pub(crate) fn run(args: LintArgs, out: &mut impl Write) -> Result<(), Failure> {
         None => format!("line {}", origins[i].line),
     };
     let shown = |i: usize| format!("{:?}", String::from_utf8_lossy(&keys[i]));
-    if args.json {
-        for f in &report.findings {
-            let examples: Vec<_> = f
-                .keys
-                .iter()
-                .map(|&i| json!({"at": place(i), "key": String::from_utf8_lossy(&keys[i])}))
-                .collect();
-            let line = json!({
-                "problem": f.problem.name(),
-                "count": f.count,
-                "field": f.field,
-                "examples": examples,
-                "detail": f.detail,
-                "fix": f.problem.fix(),
+    let mut write = || -> io::Result<()> {
+        if args.json {
+            for f in &report.findings {
+                let examples: Vec<_> = f
+                    .keys
+                    .iter()
+                    .map(|&i| json!({"at": place(i), "key": String::from_utf8_lossy(&keys[i])}))
+                    .collect();
+                let line = json!({
+                    "problem": f.problem.name(),
+                    "count": f.count,
+                    "field": f.field,
+                    "examples": examples,
+                    "detail": f.detail,
+                    "fix": f.problem.fix(),
+                });
+                writeln!(out, "{line}")?;
+            }
+            let summary = json!({
+                "keys": report.keys,
+                "out_of_order": report.out_of_order,
+                "unjudged": report.unjudged,
+                "problems": report.findings.len(),
             });
-            writeln!(out, "{line}")?;
+            writeln!(out, "{summary}")?;
+        } else {
+            writeln!(out, "{}", summary(&report))?;
+            for f in &report.findings {
+                writeln!(out, "{}", describe(f, &place, &shown))?;
+                writeln!(out, "  fix: {}", f.problem.fix())?;
+            }
         }
-        let summary = json!({
-            "keys": report.keys,
-            "out_of_order": report.out_of_order,
-            "unjudged": report.unjudged,
-            "problems": report.findings.len(),
-        });
-        writeln!(out, "{summary}")?;
-    } else {
-        writeln!(out, "{}", summary(&report))?;
-        for f in &report.findings {
-            writeln!(out, "{}", describe(f, &place, &shown))?;
-            writeln!(out, "  fix: {}", f.problem.fix())?;
-        }
-    }
-    if report.is_clean() {
-        Ok(())
-    } else {
-        out.flush()?;
-        Err(Failure::Problems(report.findings.len()))
+        out.flush()
+    };
+    match write() {
+        // A reader that left (`keypath lint keys.txt | head -1`) does not change the verdict.
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::Io(e)),
+        _ if report.is_clean() => Ok(()),
+        _ => Err(Failure::Problems(report.findings.len())),
     }
 }
 
 fn summary(report: &Report) -> String {
-    let (pairs, verb) = match report.out_of_order {
+    // Pairs that mix kinds of values have an order by the meant rules (kinds rank in a
+    // fixed order) but no meaning: they are counted apart, not as out of order.
+    let judged = report.out_of_order - report.unjudged;
+    let (pairs, verb) = match judged {
         1 => ("pair", "sorts"),
         _ => ("pairs", "sort"),
     };
     let mut s = format!(
-        "{} {}; {} neighbouring {pairs} (in the order meant) {verb} the other way as bytes",
+        "{} {}; {judged} neighbouring {pairs} (in the order meant) {verb} the other way as bytes",
         report.keys,
         if report.keys == 1 { "key" } else { "keys" },
-        report.out_of_order
     );
     if report.unjudged > 0 {
+        let (pairs, verb) = match report.unjudged {
+            1 => ("pair", "mixes"),
+            _ => ("pairs", "mix"),
+        };
         s.push_str(&format!(
-            " ({} of them not judged: they mix kinds of values, such as numbers and \
-             identifiers, or timestamps with and without a UTC offset)",
-            report.unjudged
+            "; {} more {pairs} {verb} kinds of values (such as a number and a word, or \
+             timestamps with and without a UTC offset) and {} not judged",
+            report.unjudged,
+            if report.unjudged == 1 { "is" } else { "are" }
         ));
     }
     s

@@ -112,8 +112,13 @@ pub(crate) fn inspect(key: &str, out: &mut impl Write) -> Result<(), Failure> {
     let (bytes, path) = if key.starts_with('/') {
         let path = parse_path(&name, key)?;
         (path.encode(), path)
-    } else {
+    } else if key.chars().next().is_none_or(|c| c.is_ascii_hexdigit()) {
         decode_key(&name, key, false)?
+    } else {
+        return Err(Failure::BadInput(format!(
+            "{}: expected a key path (text starting with '/') or its binary form in hex",
+            name()
+        )));
     };
     let spans = KeyPath::segment_spans(&bytes)
         .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;

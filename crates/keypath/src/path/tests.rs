@@ -152,7 +152,13 @@ fn text_errors_say_where() {
         ("/a--18446744073709551616", 3, "out of range"),
         ("/a-1/b-~AB=", 8, "base64url"),
         ("/a-~A", 4, "base64url"),
-        ("/a-~AB", 4, "base64url"), // non-zero trailing bits
+        (
+            "/a-~AB",
+            4,
+            "unused low bits zero, found \"AB\" (the same bytes are written \"AA\")",
+        ),
+        ("/a-~-9", 4, "written \"-w\""),
+        ("/a-~AAAAAB", 4, "written \"AAAAAA\""),
         ("/a-x%", 4, "'%/'"),
         ("/a-x%8F", 4, "'%/'"),
         ("/a-x%G1", 4, "'%/'"),
@@ -162,6 +168,12 @@ fn text_errors_say_where() {
         assert_eq!(err.position(), pos, "{text}: {err}");
         assert!(err.to_string().contains(needle), "{text}: {err}");
     }
+    // The form an error suggests spells the bytes the rejected one did.
+    assert_eq!("/a-~-w".parse::<KeyPath>().unwrap().to_string(), "/a-~-w");
+    assert_eq!(
+        "/a-~-w".parse::<KeyPath>().unwrap().components()[0].id(),
+        Some(&Id::Bytes(vec![0xFB]))
+    );
 }
 
 #[test]
@@ -691,6 +703,27 @@ proptest! {
         let mut buf = vec![0xAA];
         a.encode_into(&mut buf);
         prop_assert_eq!(&buf[1..], &bytes[..]);
+    }
+
+    #[test]
+    fn non_canonical_base64_names_its_canonical_form(
+        mut bytes in proptest::collection::vec(any::<u8>(), 1..20),
+        low in 1u8..16,
+    ) {
+        // A length that leaves unused bits (not a multiple of 3 bytes) can spell the same
+        // bytes with some of them set.
+        if bytes.len() % 3 == 0 {
+            bytes.pop();
+        }
+        let text = KeyPath::new().push("a", Id::Bytes(bytes.clone())).unwrap().to_string();
+        let canonical = text["/a-~".len()..].to_owned();
+        let spare = [0, 4, 2][bytes.len() % 3];
+        let last = canonical.len() - 1;
+        let digit = super::text::BASE64URL.iter().position(|&c| c == canonical.as_bytes()[last]).unwrap();
+        let bad_digit = super::text::BASE64URL[digit | usize::from(low % (1 << spare)).max(1)];
+        let bad = format!("{}{}", &canonical[..last], char::from(bad_digit));
+        let err = format!("/a-~{bad}").parse::<KeyPath>().unwrap_err();
+        prop_assert_eq!(err.kind(), &ParseErrorKind::Base64NotCanonical { found: bad, canonical });
     }
 
     #[test]

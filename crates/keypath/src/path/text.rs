@@ -56,6 +56,28 @@ pub enum ParseErrorKind {
     /// Text after `~` that is not base64url without padding.
     #[error("expected base64url without padding after '~', found {0:?}")]
     Base64(String),
+    /// Base64url after `~` whose last digit has unused low bits set: each byte string has
+    /// one text form (as the key path's text form round-trips), the one with those bits
+    /// zero.
+    ///
+    /// ```
+    /// let err = "/a-~AB".parse::<keypath::KeyPath>().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "at byte 4: expected base64url whose last digit has its unused low bits zero, \
+    ///      found \"AB\" (the same bytes are written \"AA\")"
+    /// );
+    /// ```
+    #[error(
+        "expected base64url whose last digit has its unused low bits zero, found {found:?} \
+         (the same bytes are written {canonical:?})"
+    )]
+    Base64NotCanonical {
+        /// The text after `~`.
+        found: String,
+        /// The text form of the bytes it spells.
+        canonical: String,
+    },
     /// A `%` that does not start `%/`, `%%` or `%` and two hex digits 00-7F.
     #[error("expected '%/', '%%' or '%' and two hex digits 00-7F, found {0:?}")]
     Percent(String),
@@ -87,7 +109,8 @@ impl ParseError {
     }
 }
 
-const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+pub(super) const BASE64URL: &[u8; 64] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /// Prefix of a byte-string ID in text form.
 pub const BYTES_PREFIX: char = '~';
 
@@ -102,9 +125,10 @@ fn base64_value(c: u8) -> Option<u8> {
     }
 }
 
-/// Decodes base64url without padding; rejects stray characters, impossible lengths and
-/// non-zero trailing bits (so each byte string has exactly one text form).
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
+/// Decodes base64url without padding; rejects stray characters and impossible lengths
+/// (`None`) and non-zero trailing bits (`Some(Err(bytes))`, with the bytes it spells), so
+/// each byte string has exactly one text form.
+fn base64_decode(text: &str) -> Option<Result<Vec<u8>, Vec<u8>>> {
     let digits = text
         .bytes()
         .map(base64_value)
@@ -112,6 +136,7 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
     if digits.len() % 4 == 1 {
         return None;
     }
+    let mut canonical = true;
     let mut out = Vec::with_capacity(digits.len() * 3 / 4);
     for chunk in digits.chunks(4) {
         let mut acc: u32 = 0;
@@ -121,15 +146,13 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
         let bits = chunk.len() * 6;
         let bytes = bits / 8;
         let spare = bits - bytes * 8;
-        if acc & ((1 << spare) - 1) != 0 {
-            return None;
-        }
+        canonical &= acc & ((1 << spare) - 1) == 0;
         acc >>= spare;
         for i in (0..bytes).rev() {
             out.push((acc >> (8 * i)) as u8);
         }
     }
-    Some(out)
+    Some(if canonical { Ok(out) } else { Err(out) })
 }
 
 fn base64_encode(bytes: &[u8], out: &mut impl Write) -> fmt::Result {
@@ -185,9 +208,19 @@ fn parse_id(raw: &str, at: usize) -> Result<Id, ParseError> {
         return Ok(Id::Uuid(uuid));
     }
     if let Some(b64) = raw.strip_prefix(BYTES_PREFIX) {
-        return base64_decode(b64)
-            .map(Id::Bytes)
-            .ok_or_else(|| ParseError::new(at + 1, ParseErrorKind::Base64(b64.into())));
+        return match base64_decode(b64) {
+            Some(Ok(bytes)) => Ok(Id::Bytes(bytes)),
+            Some(Err(bytes)) => {
+                let mut canonical = String::with_capacity(b64.len());
+                base64_encode(&bytes, &mut canonical).expect("a String takes any text");
+                let kind = ParseErrorKind::Base64NotCanonical {
+                    found: b64.into(),
+                    canonical,
+                };
+                Err(ParseError::new(at + 1, kind))
+            }
+            None => Err(ParseError::new(at + 1, ParseErrorKind::Base64(b64.into()))),
+        };
     }
     unescape_string(raw, at).map(Id::Str)
 }

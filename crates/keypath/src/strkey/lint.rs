@@ -180,8 +180,8 @@ impl Problem {
                  removed, kept next to the original"
             }
             Problem::Timestamp => {
-                "write every timestamp in UTC with one fixed number of fraction digits \
-                 (keypath::strkey::iso8601_key), or use keypath::time keys"
+                "write every timestamp in one form: in UTC, with seconds and one fixed number \
+                 of fraction digits (keypath::strkey::iso8601_key), or use keypath::time keys"
             }
             Problem::DateOrder => {
                 "write dates year first with two-digit months and days (ISO 8601: 2023-12-31)"
@@ -604,8 +604,17 @@ impl Lint {
                 return Some((Problem::DateOrder, field, detail));
             }
             (Tok::Frac(_), Tok::Frac(_)) => {
-                // Only trailing zeros tell them apart (fractions compare as bytes).
-                let detail = format!("0.{} and 0.{} are the same number", text(ry), text(rx));
+                // Only trailing zeros tell them apart (fractions compare as bytes). The
+                // whole numbers start at the field's start, the same in both keys.
+                let start = a[..x.start]
+                    .iter()
+                    .rposition(|&s| self.separator[usize::from(s)])
+                    .map_or(0, |at| at + 1);
+                let detail = format!(
+                    "{} and {} are the same number",
+                    text(&b[start..y.end]),
+                    text(&a[start..x.end])
+                );
                 return Some((Problem::NumberWidth, field, detail));
             }
             (Tok::Text, Tok::Text) if !rx.starts_with(ry) && !ry.starts_with(rx) => {
@@ -661,9 +670,9 @@ impl Lint {
                 format!("{} sorts before {}", char_at(b, at), char_at(a, at))
             }
             _ => format!(
-                "{} (0x{small:02X}) sorts below the separator {} (0x{big:02X})",
-                show_byte(small),
-                show_byte(big)
+                "{} sorts below the separator {}",
+                describe_byte(small),
+                describe_byte(big)
             ),
         };
         Some((problem, field, detail))

@@ -15,7 +15,6 @@ fn lint(keys: &[&str]) -> Report {
     Lint::new().run(keys)
 }
 
-/// The (problem, count, example keys, field, detail) of every finding.
 /// A finding as (problem, count, example keys, field, detail).
 type Found = (Problem, usize, Vec<String>, Option<usize>, String);
 
@@ -89,7 +88,13 @@ fn numbers_of_different_widths() {
     let report = lint(&["1.50#a", "1.5#b"]);
     assert_eq!(
         report.findings[0].detail,
-        "0.5 and 0.50 are the same number"
+        "1.5 and 1.50 are the same number"
+    );
+    // The whole number, in a later field too.
+    let report = lint(&["a#12.50#1", "a#12.5#2"]);
+    assert_eq!(
+        report.findings[0].detail,
+        "12.5 and 12.50 are the same number"
     );
     // Decimals: the integer part's width.
     assert_eq!(found(&["9.5", "10.25"])[0].0, Problem::NumberWidth);
@@ -175,6 +180,11 @@ fn below_separator() {
             3,
             "'-' (0x2D) sorts below the separator '/' (0x2F)"
         )]
+    );
+    // A byte that is not printable shows once, in hex.
+    assert_eq!(
+        found(&["a#1", "a\u{1}#1"])[0].4,
+        "0x01 sorts below the separator '#' (0x23)"
     );
     // Separators can be changed.
     assert!(Lint::new()
