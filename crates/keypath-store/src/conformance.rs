@@ -32,8 +32,8 @@ use crate::backend::{
     Backend, BackendError, Condition, Direction, Entry, Key, Record, Scan, Write,
 };
 use crate::envelope::Envelope;
-use crate::layout::{entry_path, split_entry_path, RESERVED_GROUP, TAG_GROUP_COUNTER, TAG_INDEX};
-use crate::store::write::{entry_key, entry_value};
+use crate::layout::{split_entry, ENTRY_FORMAT, RESERVED_GROUP, TAG_GROUP_COUNTER, TAG_INDEX};
+use crate::store::write::entry_key;
 
 /// Runs every check against backends made by `new_backend`.
 ///
@@ -1017,7 +1017,7 @@ fn check_item(records: &BTreeMap<Key, Record>, key: &Key, record: &Record) -> Re
     for (name, index_path) in &env.indexes {
         let ek = entry_key(name, index_path, &path).map_err(|e| e.to_string())?;
         let expected = Record {
-            value: entry_value(&path),
+            value: vec![ENTRY_FORMAT],
             version: record.version,
         };
         match records.get(&ek) {
@@ -1045,13 +1045,8 @@ fn check_entry(records: &BTreeMap<Key, Record>, key: &Key, record: &Record) -> R
         .and_then(|n| std::str::from_utf8(n).ok())
         .ok_or("bad index name")?;
     let index_group = KeyPath::decode(&g[3 + name_len..]).map_err(|e| e.to_string())?;
-    let entry = KeyPath::decode(&key.sort).map_err(|e| e.to_string())?;
-    let base_len = match record.value.as_slice() {
-        [a, b] => usize::from(u16::from_be_bytes([*a, *b])),
-        other => return Err(format!("value of {} bytes", other.len())),
-    };
-    let (rest, base) = split_entry_path(&entry, base_len).ok_or("bad base length")?;
-    let full = entry_path(&index_group, &rest).ok_or("bad index path")?;
+    let (rest, base) = split_entry(&key.sort, &record.value)?;
+    let full = index_group.join(&rest).map_err(|e| e.to_string())?;
     let (bg, bs) = base.split_group().map_err(|e| e.to_string())?;
     let item = records
         .get(&Key::new(bg, bs))

@@ -318,7 +318,9 @@ impl Query {
     }
 
     /// The byte plan of the query over sort keys: `[start, end)` and the ranges to match.
-    /// `index` mode treats each path bound as covering a whole index key's entries.
+    /// `index` mode treats each path bound as covering a whole index key's entries, and its
+    /// filters match an entry's index path after the group (see `layout`), not its whole
+    /// sort key.
     pub(crate) fn plan(&self, index: bool) -> Plan {
         let mut start = vec![0x00];
         let mut end: Option<Vec<u8>> = None;
@@ -343,24 +345,29 @@ impl Query {
                     upper,
                 } => KeyRange::between(parent, namespace, lower.clone(), upper.clone()),
                 Constraint::Lower(b) | Constraint::Upper(b) if index => {
+                    // Entries of index path rest `p` are the keys that start with its
+                    // encoding (see `layout`): they start at it and end before its
+                    // successor, which is its last byte (a varint's last, below 0x80) plus one.
                     let (Bound::Included(p) | Bound::Excluded(p)) = b else {
                         continue;
                     };
-                    let sub = KeyRange::subtree(p);
-                    let at = match (c, b) {
-                        (Constraint::Lower(_), Bound::Included(_)) => sub.start().to_vec(),
-                        (Constraint::Lower(_), _) => {
-                            sub.end().map(<[u8]>::to_vec).unwrap_or_default()
-                        }
-                        (_, Bound::Included(_)) => {
-                            sub.end().map(<[u8]>::to_vec).unwrap_or_default()
-                        }
-                        _ => sub.start().to_vec(),
-                    };
-                    match c {
-                        Constraint::Lower(_) => narrow(&at, None),
+                    let at = p.encode();
+                    let mut after = at.clone();
+                    *after.last_mut().expect("an encoding is never empty") += 1;
+                    match (c, b) {
+                        (Constraint::Lower(_), Bound::Included(_)) => narrow(&at, None),
+                        (Constraint::Lower(_), _) => narrow(&after, None),
+                        (_, Bound::Included(_)) => narrow(&[], Some(&after)),
                         _ => narrow(&[], Some(&at)),
                     }
+                    // Entries are matched on their rest, by path order (which the bytes
+                    // follow but for UUIDs among other ID types, see `keypath::KeyRange`).
+                    filters.push(match c {
+                        Constraint::Lower(_) => {
+                            KeyRange::between_paths(b.clone(), Bound::Unbounded)
+                        }
+                        _ => KeyRange::between_paths(Bound::Unbounded, b.clone()),
+                    });
                     continue;
                 }
                 Constraint::Lower(b) => KeyRange::between_paths(b.clone(), Bound::Unbounded),

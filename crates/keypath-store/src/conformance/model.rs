@@ -667,17 +667,22 @@ impl Model {
                 },
             );
             for (name, path) in indexes {
-                // Entry sort key: the index path after its group, then the item's path.
+                // Entry sort key: the encoding of the index path after its group, then the
+                // item path's encoding and its length in two bytes; the value is one byte.
                 let comps = path.components();
-                let mut entry = KeyPath::new();
+                let mut rest = KeyPath::new();
                 for c in &comps[1..] {
                     let id = c.id().expect("index components have IDs").clone();
-                    entry = entry.push(c.namespace(), id).expect("valid");
+                    rest = rest.push(c.namespace(), id).expect("valid");
                 }
-                let entry = entry
+                let base = KeyPath::new()
                     .push("user", t.owner)
                     .and_then(|p| p.push("ticket", t.id))
-                    .expect("valid");
+                    .expect("valid")
+                    .encode();
+                let mut sort = rest.encode();
+                sort.extend_from_slice(&base);
+                sort.extend_from_slice(&(base.len() as u16).to_be_bytes());
                 let group = KeyPath::new()
                     .push(
                         comps[0].namespace(),
@@ -685,9 +690,9 @@ impl Model {
                     )
                     .expect("valid");
                 out.insert(
-                    Key::new(index_group(name, &group), entry.encode()),
+                    Key::new(index_group(name, &group), sort),
                     Record {
-                        value: vec![0x00, 0x02],
+                        value: vec![0x01],
                         version: *version,
                     },
                 );

@@ -41,7 +41,7 @@ fn any_id() -> impl Strategy<Value = Id> {
 }
 
 /// A path of one to three components with IDs under namespaces `a` and `b`.
-fn any_rest() -> impl Strategy<Value = KeyPath> {
+pub(crate) fn any_rest() -> impl Strategy<Value = KeyPath> {
     prop::collection::vec((prop::sample::select(vec!["a", "b"]), any_id()), 1..4).prop_map(|cs| {
         cs.into_iter()
             .fold(KeyPath::new(), |p, (ns, id)| p.push(ns, id).unwrap())

@@ -10,7 +10,7 @@ use crate::backend::{Backend, Direction, Entry, Scan};
 use crate::cursor::Cursor;
 use crate::envelope::{Field, Header};
 use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
-use crate::layout::{entry_path, index_group, is_valid_index_name, split_entry_path};
+use crate::layout::{index_group, is_valid_index_name, split_entry};
 use crate::query::{ListPlan, Page, Plan, Query};
 use crate::StoreError;
 
@@ -240,23 +240,15 @@ impl<B: Backend> Store<B> {
         let mut keys = Vec::new(); // the base items' backend keys
         let mut full_paths = Vec::new(); // the index key each base item must still have
         for (i, e) in entries.iter().enumerate() {
-            let path = KeyPath::decode(&e.sort).map_err(|err| corrupt("index entry", err))?;
-            let base_len = match e.record.value.as_slice() {
-                [a, b] => usize::from(u16::from_be_bytes([*a, *b])),
-                other => {
-                    return Err(corrupt(
-                        "index entry",
-                        format!("value of {} bytes", other.len()),
-                    ))
-                }
-            };
-            let (rest, base) = split_entry_path(&path, base_len)
-                .ok_or_else(|| corrupt("index entry", "bad base length"))?;
-            if !plan.matches(&path) {
+            let (rest, base) =
+                split_entry(&e.sort, &e.record.value).map_err(|err| corrupt("index entry", err))?;
+            if !plan.matches(&rest) {
                 continue;
             }
-            let full = entry_path(&query.group, &rest)
-                .ok_or_else(|| corrupt("index entry", "bad index path"))?;
+            let full = query
+                .group
+                .join(&rest)
+                .map_err(|err| corrupt("index entry", err))?;
             keys.push(super::backend_key(&base)?);
             full_paths.push(full.encode());
             wanted.push((i, base));

@@ -13,7 +13,10 @@ use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
 use crate::item::{encode_value, Item, Versioned};
-use crate::layout::{counter_group_len, counter_key, entry_path, index_group, is_valid_index_name};
+use crate::layout::{
+    counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name, ENTRY_FORMAT,
+    MAX_ENTRY_BASE_LEN,
+};
 use crate::StoreError;
 
 /// How a put treats an existing item.
@@ -178,7 +181,7 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
         }
         for key in entries {
             let record = Record {
-                value: entry_value(&w.path),
+                value: vec![ENTRY_FORMAT],
                 version,
             };
             batch.push(Write::Put {
@@ -265,11 +268,6 @@ fn stale_entries(
     Ok(stale)
 }
 
-/// Encodes an index entry's value: the number of base path components.
-pub(crate) fn entry_value(base: &KeyPath) -> Vec<u8> {
-    (base.len() as u16).to_be_bytes().to_vec()
-}
-
 /// The backend key of an index entry.
 pub(crate) fn entry_key(
     name: &str,
@@ -283,11 +281,19 @@ pub(crate) fn entry_key(
     let (group, rest) = index_path
         .group_parts()
         .map_err(|e| invalid(e.to_string()))?;
-    let entry = entry_path(&rest, base)
-        .ok_or_else(|| invalid("every component of an index key path needs an ID".to_owned()))?;
+    if rest.components().iter().any(|c| c.id().is_none()) {
+        return Err(invalid(
+            "every component of an index key path needs an ID".to_owned(),
+        ));
+    }
+    let sort = entry_sort_key(&rest, base).ok_or_else(|| {
+        invalid(format!(
+            "the item path's encoding is over {MAX_ENTRY_BASE_LEN} bytes, too long to index"
+        ))
+    })?;
     Ok(Key {
         group: index_group(name, &group.encode()),
-        sort: entry.encode(),
+        sort,
     })
 }
 

@@ -179,3 +179,104 @@ fn a_bound_added_after_listing_applies() {
         assert!(format!("{all:?}").starts_with("Query {"));
     });
 }
+
+/// Index entries whose index paths have rests of different lengths: an item indexed at the
+/// index group itself and one indexed under it must both be found (a layout that joined
+/// the rest and the item path into one path gave `/a-1` + `/b-2` and `` + `/a-1/b-2` one
+/// key, so one entry replaced the other), and entries sort by index path, then item path.
+async fn index_rests_of_any_length<B: Backend>(store: Store<B>) {
+    let idx = |p: &str| vec![("ix".to_owned(), path(p))];
+    let puts = [
+        ("/b-2", "/g-1/a-1"),
+        ("/a-1/b-2", "/g-1"),
+        ("/z-9", "/g-1/a-1"),
+        ("/c-1", "/g-1/a-1/b-1"),
+        ("/a-0", "/g-1/a-2"),
+    ];
+    for (item, index_path) in puts {
+        store
+            .put_raw(&path(item), "t", &item, idx(index_path), PutMode::Upsert)
+            .await
+            .unwrap();
+    }
+    let expected = ["/a-1/b-2", "/b-2", "/z-9", "/c-1", "/a-0"];
+    let query = Query::prefix(&path("/g-1")).unwrap();
+    for reverse in [false, true] {
+        let (q, mut want) = (query.clone(), expected.to_vec());
+        let q = if reverse {
+            want.reverse();
+            q.reverse()
+        } else {
+            q
+        };
+        let page = store.query_index_raw("ix", &q).await.unwrap();
+        let keys: Vec<String> = page.items.iter().map(|i| i.key().to_string()).collect();
+        assert_eq!(keys, want, "reverse {reverse}");
+        for limit in 1..=want.len() {
+            let got = index_pages(&store, &q, limit).await;
+            assert_eq!(got, want, "reverse {reverse}, limit {limit}");
+        }
+    }
+    // Bounds on the index path select whole rests, each with all its items.
+    let store = &store;
+    let rest = |q: Query| async move {
+        let page = store.query_index_raw("ix", &q).await.unwrap();
+        page.items
+            .iter()
+            .map(|i| i.key().to_string())
+            .collect::<Vec<_>>()
+    };
+    let a1 = path("/g-1/a-1");
+    assert_eq!(rest(query.clone().gt(&a1).unwrap()).await, ["/c-1", "/a-0"]);
+    assert_eq!(
+        rest(query.clone().gte(&a1).unwrap()).await,
+        ["/b-2", "/z-9", "/c-1", "/a-0"]
+    );
+    assert_eq!(rest(query.clone().lt(&a1).unwrap()).await, ["/a-1/b-2"]);
+    assert_eq!(
+        rest(query.clone().lte(&a1).unwrap()).await,
+        ["/a-1/b-2", "/b-2", "/z-9"]
+    );
+    assert_eq!(
+        rest(Query::prefix(&a1).unwrap()).await,
+        ["/b-2", "/z-9", "/c-1"]
+    );
+}
+
+/// Pages through index query `query` with `limit`, returning every item's key.
+async fn index_pages<B: Backend>(store: &Store<B>, query: &Query, limit: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut q = query.clone().limit(limit);
+    for _ in 0..20 {
+        let page = store.query_index_raw("ix", &q).await.unwrap();
+        assert!(page.items.len() <= limit);
+        out.extend(page.items.iter().map(|i| i.key().to_string()));
+        match page.cursor {
+            Some(c) => q = query.clone().limit(limit).after(c),
+            None => return out,
+        }
+    }
+    panic!("paging does not end: {out:?}");
+}
+
+#[test]
+fn memory_index_rests_of_any_length() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(index_rests_of_any_length(Store::new(MemoryBackend::new())));
+}
+
+#[cfg(feature = "redb")]
+#[test]
+fn redb_index_rests_of_any_length() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    rt.block_on(async {
+        let store = Store::open(dir.path()).await.unwrap();
+        index_rests_of_any_length(store).await
+    });
+}
