@@ -362,8 +362,12 @@ impl Model {
                 Outcome::Listed(got)
             }
             Op::ByUpdated { from, reverse, .. } => {
-                let mut got = self.listed(|_, t| from.is_none_or(|f| t.updated_at >= f));
-                got.sort_by(|a, b| (a.1.updated_at, &a.0).cmp(&(b.1.updated_at, &b.0)));
+                // Index order: never updated (0, at the index group itself) first, then by
+                // `updated_at`; a `from` bound (a longer index path) leaves the first out.
+                let rank = |t: &Ticket| (t.updated_at != 0, t.updated_at);
+                let mut got =
+                    self.listed(|_, t| from.is_none_or(|f| t.updated_at != 0 && t.updated_at >= f));
+                got.sort_by(|a, b| (rank(&a.1), &a.0).cmp(&(rank(&b.1), &b.0)));
                 if *reverse {
                     got.reverse();
                 }

@@ -18,8 +18,10 @@ pub const IDS: std::ops::Range<i64> = -3..5;
 pub const UPDATED: std::ops::Range<i64> = -4..4;
 
 /// The model's item type: a ticket at `/user-<owner>/ticket-<id>`, in two secondary indexes:
-/// `by_updated` (every ticket, at `/tickets-<space>/updated-<updated_at>`) and `by_status`
-/// (sparse: only tickets with a status, at `/status-<status>/ticket-<id>`).
+/// `by_updated` (every ticket, at `/tickets-<space>/updated-<updated_at>`, or at the index
+/// group `/tickets-<space>` itself while `updated_at` is 0, so that one index group holds
+/// index paths of two lengths) and `by_status` (sparse: only tickets with a status, at
+/// `/status-<status>/ticket-<id>`).
 ///
 /// ```
 /// use keypath_store::conformance::model::Ticket;
@@ -51,19 +53,23 @@ pub(super) fn status_id(space: u64, status: &str) -> String {
     }
 }
 
-/// The `by_updated` index key path of a ticket.
+/// The `by_updated` index key path of a ticket: the index group alone while `updated_at`
+/// is 0 (never updated), so such tickets come first in the index, before every
+/// `updated-<n>`, negative ones included.
 ///
 /// ```
 /// use keypath_store::conformance::model::{by_updated, Ticket};
-/// let t = Ticket { owner: 4, id: 1, updated_at: -2, status: None, title: String::new() };
+/// let mut t = Ticket { owner: 4, id: 1, updated_at: -2, status: None, title: String::new() };
 /// assert_eq!(by_updated(&t).unwrap().unwrap().to_string(), "/tickets-1/updated--2");
+/// t.updated_at = 0;
+/// assert_eq!(by_updated(&t).unwrap().unwrap().to_string(), "/tickets-1");
 /// ```
 pub fn by_updated(t: &Ticket) -> Result<Option<KeyPath>, PathError> {
-    Ok(Some(
-        KeyPath::new()
-            .push("tickets", t.owner / OWNERS)?
-            .push("updated", t.updated_at)?,
-    ))
+    let group = KeyPath::new().push("tickets", t.owner / OWNERS)?;
+    Ok(Some(match t.updated_at {
+        0 => group,
+        n => group.push("updated", n)?,
+    }))
 }
 
 /// The `by_status` index key path of a ticket (`None` without a status).
