@@ -1047,6 +1047,9 @@ fn check_entry(records: &BTreeMap<Key, Record>, key: &Key, record: &Record) -> R
     let index_group = KeyPath::decode(&g[3 + name_len..]).map_err(|e| e.to_string())?;
     let (rest, base) = split_entry(&key.sort, &record.value)?;
     let full = index_group.join(&rest).map_err(|e| e.to_string())?;
+    if entry_key(name, &full, &base).ok().as_ref() != Some(key) {
+        return Err(format!("is not where index {name} keeps {full} of {base}"));
+    }
     let (bg, bs) = base.split_group().map_err(|e| e.to_string())?;
     let item = records
         .get(&Key::new(bg, bs))

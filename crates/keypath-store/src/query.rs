@@ -8,6 +8,7 @@ use keypath::{Component, Id, KeyPath, KeyRange};
 
 use crate::backend::Direction;
 use crate::cursor::{fnv1a, Cursor, FNV_OFFSET};
+use crate::layout::{escape_rest, AFTER_REST_END};
 use crate::StoreError;
 
 /// A list query over one group: of items ([`crate::Store::list`]) or of an index's entries
@@ -318,23 +319,25 @@ impl Query {
     }
 
     /// The byte plan of the query over sort keys: `[start, end)` and the ranges to match.
-    /// `index` mode treats each path bound as covering a whole index key's entries, and its
-    /// filters match an entry's index path after the group (see `layout`), not its whole
-    /// sort key.
+    /// In `index` mode the ranges apply to an entry's index path after the group (see
+    /// `layout`): their byte bounds are escaped as rests are in entry keys, and each path
+    /// bound covers a whole index key's entries.
     pub(crate) fn plan(&self, index: bool) -> Plan {
         let mut start = vec![0x00];
         let mut end: Option<Vec<u8>> = None;
         let mut filters = Vec::new();
-        let mut narrow = |s: &[u8], e: Option<&[u8]>| {
-            if s > start.as_slice() {
-                start = s.to_vec();
+        let mut narrow = |s: Vec<u8>, e: Option<Vec<u8>>| {
+            if s > start {
+                start = s;
             }
             if let Some(e) = e {
-                if end.as_deref().is_none_or(|cur| e < cur) {
-                    end = Some(e.to_vec());
+                if end.as_ref().is_none_or(|cur| e < *cur) {
+                    end = Some(e);
                 }
             }
         };
+        // Where a byte bound over rests (or item sort keys) lies among the keys scanned.
+        let image = |b: &[u8]| if index { escape_rest(b) } else { b.to_vec() };
         for c in &self.constraints {
             let range = match c {
                 Constraint::Subtree(rest) => KeyRange::subtree(rest),
@@ -345,21 +348,21 @@ impl Query {
                     upper,
                 } => KeyRange::between(parent, namespace, lower.clone(), upper.clone()),
                 Constraint::Lower(b) | Constraint::Upper(b) if index => {
-                    // Entries of index path rest `p` are the keys that start with its
-                    // encoding (see `layout`): they start at it and end before its
-                    // successor, which is its last byte (a varint's last, below 0x80) plus one.
+                    // The entries of index path rest `p` are the keys that start with its
+                    // escaped encoding and `REST_END`; `AFTER_REST_END` comes after them and
+                    // before the rests that extend `p`'s encoding.
                     let (Bound::Included(p) | Bound::Excluded(p)) = b else {
                         continue;
                     };
-                    let at = p.encode();
-                    let mut after = at.clone();
-                    *after.last_mut().expect("an encoding is never empty") += 1;
-                    match (c, b) {
-                        (Constraint::Lower(_), Bound::Included(_)) => narrow(&at, None),
-                        (Constraint::Lower(_), _) => narrow(&after, None),
-                        (_, Bound::Included(_)) => narrow(&[], Some(&after)),
-                        _ => narrow(&[], Some(&at)),
-                    }
+                    let at = escape_rest(&p.encode());
+                    let after = [at.as_slice(), &AFTER_REST_END].concat();
+                    let (s, e) = match (c, b) {
+                        (Constraint::Lower(_), Bound::Included(_)) => (at, None),
+                        (Constraint::Lower(_), _) => (after, None),
+                        (_, Bound::Included(_)) => (vec![], Some(after)),
+                        _ => (vec![], Some(at)),
+                    };
+                    narrow(s, e);
                     // Entries are matched on their rest, by path order (which the bytes
                     // follow but for UUIDs among other ID types, see `keypath::KeyRange`).
                     filters.push(match c {
@@ -373,7 +376,7 @@ impl Query {
                 Constraint::Lower(b) => KeyRange::between_paths(b.clone(), Bound::Unbounded),
                 Constraint::Upper(b) => KeyRange::between_paths(Bound::Unbounded, b.clone()),
             };
-            narrow(range.start(), range.end());
+            narrow(image(range.start()), range.end().map(image));
             filters.push(range);
         }
         Plan {

@@ -671,22 +671,28 @@ impl Model {
                 },
             );
             for (name, path) in indexes {
-                // Entry sort key: the encoding of the index path after its group, then the
-                // item path's encoding and its length in two bytes; the value is one byte.
+                // Entry sort key: the encoding of the index path after its group with each
+                // 00 byte followed by ff, then 00 00, then the item path's encoding; the
+                // value is one byte.
                 let comps = path.components();
                 let mut rest = KeyPath::new();
                 for c in &comps[1..] {
                     let id = c.id().expect("index components have IDs").clone();
                     rest = rest.push(c.namespace(), id).expect("valid");
                 }
+                let mut sort = Vec::new();
+                for b in rest.encode() {
+                    sort.push(b);
+                    if b == 0 {
+                        sort.push(0xff);
+                    }
+                }
+                sort.extend_from_slice(&[0x00, 0x00]);
                 let base = KeyPath::new()
                     .push("user", t.owner)
                     .and_then(|p| p.push("ticket", t.id))
-                    .expect("valid")
-                    .encode();
-                let mut sort = rest.encode();
-                sort.extend_from_slice(&base);
-                sort.extend_from_slice(&(base.len() as u16).to_be_bytes());
+                    .expect("valid");
+                sort.extend_from_slice(&base.encode());
                 let group = KeyPath::new()
                     .push(
                         comps[0].namespace(),

@@ -15,7 +15,6 @@ use crate::envelope::{decode_index_path, encode_header_into, Header};
 use crate::item::{encode_value, Item, Versioned};
 use crate::layout::{
     counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name, ENTRY_FORMAT,
-    MAX_ENTRY_BASE_LEN,
 };
 use crate::StoreError;
 
@@ -286,14 +285,9 @@ pub(crate) fn entry_key(
             "every component of an index key path needs an ID".to_owned(),
         ));
     }
-    let sort = entry_sort_key(&rest, base).ok_or_else(|| {
-        invalid(format!(
-            "the item path's encoding is over {MAX_ENTRY_BASE_LEN} bytes, too long to index"
-        ))
-    })?;
     Ok(Key {
         group: index_group(name, &group.encode()),
-        sort,
+        sort: entry_sort_key(&rest, base),
     })
 }
 

@@ -280,3 +280,122 @@ fn redb_index_rests_of_any_length() {
         index_rests_of_any_length(store).await
     });
 }
+
+/// Index paths whose rests' encodings are prefixes of one another (UUIDs whose raw bytes
+/// read as another path's end): an index query lists and bounds them exactly as an item list
+/// does the same paths as items, in both directions and at every page size.
+async fn index_rests_sort_as_item_paths<B: Backend>(store: Store<B>) {
+    let uuid = |bytes: &[u8]| keypath::Id::Uuid(bytes.try_into().unwrap());
+    let g = path("/g-1");
+    // `/a-U` is `a 01`, U, `00` and 3 bytes of metadata; put that end inside W of
+    // `/a-5/b-W` (from byte 7) so that `/a-U`'s encoding is a prefix of `/a-5/b-W`'s.
+    let end = KeyPath::new().push("a", uuid(&[0; 16])).unwrap();
+    let end = &end.encode()[..];
+    let end = &end[end.len() - 4..];
+    let mut w = [0x11; 16];
+    w[11..15].copy_from_slice(end);
+    let longer = path("/a-5").push("b", uuid(&w)).unwrap();
+    let shorter = KeyPath::new()
+        .push("a", uuid(&longer.encode()[2..18]))
+        .unwrap();
+    assert!(longer.encode().starts_with(&shorter.encode()));
+    let rests = [
+        KeyPath::new(),
+        shorter.clone(),
+        shorter.clone().push("c", 1u64).unwrap(),
+        longer.clone(),
+        path("/a-5"),
+        path("/a-6"),
+    ];
+    // Each rest as an item under `/g-1`, and as the index path of an item `/u-<i>` (twice
+    // for the first two, so that one rest has several entries).
+    let mut owner = std::collections::BTreeMap::new();
+    for (i, rest) in rests.iter().enumerate() {
+        let at = g.join(rest).unwrap();
+        store
+            .put_raw(&at, "r", &i, vec![], PutMode::Upsert)
+            .await
+            .unwrap();
+        for item in [i, i + 10].into_iter().take(if i < 2 { 2 } else { 1 }) {
+            let base = KeyPath::new().push("u", item as u64).unwrap();
+            let idx = vec![("ix".to_owned(), at.clone())];
+            store
+                .put_raw(&base, "t", &item, idx, PutMode::Upsert)
+                .await
+                .unwrap();
+            owner.insert(base.to_string(), at.to_string());
+        }
+    }
+    let queries = [
+        Query::prefix(&g).unwrap(),
+        Query::prefix(&g.join(&shorter).unwrap()).unwrap(),
+        Query::prefix(&g)
+            .unwrap()
+            .gt(&g.join(&shorter).unwrap())
+            .unwrap(),
+        Query::prefix(&g)
+            .unwrap()
+            .gte(&g.join(&shorter).unwrap())
+            .unwrap(),
+        Query::prefix(&g)
+            .unwrap()
+            .lt(&g.join(&longer).unwrap())
+            .unwrap(),
+        Query::prefix(&g)
+            .unwrap()
+            .lte(&g.join(&longer).unwrap())
+            .unwrap(),
+        Query::children(&g, "a").unwrap(),
+    ];
+    for query in queries {
+        for q in [query.clone(), query.clone().reverse()] {
+            // The item list, each path once per index entry at it (in the list's direction).
+            let items = store.list_raw(&q).await.unwrap();
+            let mut expected = Vec::new();
+            for item in &items.items {
+                let at = item.key().to_string();
+                let mut bases: Vec<&String> = owner
+                    .iter()
+                    .filter(|(_, o)| **o == at)
+                    .map(|(b, _)| b)
+                    .collect();
+                if q.is_reverse() {
+                    bases.reverse();
+                }
+                expected.extend(bases.into_iter().map(|_| at.clone()));
+            }
+            for limit in [1, 2, 3, 100] {
+                let got: Vec<String> = index_pages(&store, &q, limit)
+                    .await
+                    .iter()
+                    .map(|b| owner[b].clone())
+                    .collect();
+                assert_eq!(got, expected, "{q:?}, limit {limit}");
+            }
+        }
+    }
+}
+
+#[test]
+fn memory_index_rests_sort_as_item_paths() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(index_rests_sort_as_item_paths(Store::new(
+        MemoryBackend::new(),
+    )));
+}
+
+#[cfg(feature = "redb")]
+#[test]
+fn redb_index_rests_sort_as_item_paths() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    rt.block_on(async {
+        let store = Store::open(dir.path()).await.unwrap();
+        index_rests_sort_as_item_paths(store).await
+    });
+}
