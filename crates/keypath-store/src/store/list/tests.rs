@@ -1,12 +1,35 @@
+use std::future::Future;
+
 use keypath::KeyPath;
 
 use crate::backend::memory::MemoryBackend;
+#[cfg(feature = "redb")]
+use crate::backend::redb::RedbBackend;
 use crate::backend::Backend;
 use crate::query::tests::colliding;
 use crate::{PutMode, Query, Store};
 
 fn path(s: &str) -> KeyPath {
     s.parse().unwrap()
+}
+
+/// Runs `test` on a store over the in-memory backend.
+fn on_memory<F: Future<Output = ()>>(test: impl FnOnce(Store<MemoryBackend>) -> F) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(test(Store::new(MemoryBackend::new())));
+}
+
+/// Runs `test` on a redb store in a temporary directory.
+#[cfg(feature = "redb")]
+fn on_redb<F: Future<Output = ()>>(test: impl FnOnce(Store<RedbBackend>) -> F) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    rt.block_on(async { test(Store::open(dir.path()).await.unwrap()).await });
 }
 
 /// `/g-1/a-a` and its descendants, with colliding UUIDs between them in key order, and
@@ -116,26 +139,13 @@ async fn pages_resume_after_passed_over_records<B: Backend>(store: Store<B>) {
 
 #[test]
 fn memory_pages_resume_after_passed_over_records() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(pages_resume_after_passed_over_records(Store::new(
-        MemoryBackend::new(),
-    )));
+    on_memory(pages_resume_after_passed_over_records);
 }
 
 #[cfg(feature = "redb")]
 #[test]
 fn redb_pages_resume_after_passed_over_records() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    rt.block_on(async {
-        let store = Store::open(dir.path()).await.unwrap();
-        pages_resume_after_passed_over_records(store).await
-    });
+    on_redb(pages_resume_after_passed_over_records);
 }
 
 /// A query keeps its plan once it has listed; a bound added to it (or to a clone) after
@@ -261,24 +271,13 @@ async fn index_pages<B: Backend>(store: &Store<B>, query: &Query, limit: usize) 
 
 #[test]
 fn memory_index_rests_of_any_length() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(index_rests_of_any_length(Store::new(MemoryBackend::new())));
+    on_memory(index_rests_of_any_length);
 }
 
 #[cfg(feature = "redb")]
 #[test]
 fn redb_index_rests_of_any_length() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    rt.block_on(async {
-        let store = Store::open(dir.path()).await.unwrap();
-        index_rests_of_any_length(store).await
-    });
+    on_redb(index_rests_of_any_length);
 }
 
 /// Index paths whose rests' encodings are prefixes of one another (UUIDs whose raw bytes
@@ -378,24 +377,11 @@ async fn index_rests_sort_as_item_paths<B: Backend>(store: Store<B>) {
 
 #[test]
 fn memory_index_rests_sort_as_item_paths() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(index_rests_sort_as_item_paths(Store::new(
-        MemoryBackend::new(),
-    )));
+    on_memory(index_rests_sort_as_item_paths);
 }
 
 #[cfg(feature = "redb")]
 #[test]
 fn redb_index_rests_sort_as_item_paths() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    rt.block_on(async {
-        let store = Store::open(dir.path()).await.unwrap();
-        index_rests_sort_as_item_paths(store).await
-    });
+    on_redb(index_rests_sort_as_item_paths);
 }
