@@ -161,6 +161,7 @@ pub(crate) struct IndexDef {
     group: IndexGroup,
 }
 
+#[cfg(feature = "dynamodb")]
 impl IndexDef {
     /// The namespace whose items the index takes.
     pub(crate) fn namespace(&self) -> &str {
@@ -595,7 +596,43 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
         command => {
             precheck(&command)?;
             let create = matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. });
-            Db::open(dir, create).await?.run(command, out).await
+            // A put or import that makes a new store and then fails (a path that names no
+            // item, a failed condition, an oversize key, a bad first import line) must not
+            // leave an empty store behind, whose indexes could then no longer be declared.
+            let fresh = create && read_config(dir)?.is_none() && !data_file(dir).exists();
+            let dir_existed = dir.exists();
+            let result = match Db::open(dir, create).await {
+                Ok(db) => db.run(command, out).await,
+                Err(e) => Err(e),
+            };
+            if fresh && result.is_err() {
+                remove_if_empty(dir, dir_existed).await;
+            }
+            result
+        }
+    }
+}
+
+fn data_file(dir: &Path) -> PathBuf {
+    dir.join(keypath_store::backend::redb::DATA_FILE_NAME)
+}
+
+/// Removes the store a failed command created in `dir` when it holds no record at all (so
+/// nothing can be lost): its data file, its configuration, and `dir` if the command made it.
+/// A store that cannot be opened again (another process has it) is left as it is.
+async fn remove_if_empty(dir: &Path, dir_existed: bool) {
+    let data = data_file(dir);
+    let empty = !data.exists()
+        || match Store::open(dir).await {
+            Ok(store) => store.backend().groups(0).await.is_ok_and(|g| g.is_empty()),
+            Err(_) => false,
+        };
+    if empty {
+        // Best effort: the command's own error is what the user needs to see.
+        let _ = fs::remove_file(&data);
+        let _ = fs::remove_file(config_path(dir));
+        if !dir_existed {
+            let _ = fs::remove_dir(dir);
         }
     }
 }

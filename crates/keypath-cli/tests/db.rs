@@ -488,6 +488,43 @@ fn refused_input_leaves_no_store_behind() {
         "does not fit in 64 bits",
     );
     nothing();
+    // Refused only once the store is open: a path that names no item, a failed condition,
+    // an oversize key, a bad first import line.
+    fails(&db(&fresh, &["put", "/t", "{}"]), 2, "has no group key");
+    nothing();
+    fails(
+        &db(&fresh, &["put", "/u-1/p", "{}"]),
+        2,
+        "last component needs an ID",
+    );
+    nothing();
+    fails(
+        &db(&fresh, &["put", "/t-1", "{}", "--if-version", "3"]),
+        2,
+        "item /t-1 is absent, expected version 3",
+    );
+    nothing();
+    let long = format!("/t-{}", "a".repeat(2100));
+    fails(&db(&fresh, &["put", &long, "{}"]), 2, "the limit is 2048");
+    nothing();
+    let garbage = d.join("garbage.jsonl");
+    std::fs::write(&garbage, "garbage\n").unwrap();
+    fails(
+        &db(&fresh, &["import", garbage.to_str().unwrap()]),
+        2,
+        "line 1: expected JSON",
+    );
+    nothing();
+    // An existing directory is kept, emptied of what the command made.
+    std::fs::create_dir(&fresh).unwrap();
+    fails(&db(&fresh, &["put", "/t", "{}"]), 2, "has no group key");
+    assert_eq!(std::fs::read_dir(&fresh).unwrap().count(), 0);
+    std::fs::remove_dir(&fresh).unwrap();
+    // After all that, the store's indexes can still be declared.
+    assert!(db(&fresh, &["init", "--index", "a=t.x@/b-1"])
+        .status
+        .success());
+    std::fs::remove_dir_all(&fresh).unwrap();
 
     // Import: a line without "value" is an error that says how far the import got.
     let lines = d.join("in.jsonl");
