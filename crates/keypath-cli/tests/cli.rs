@@ -1,18 +1,23 @@
 //! Runs the `keypath` binary as a user would.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 use keypath::KeyPath;
 
-fn keypath(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keypath"))
+/// The `keypath` binary started with `args`, its standard streams piped.
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_keypath"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("the keypath binary runs");
+        .expect("the keypath binary runs")
+}
+
+fn keypath(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn(args);
     let mut input = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     let writer = std::thread::spawn(move || {
@@ -434,13 +439,7 @@ fn exit_status_survives_an_unwritable_stderr() {
 #[test]
 fn lint_status_survives_a_reader_that_left() {
     let run = |args: &[&str], input: &[u8]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_keypath"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn(args);
         // The reader leaves before the tool writes anything.
         drop(child.stdout.take());
         child.stdin.take().unwrap().write_all(input).unwrap();

@@ -39,6 +39,28 @@ fn pair(p: Problem, n: usize, keys: [&str; 2], field: usize, detail: &str) -> Fo
     )
 }
 
+/// Timestamps that name one time: their sort keys' first 12 bytes (the time) are equal.
+fn assert_read_alike(lint: &Lint, same: &[&str]) {
+    for (a, b) in same.iter().zip(&same[1..]) {
+        assert_eq!(
+            lint.sort_key(a.as_bytes())[..12],
+            lint.sort_key(b.as_bytes())[..12],
+            "{a} {b}"
+        );
+    }
+}
+
+/// Each key is meant to sort before the next.
+fn assert_in_meant_order(lint: &Lint, ordered: &[&str]) {
+    for (a, b) in ordered.iter().zip(&ordered[1..]) {
+        assert_eq!(
+            lint.meant_cmp(a.as_bytes(), b.as_bytes()),
+            Ordering::Less,
+            "{a} {b}"
+        );
+    }
+}
+
 #[test]
 fn numbers_of_different_widths() {
     assert_eq!(
@@ -353,13 +375,7 @@ fn timestamps() {
         "2024-03-01T02:30:00-05:30",
         "2024-02-29T23:30-08:30",
     ];
-    for (a, b) in same.iter().zip(&same[1..]) {
-        assert_eq!(
-            lint.sort_key(a.as_bytes())[..12],
-            lint.sort_key(b.as_bytes())[..12],
-            "{a} {b}"
-        );
-    }
+    assert_read_alike(&lint, &same);
     // Across a day, a month and a year boundary, and a leap second.
     let ordered = [
         "1999-12-31T23:59:59.999+00:00",
@@ -370,13 +386,7 @@ fn timestamps() {
         "2016-12-31T23:59:60.5Z",
         "2017-01-01T00:00:01Z",
     ];
-    for (a, b) in ordered.iter().zip(&ordered[1..]) {
-        assert_eq!(
-            lint.meant_cmp(a.as_bytes(), b.as_bytes()),
-            Ordering::Less,
-            "{a} {b}"
-        );
-    }
+    assert_in_meant_order(&lint, &ordered);
     // Not timestamps, so not compared as instants (which would put `a` after `b`): no
     // such date or hour, more after the offset in the same field, a dot without fraction
     // digits. (Without an offset it is a local time, after every instant.)
@@ -439,13 +449,7 @@ fn local_timestamps() {
         "2024-03-01t8:00:00,000",
         "2024-03-01 8:00:00.0",
     ];
-    for (a, b) in same.iter().zip(&same[1..]) {
-        assert_eq!(
-            lint.sort_key(a.as_bytes())[..12],
-            lint.sort_key(b.as_bytes())[..12],
-            "{a} {b}"
-        );
-    }
+    assert_read_alike(&lint, &same);
     // In the order written, across a day, and after every time with an offset (a local
     // time names no instant): no offset is not read as UTC.
     let ordered = [
@@ -456,13 +460,7 @@ fn local_timestamps() {
         "2024-01-01 9:59",
         "2024-01-01T10:00",
     ];
-    for (a, b) in ordered.iter().zip(&ordered[1..]) {
-        assert_eq!(
-            lint.meant_cmp(a.as_bytes(), b.as_bytes()),
-            Ordering::Less,
-            "{a} {b}"
-        );
-    }
+    assert_in_meant_order(&lint, &ordered);
     // A local time and an instant out of byte order are not judged (no common measure).
     let report = lint.run(&["T#2024-01-01T09:00Z", "T#2024-01-01 10:00"]);
     assert_eq!((report.out_of_order, report.unjudged), (1, 1));
