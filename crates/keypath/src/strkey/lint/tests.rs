@@ -784,6 +784,48 @@ fn local_stamp() -> impl Strategy<Value = (String, i64, String)> {
         })
 }
 
+/// Keys `E#<text>` of timestamps made from (text, seconds, fraction digits): the meant order
+/// is the time's (ties by bytes), the sort key agrees, and every out-of-order pair is a
+/// timestamp problem.
+fn check_against_oracle(stamps: &[(String, i64, String)]) -> Result<(), TestCaseError> {
+    let lint = Lint::new();
+    let keys: Vec<String> = stamps
+        .iter()
+        .map(|(text, _, _)| format!("E#{text}"))
+        .collect();
+    for (i, a) in stamps.iter().enumerate() {
+        for (j, b) in stamps.iter().enumerate() {
+            let (ka, kb) = (keys[i].as_bytes(), keys[j].as_bytes());
+            let expected = (a.1, &a.2).cmp(&(b.1, &b.2)).then(ka.cmp(kb));
+            prop_assert_eq!(
+                lint.meant_cmp(ka, kb),
+                expected,
+                "{} {}",
+                &keys[i],
+                &keys[j]
+            );
+            prop_assert_eq!(lint.sort_key(ka).cmp(&lint.sort_key(kb)), expected);
+        }
+    }
+    let report = lint.run(&keys);
+    let count = report
+        .findings
+        .iter()
+        .find(|f| f.problem == Problem::Timestamp)
+        .map_or(0, |f| f.count);
+    prop_assert_eq!(count, report.out_of_order);
+    prop_assert_eq!(
+        report
+            .findings
+            .iter()
+            .filter(|f| f.problem.is_pair())
+            .count(),
+        usize::from(count > 0)
+    );
+    assert_examples_inverted(&keys, &report);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -791,21 +833,7 @@ proptest! {
     /// were made from: as [`timestamps_against_an_oracle`], for the date and time written.
     #[test]
     fn local_timestamps_against_an_oracle(stamps in cases(0..25, local_stamp())) {
-        let lint = Lint::new();
-        let keys: Vec<String> = stamps.iter().map(|(text, _, _)| format!("E#{text}")).collect();
-        for (i, a) in stamps.iter().enumerate() {
-            for (j, b) in stamps.iter().enumerate() {
-                let (ka, kb) = (keys[i].as_bytes(), keys[j].as_bytes());
-                let expected = (a.1, &a.2).cmp(&(b.1, &b.2)).then(ka.cmp(kb));
-                prop_assert_eq!(lint.meant_cmp(ka, kb), expected, "{} {}", &keys[i], &keys[j]);
-                prop_assert_eq!(lint.sort_key(ka).cmp(&lint.sort_key(kb)), expected);
-            }
-        }
-        let report = lint.run(&keys);
-        let count = report.findings.iter().find(|f| f.problem == Problem::Timestamp).map_or(0, |f| f.count);
-        prop_assert_eq!(count, report.out_of_order);
-        prop_assert_eq!(report.findings.iter().filter(|f| f.problem.is_pair()).count(), usize::from(count > 0));
-        assert_examples_inverted(&keys, &report);
+        check_against_oracle(&stamps)?;
     }
 
     /// The meant order is a total order (sorting by it cannot fail), equal only for equal keys.
@@ -882,21 +910,7 @@ proptest! {
     /// out-of-order pair is a timestamp problem.
     #[test]
     fn timestamps_against_an_oracle(stamps in cases(0..25, stamp())) {
-        let lint = Lint::new();
-        let keys: Vec<String> = stamps.iter().map(|(text, _, _)| format!("E#{text}")).collect();
-        for (i, a) in stamps.iter().enumerate() {
-            for (j, b) in stamps.iter().enumerate() {
-                let (ka, kb) = (keys[i].as_bytes(), keys[j].as_bytes());
-                let expected = (a.1, &a.2).cmp(&(b.1, &b.2)).then(ka.cmp(kb));
-                prop_assert_eq!(lint.meant_cmp(ka, kb), expected, "{} {}", &keys[i], &keys[j]);
-                prop_assert_eq!(lint.sort_key(ka).cmp(&lint.sort_key(kb)), expected);
-            }
-        }
-        let report = lint.run(&keys);
-        let count = report.findings.iter().find(|f| f.problem == Problem::Timestamp).map_or(0, |f| f.count);
-        prop_assert_eq!(count, report.out_of_order);
-        prop_assert_eq!(report.findings.iter().filter(|f| f.problem.is_pair()).count(), usize::from(count > 0));
-        assert_examples_inverted(&keys, &report);
+        check_against_oracle(&stamps)?;
     }
 
     /// Timestamps and dates with one byte changed (near misses of every part of their
