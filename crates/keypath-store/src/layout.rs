@@ -162,7 +162,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::query::tests::any_rest;
+    use crate::query::tests::{any_rest, prefix_encoded_pair};
 
     fn p(s: &str) -> KeyPath {
         s.parse().unwrap()
@@ -234,22 +234,7 @@ mod tests {
     /// first whatever the item paths.
     #[test]
     fn a_rest_whose_encoding_is_a_prefix_of_another_sorts_first() {
-        let uuid = |bytes: &[u8]| keypath::Id::Uuid(bytes.try_into().unwrap());
-        // `/a-U` is `a 01`, U, then `00` and its metadata (4 bytes in all).
-        let end_of_a_uuid =
-            KeyPath::new().push("a", uuid(&[0; 16])).unwrap().encode()[18..].to_vec();
-        // `/a-5/b-W` is `a 01 08 05 01 b 01`, then W from byte 7: put that end in W so that
-        // it lands at byte 18.
-        let mut w = [0x11; 16];
-        w[11..15].copy_from_slice(&end_of_a_uuid);
-        let longer = KeyPath::new()
-            .push("a", 5u64)
-            .unwrap()
-            .push("b", uuid(&w))
-            .unwrap();
-        let enc = longer.encode();
-        let shorter = KeyPath::new().push("a", uuid(&enc[2..18])).unwrap();
-        assert!(enc.starts_with(&shorter.encode()), "{shorter} {longer}");
+        let (shorter, longer) = prefix_encoded_pair();
         for (b1, b2) in [("/u-1", "/u-2"), ("/u-2", "/u-1"), ("/_-0", "/z-9")] {
             let first = entry_sort_key(&shorter, &p(b1));
             let second = entry_sort_key(&longer, &p(b2));

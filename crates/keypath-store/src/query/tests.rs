@@ -23,6 +23,28 @@ pub(crate) fn colliding(fill: u8) -> Id {
     Id::Uuid(bytes.try_into().unwrap())
 }
 
+/// `/a-U` and `/a-5/b-W`, with UUIDs chosen so that the first's encoding is a prefix of the
+/// second's: `/a-U` is `a 01`, U, `00` and 3 bytes of metadata, and `/a-5/b-W` is
+/// `a 01 08 05 01 b 01` then W, which holds that end of `/a-U` at the same place.
+pub(crate) fn prefix_encoded_pair() -> (KeyPath, KeyPath) {
+    let uuid = |bytes: &[u8]| Id::Uuid(bytes.try_into().unwrap());
+    let end = KeyPath::new().push("a", uuid(&[0; 16])).unwrap().encode()[18..].to_vec();
+    let mut w = [0x11; 16];
+    w[11..15].copy_from_slice(&end);
+    let longer = KeyPath::new()
+        .push("a", 5u64)
+        .and_then(|p| p.push("b", uuid(&w)))
+        .unwrap();
+    let shorter = KeyPath::new()
+        .push("a", uuid(&longer.encode()[2..18]))
+        .unwrap();
+    assert!(
+        longer.encode().starts_with(&shorter.encode()),
+        "{shorter} {longer}"
+    );
+    (shorter, longer)
+}
+
 /// IDs of every type, with UUIDs that begin with another ID's bytes followed by `00` or
 /// `01`: the keys whose byte ranges overlap (the one case where byte ranges are not exact).
 fn any_id() -> impl Strategy<Value = Id> {

@@ -6,7 +6,7 @@ use crate::backend::memory::MemoryBackend;
 #[cfg(feature = "redb")]
 use crate::backend::redb::RedbBackend;
 use crate::backend::Backend;
-use crate::query::tests::colliding;
+use crate::query::tests::{colliding, prefix_encoded_pair};
 use crate::{PutMode, Query, Store};
 
 fn path(s: &str) -> KeyPath {
@@ -284,20 +284,8 @@ fn redb_index_rests_of_any_length() {
 /// read as another path's end): an index query lists and bounds them exactly as an item list
 /// does the same paths as items, in both directions and at every page size.
 async fn index_rests_sort_as_item_paths<B: Backend>(store: Store<B>) {
-    let uuid = |bytes: &[u8]| keypath::Id::Uuid(bytes.try_into().unwrap());
     let g = path("/g-1");
-    // `/a-U` is `a 01`, U, `00` and 3 bytes of metadata; put that end inside W of
-    // `/a-5/b-W` (from byte 7) so that `/a-U`'s encoding is a prefix of `/a-5/b-W`'s.
-    let end = KeyPath::new().push("a", uuid(&[0; 16])).unwrap();
-    let end = &end.encode()[..];
-    let end = &end[end.len() - 4..];
-    let mut w = [0x11; 16];
-    w[11..15].copy_from_slice(end);
-    let longer = path("/a-5").push("b", uuid(&w)).unwrap();
-    let shorter = KeyPath::new()
-        .push("a", uuid(&longer.encode()[2..18]))
-        .unwrap();
-    assert!(longer.encode().starts_with(&shorter.encode()));
+    let (shorter, longer) = prefix_encoded_pair();
     let rests = [
         KeyPath::new(),
         shorter.clone(),
