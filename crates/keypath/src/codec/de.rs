@@ -524,7 +524,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
         match std::str::from_utf8(&buf[..len]) {
             Ok(s) => visitor.visit_char(s.chars().next().unwrap_or_default()),
-            Err(e) => Err(self.utf8_error(start, e.valid_up_to())),
+            Err(_) => Err(Error::unexpected(EXPECTED, Found::InvalidUtf8, start)),
         }
     }
 
@@ -661,9 +661,18 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.nested(|de| visitor.visit_enum(de))
     }
 
+    /// Never asked for by the derived impls this format supports: struct fields are read
+    /// by position and enum variants by index (see `variant_seed`). A type asks for a
+    /// field's name when it reads itself as a map, as `#[serde(flatten)]` does, and such
+    /// a struct cannot be read back from positional bytes.
     #[inline]
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_u32(self.uint::<u32>("a variant index")?)
+    fn deserialize_identifier<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
+        Err(Error::unexpected(
+            "fields by position (the keypath codec has no field names; #[serde(flatten)] and \
+             other structs that read themselves as maps are not supported)",
+            Found::Text("a request for a field name".into()),
+            self.pos,
+        ))
     }
 }
 
@@ -773,7 +782,8 @@ impl<'de> de::VariantAccess<'de> for &mut Deserializer<'de> {
     }
     #[inline]
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
-        seed.deserialize(self)
+        let start = self.pos;
+        seed.deserialize(self).map_err(|e| field_failed(e, start))
     }
     #[inline]
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {

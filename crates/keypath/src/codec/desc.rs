@@ -45,9 +45,17 @@ impl<T: Ord> Ord for Desc<T> {
     }
 }
 
-impl<T: Ord> PartialOrd for Desc<T> {
+/// The reverse of `T`'s partial order, so a key struct with a `Desc<f64>` field can
+/// derive `PartialOrd`.
+///
+/// ```
+/// use keypath::codec::Desc;
+/// assert!(Desc(2.5f64) < Desc(1.0));
+/// assert_eq!(Desc(f64::NAN).partial_cmp(&Desc(1.0)), None);
+/// ```
+impl<T: PartialOrd> PartialOrd for Desc<T> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+        other.0.partial_cmp(&self.0)
     }
 }
 

@@ -305,7 +305,9 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error
     match T::deserialize(&mut de) {
         Ok(value) if de.position() == bytes.len() => Ok(value),
         Ok(_) => Err(trailing_bytes(bytes.len(), de.position())),
-        Err(e) => Err(e.or_at(de.position())),
+        // An error without an offset comes from the value's type (a `NonZeroU32` of 0):
+        // it is about the value, which starts at 0.
+        Err(e) => Err(e.or_at(0)),
     }
 }
 
@@ -331,7 +333,7 @@ pub fn from_slice_partial<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<
     let mut de = de::Deserializer::new(bytes);
     match T::deserialize(&mut de) {
         Ok(value) => Ok((value, de.position())),
-        Err(e) => Err(e.or_at(de.position())),
+        Err(e) => Err(e.or_at(0)),
     }
 }
 

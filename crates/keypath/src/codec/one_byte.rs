@@ -74,6 +74,13 @@ impl ser::Serializer for OneByte {
     type SerializeStruct = Impossible<u8, NotAByte>;
     type SerializeStructVariant = Impossible<u8, NotAByte>;
 
+    /// As the codec's own serializer answers: a type that picks its form by this flag
+    /// must pick the same form in the probe as when it is then written for real.
+    #[inline(always)]
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
     #[inline(always)]
     fn serialize_u8(self, v: u8) -> Result<u8, NotAByte> {
         Ok(v)

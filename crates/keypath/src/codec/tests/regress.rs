@@ -535,3 +535,111 @@ fn chrono_instants_order_by_time() {
     );
     assert!(e.offset().is_some());
 }
+
+#[test]
+fn one_byte_fields_are_written_in_the_same_form_as_alone() {
+    // A one-byte type whose form depends on `is_human_readable`: in a tuple or struct its
+    // fields are first offered to a one-byte probe, which must answer like the codec.
+    #[derive(Debug, PartialEq)]
+    struct Level(u8);
+    impl Serialize for Level {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            if s.is_human_readable() {
+                s.serialize_u8(self.0)
+            } else {
+                s.serialize_u16(u16::from(self.0) * 1000)
+            }
+        }
+    }
+    impl<'de> Deserialize<'de> for Level {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let v = u16::deserialize(d)?;
+            u8::try_from(v / 1000)
+                .map(Level)
+                .map_err(serde::de::Error::custom)
+        }
+    }
+    assert_eq!(enc(&Level(3)), [0x09, 0x0B, 0xB8]);
+    assert_eq!(enc(&(Level(3),)), enc(&Level(3)));
+    assert_eq!(enc(&(1u8, Level(3), 2u8)), [0x01, 0x09, 0x0B, 0xB8, 0x02]);
+    assert_eq!(
+        from_slice::<(u8, Level, u8)>(&enc(&(1u8, Level(3), 2u8))).unwrap(),
+        (1, Level(3), 2)
+    );
+}
+
+#[test]
+fn flattened_structs_fail_with_a_clear_message() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Inner {
+        b: u64,
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Outer {
+        a: u64,
+        #[serde(flatten)]
+        inner: Inner,
+    }
+    let key = enc(&Outer {
+        a: 1,
+        inner: Inner { b: 2 },
+    });
+    let e = from_slice::<Outer>(&key).unwrap_err();
+    assert!(e.to_string().contains("#[serde(flatten)]"), "{e}");
+    assert!(e.to_string().contains("a request for a field name"), "{e}");
+}
+
+#[test]
+fn char_errors_name_a_char_at_its_start() {
+    let e = from_slice::<(u64, char)>(&[0x08, 0x07, 0xC3, 0x41]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected a UTF-8 encoded char, found invalid UTF-8 at byte offset 2"
+    );
+    let e = from_slice::<char>(&[0xED, 0xA0, 0x80]).unwrap_err(); // a surrogate
+    assert_eq!(e.offset(), Some(0), "{e}");
+    let e = from_slice::<char>(&[0xFF]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected a UTF-8 encoded char, found byte 0xFF at byte offset 0"
+    );
+}
+
+#[test]
+fn type_errors_point_at_the_value_that_failed() {
+    use std::num::NonZeroU32;
+    // A whole key: the value starts at 0 (not at 2, the end of input).
+    let e = from_slice::<NonZeroU32>(&[0x07, 0xFF]).unwrap_err();
+    assert_eq!(e.offset(), Some(0), "{e}");
+    let e = from_slice_partial::<NonZeroU32>(&[0x07, 0xFF, 0x05]).unwrap_err();
+    assert_eq!(e.offset(), Some(0), "{e}");
+    // A newtype variant's payload: where the payload starts, after the variant index.
+    #[derive(Deserialize, Debug)]
+    enum E {
+        _A(#[allow(dead_code)] NonZeroU32),
+    }
+    let e = from_slice::<(u64, E)>(&[0x08, 0x01, 0x07, 0xFF, 0x07, 0xFF]).unwrap_err();
+    assert_eq!(e.offset(), Some(4), "{e}");
+    assert!(e.to_string().contains("nonzero"), "{e}");
+}
+
+#[test]
+fn desc_of_a_partially_ordered_type_derives_partial_ord() {
+    #[derive(Serialize, PartialEq, PartialOrd)]
+    struct Reading {
+        sensor: u32,
+        value: Desc<f64>,
+    }
+    let high = Reading {
+        sensor: 1,
+        value: Desc(9.5),
+    };
+    let low = Reading {
+        sensor: 1,
+        value: Desc(-3.0),
+    };
+    assert!(high < low);
+    assert!(enc(&high) < enc(&low));
+    assert_eq!(Desc(f64::NAN).partial_cmp(&Desc(0.0)), None);
+    assert_eq!(Desc(1u8).cmp(&Desc(2u8)), std::cmp::Ordering::Greater);
+}
