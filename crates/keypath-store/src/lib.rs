@@ -15,6 +15,12 @@
 //! - `conformance` (feature `conformance`): the test suite every backend must pass.
 //! - The layout of items, counters and index entries in the backend: [`layout`].
 //!
+//! The store's methods are `async` and run on Tokio: the redb backend does its disk work on
+//! Tokio's blocking pool. Any Tokio runtime will do for the in-memory and redb backends,
+//! with or without its timer (writes that lose a race pause on the blocking pool); the
+//! DynamoDB backend needs a runtime with the timer (`enable_all`): it pauses between
+//! retries with Tokio's timer, as the AWS SDK does.
+//!
 //! ```
 //! use keypath::{KeyPath, PathError};
 //! use keypath_store::{Index, Item, Query, Store};

@@ -208,3 +208,43 @@ async fn mixed_conditional_writes_updates_and_transactions() {
     let store = Store::new(RedbBackend::open(dir.path()).await.unwrap());
     within_limit(mixed_writers(store, rounds), "redb").await;
 }
+
+/// Writers that lose races pause before retrying. On a runtime built without a timer
+/// (no `enable_time`), that pause must not panic: every update is applied. The update
+/// closure counts its runs, so the test also shows that races were lost and retried.
+#[test]
+fn contended_writes_need_no_timer() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).await.unwrap();
+        let key = path("/counter-1");
+        let runs = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..TASKS {
+            let (store, key, runs) = (store.clone(), key.clone(), runs.clone());
+            tasks.spawn(async move {
+                for _ in 0..50 {
+                    store
+                        .update(&key, |c: Option<Counter>| {
+                            runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let n = c.map_or(0, |c| c.n);
+                            Some(Counter { id: 1, n: n + 1 })
+                        })
+                        .await
+                        .unwrap();
+                }
+            });
+        }
+        while let Some(done) = tasks.join_next().await {
+            done.unwrap();
+        }
+        let n = store.get::<Counter>(&key).await.unwrap().unwrap().item.n;
+        assert_eq!(n, TASKS * 50);
+        let runs = runs.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(runs > n, "no race was lost ({runs} runs for {n} updates)");
+    });
+}

@@ -615,3 +615,60 @@ fn assert_panicked_reading_back(failed: tokio::task::JoinError) {
         .or_else(|| panic.downcast_ref::<String>().cloned());
     assert_eq!(message.as_deref(), Some("Explodes cannot be read back"));
 }
+
+/// An item written under raised limits can be read and deleted (by `delete`, a
+/// transaction, or an `update` that returns `None`) through a store with lower limits: a
+/// delete writes no new key or value.
+#[tokio::test]
+async fn items_over_the_limits_can_still_be_deleted() {
+    let backend = MemoryBackend::new();
+    let roomy = Store::new(backend.clone()).with_limits(Limits::new(4096, 4096, 1 << 20));
+    let strict = Store::new(backend.clone()).with_limits(Limits::new(64, 48, 200));
+    let long = |n: u64| {
+        KeyPath::new()
+            .push("user", n)
+            .unwrap()
+            .push("ticket", "k".repeat(100).as_str())
+            .unwrap()
+    };
+    for n in 1..=3 {
+        roomy
+            .put_raw(
+                &long(n),
+                "counter",
+                &Counter { id: n, n },
+                vec![],
+                PutMode::Upsert,
+            )
+            .await
+            .unwrap();
+    }
+    // Writing such a key is refused by the strict store...
+    let err = strict
+        .put_raw(
+            &long(4),
+            "counter",
+            &Counter { id: 4, n: 4 },
+            vec![],
+            PutMode::Upsert,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::TooLarge { .. }), "{err}");
+    // ...but reading and deleting what is there works.
+    assert!(strict.get_raw(&long(1)).await.unwrap().is_some());
+    assert!(strict.delete(&long(1)).await.unwrap());
+    let mut txn = strict.transaction();
+    txn.delete(&long(2)).unwrap();
+    txn.commit().await.unwrap();
+    let gone = strict
+        .update(&long(3), |_: Option<Counter>| None)
+        .await
+        .unwrap();
+    assert!(gone.is_none());
+    for n in 1..=3 {
+        assert!(strict.get_raw(&long(n)).await.unwrap().is_none(), "{n}");
+    }
+    // Deleting an absent item with an oversize key is no error either.
+    assert!(!strict.delete(&long(9)).await.unwrap());
+}

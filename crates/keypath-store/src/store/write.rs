@@ -311,6 +311,16 @@ pub(crate) fn index_keys<T: Item>(item: &T) -> Result<Vec<(String, KeyPath)>, St
     Ok(out)
 }
 
+/// Waits before the next attempt of a write that lost a race. On the blocking pool rather
+/// than with `tokio::time::sleep`: the pool comes with every Tokio runtime, the timer only
+/// with runtimes built with `enable_time` (or `enable_all`), and a write must not panic
+/// under contention on a runtime without one.
+async fn pause(attempt: u32) {
+    let d = backoff(attempt);
+    // A failed join (the runtime shutting down) only ends the pause early.
+    let _ = tokio::task::spawn_blocking(move || std::thread::sleep(d)).await;
+}
+
 fn backoff(attempt: u32) -> Duration {
     use std::hash::{BuildHasher, Hasher};
     // Random jitter without a dependency: std's randomly keyed hasher.
@@ -541,7 +551,7 @@ impl<B: Backend> Store<B> {
                         _ => None,
                     })
                 }
-                Err(StoreError::Conflict { .. }) => tokio::time::sleep(backoff(attempt)).await,
+                Err(StoreError::Conflict { .. }) => pause(attempt).await,
                 Err(e) => return Err(e),
             }
         }
@@ -598,10 +608,11 @@ impl<B: Backend> Store<B> {
     /// entries, checking its shape and the limits.
     fn encode(&self, w: &ItemWrite) -> Result<Encoded, StoreError> {
         let Some(new) = &w.new else {
-            let entries = self.check_limits(w, 0)?;
+            // A delete writes no new key or value, so the limits do not apply: an item
+            // written under raised limits can still be deleted under the defaults.
             return Ok(Encoded {
                 envelope: None,
-                entries,
+                entries: Vec::new(),
             });
         };
         let invalid = |reason: String| StoreError::InvalidKey {
@@ -683,7 +694,7 @@ impl<B: Backend> Store<B> {
                     }
                     // A concurrent writer of the group won: read again and retry.
                     Some(Origin::Counter | Origin::Item | Origin::Index) | None => {
-                        tokio::time::sleep(backoff(attempt)).await
+                        pause(attempt).await
                     }
                 },
                 Err(e) => return Err(e.into()),
