@@ -162,8 +162,8 @@ impl<'de> Deserializer<'de> {
     }
 
     #[inline]
-    fn wide(&mut self, expected: &'static str) -> Result<(bool, u128), Error> {
-        match int128::decode(self.rest(), self.mask) {
+    fn wide(&mut self, expected: &'static str, zero: u8) -> Result<(bool, u128), Error> {
+        match int128::decode(self.rest(), self.mask, zero) {
             Ok((negative, magnitude, used)) => {
                 self.pos += used;
                 Ok((negative, magnitude))
@@ -463,7 +463,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     #[inline]
     fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let start = self.pos;
-        let (negative, magnitude) = self.wide("a 128-bit sort-byte integer")?;
+        let (negative, magnitude) =
+            self.wide("a 128-bit sort-byte integer", int128::WIDE_SORT_BYTE_ZERO)?;
         let v = if negative {
             0i128.checked_sub_unsigned(magnitude)
         } else {
@@ -483,7 +484,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     #[inline]
     fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let start = self.pos;
-        let (negative, magnitude) = self.wide("a 128-bit sort-byte integer")?;
+        let (negative, magnitude) =
+            self.wide("a sort-byte integer", int128::U128_SORT_BYTE_ZERO)?;
         if negative {
             return Err(Error::unexpected(
                 "a u128",

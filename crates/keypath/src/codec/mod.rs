@@ -32,10 +32,16 @@
 //! ```
 //! `u8` is the byte type: one raw byte (`200u8` is `C8`), so `[u8; 16]` takes 16 bytes.
 //!
-//! `u128` and `i128` use the same scheme widened to 16 magnitude bytes with sort bytes
-//! `0x00..=0x1F` ([`WIDE_SORT_BYTE_ZERO`] is `0x0F`): `0u128` is `0F FF`, `1u128` is
-//! `10 01`, `-1i128` is `0F FE`, `u128::MAX` is `1F` + 16×`FF`. They order among
-//! 128-bit fields; they do not share bytes with the narrower widths.
+//! `u128` extends the scheme upward: a value that fits a `u64` encodes as the `u64` does
+//! (`5u128` is `08 05`), larger ones take the sort bytes `0x10..=0x17` for 9 to 16
+//! magnitude bytes (`2^64` is `10 01` + 8×`00`, `u128::MAX` is `17` + 16×`FF`), so a field
+//! can widen from `u64` to `u128` without rewriting keys.
+//!
+//! `i128` cannot do the same: its negative values beyond 64 bits would have to sort below
+//! the most negative 65-bit integers, whose sort byte is already `0x00`. It uses the scheme
+//! shifted to sort bytes `0x00..=0x1F` ([`WIDE_SORT_BYTE_ZERO`] is `0x0F`): `0i128` is
+//! `0F FF`, `1i128` is `10 01`, `-1i128` is `0F FE`, `i128::MIN` is `00 7F` + 15×`FF`.
+//! `i128` fields order among themselves; they share no bytes with the other widths.
 //!
 //! ## Floats
 //! Big-endian IEEE 754 bits, sign bit set for positives, all bits inverted for negatives
@@ -158,7 +164,9 @@ pub use de::MAX_DEPTH;
 pub use desc::{Desc, Order, DESC_MASK};
 pub use error::Error;
 pub use escape::{ESCAPE, ESCAPED_ESCAPE, ESCAPED_NUL, TERMINATOR};
-pub use int128::{WIDE_MAX_ENCODED_LEN, WIDE_SORT_BYTE_MAX, WIDE_SORT_BYTE_ZERO};
+pub use int128::{
+    U128_SORT_BYTE_MAX, WIDE_MAX_ENCODED_LEN, WIDE_SORT_BYTE_MAX, WIDE_SORT_BYTE_ZERO,
+};
 pub use prefix::{prefix_range, KeyRange};
 
 /// `false`.

@@ -30,8 +30,8 @@ impl<W: Sink> Serializer<W> {
     }
 
     #[inline]
-    fn wide(&mut self, negative: bool, magnitude: u128) {
-        let (sort, be, k) = int128::encode(negative, magnitude);
+    fn wide(&mut self, negative: bool, magnitude: u128, zero: u8) {
+        let (sort, be, k) = int128::encode(negative, magnitude, zero);
         self.out.byte(sort);
         self.out.bytes(&be[16 - k..]);
     }
@@ -116,7 +116,7 @@ impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
     }
     #[inline]
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.wide(v < 0, v.unsigned_abs());
+        self.wide(v < 0, v.unsigned_abs(), int128::WIDE_SORT_BYTE_ZERO);
         Ok(())
     }
 
@@ -143,7 +143,7 @@ impl<'s, W: Sink> ser::Serializer for &'s mut Serializer<W> {
     }
     #[inline]
     fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.wide(false, v);
+        self.wide(false, v, int128::U128_SORT_BYTE_ZERO);
         Ok(())
     }
 

@@ -7,12 +7,12 @@ frozen: if the encoder disagrees, the encoder is wrong (or the format changed on
 """
 import struct
 
-def sortint(v, wide=False):
-    """Sort-byte integer; `wide` is the 128-bit variant (16 magnitude bytes)."""
-    zero_sort = 0x0F if wide else 0x07
+def sortint(v, zero_sort=0x07, max_k=8):
+    """Sort-byte integer around the sort byte of zero: the 64-bit scheme by default; u128
+    keeps zero at 0x07 with up to 16 magnitude bytes, i128 moves it to 0x0F."""
     mag = abs(v)
     k = max(1, (mag.bit_length() + 7) // 8)
-    assert k <= (16 if wide else 8)
+    assert k <= max_k and (v > 0 or zero_sort + 1 - k >= 0)
     body = mag.to_bytes(k, "big")
     if v <= 0:
         return bytes([zero_sort + 1 - k]) + bytes(255 - b for b in body)
@@ -51,10 +51,10 @@ for kind, (lo, hi) in ranges.items():
             case(kind, v, sortint(v))
 for v in [0, 1, 200, 255]:
     case("u8", v, bytes([v]))
-for v in [0, 1, 2**64-1, 2**64, 2**127, 2**128-1]:
-    case("u128", v, sortint(v, wide=True))
+for v in [0, 1, 5, 255, 2**64-1, 2**64, 2**72-1, 2**72, 2**127, 2**128-1]:
+    case("u128", v, sortint(v, 0x07, 16))
 for v in [-2**127, -2**127+1, -2**64, -(2**64-1), -1, 0, 1, 2**64, 2**127-1]:
-    case("i128", v, sortint(v, wide=True))
+    case("i128", v, sortint(v, 0x0F, 16))
 case("bool", "false", b"\x00"); case("bool", "true", b"\x01")
 f64s = [0x0000000000000000, 0x8000000000000000, 0x3FF0000000000000, 0xBFF0000000000000,
         0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000, 0xFFF8000000000000,

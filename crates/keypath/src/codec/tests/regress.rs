@@ -146,6 +146,32 @@ fn integers_of_every_width_share_bytes() {
     assert!(
         enc(&i64::MIN) < enc(&-1i64) && enc(&-1i64) < enc(&0u64) && enc(&0u64) < enc(&u64::MAX)
     );
+    // u128 extends the scheme upward: a u64 field can widen to u128.
+    for v in [
+        0u64,
+        1,
+        5,
+        255,
+        256,
+        1234,
+        u64::from(u32::MAX),
+        u64::MAX - 1,
+        u64::MAX,
+    ] {
+        assert_eq!(enc(&u128::from(v)), enc(&v), "{v}");
+        assert_eq!(from_slice::<u128>(&enc(&v)).unwrap(), u128::from(v));
+        assert_eq!(from_slice::<u64>(&enc(&u128::from(v))).unwrap(), v);
+    }
+    assert_eq!(
+        from_slice::<(u128, String)>(&enc(&(7u32, "x"))).unwrap(),
+        (7, "x".to_owned())
+    );
+    let err = from_slice::<u128>(&enc(&-3i64)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "expected a u128, found integer -3 at byte offset 0"
+    );
+    assert!(from_slice::<u64>(&enc(&(1u128 << 64))).is_err());
 }
 
 #[test]
@@ -166,8 +192,24 @@ fn wide_integers_order_and_round_trip() {
     for v in values {
         assert_eq!(from_slice::<i128>(&enc(&v)).unwrap(), v);
     }
-    assert_eq!(enc(&0u128), enc(&0i128));
-    assert_eq!(hex(&enc(&u128::MAX)), format!("1f{}", "ff".repeat(16)));
+    let unsigned = [
+        0u128,
+        1,
+        u128::from(u64::MAX),
+        1 << 64,
+        (1 << 72) - 1,
+        1 << 72,
+        u128::MAX,
+    ];
+    for w in unsigned.windows(2) {
+        assert!(enc(&w[0]) < enc(&w[1]), "{} < {}", w[0], w[1]);
+    }
+    for v in unsigned {
+        assert_eq!(from_slice::<u128>(&enc(&v)).unwrap(), v);
+        assert_eq!(from_slice::<Desc<u128>>(&enc(&Desc(v))).unwrap(), Desc(v));
+    }
+    assert_eq!(hex(&enc(&(1u128 << 64))), format!("1001{}", "00".repeat(8)));
+    assert_eq!(hex(&enc(&u128::MAX)), format!("17{}", "ff".repeat(16)));
     assert_eq!(from_slice::<u128>(&enc(&u128::MAX)).unwrap(), u128::MAX);
     assert!(from_slice::<i128>(&enc(&u128::MAX)).is_err());
     assert!(from_slice::<u128>(&enc(&-1i128)).is_err());
