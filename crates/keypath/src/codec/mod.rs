@@ -89,8 +89,11 @@
 //!
 //! A newtype struct is its inner value. `uuid::Uuid` (a byte string in this
 //! non-human-readable format) takes 17+ bytes as is, and exactly 16 with
-//! [`raw_uuid`]. `chrono::DateTime<Utc>` (feature `chrono`) is stored as integers with
-//! `codec::chrono_utc` (seconds then nanoseconds since the Unix epoch).
+//! [`raw_uuid`] (an attribute for a field, the newtype [`raw_uuid::RawUuid`] anywhere). `chrono::DateTime<Utc>` (feature `chrono`),
+//! `time::OffsetDateTime` (feature `time`) and `jiff::Timestamp` (feature `jiff`) are
+//! stored as integers, seconds then nanoseconds since the Unix epoch, with the attribute
+//! modules `codec::chrono_utc`, `codec::time_utc` and `codec::jiff_timestamp`: keys order
+//! by time (the crates' own serde forms are text, which does not).
 //!
 //! ## Descending fields
 //! [`Desc<T>`] encodes `T` and inverts every byte of it (`b -> !b`). [`Order::Descending`]
@@ -152,8 +155,12 @@ mod write;
 
 #[cfg(feature = "chrono")]
 pub mod chrono_utc;
+#[cfg(feature = "jiff")]
+pub mod jiff_timestamp;
 #[cfg(feature = "uuid")]
 pub mod raw_uuid;
+#[cfg(feature = "time")]
+pub mod time_utc;
 
 #[cfg(test)]
 mod tests;

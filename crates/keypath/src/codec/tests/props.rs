@@ -238,3 +238,89 @@ proptest! {
         prop_assert_eq!(from_slice::<Bytes>(&encoded).unwrap(), key);
     }
 }
+
+/// The typed helpers for UUIDs and the three time crates' instants.
+#[cfg(all(
+    feature = "jiff",
+    feature = "time",
+    feature = "chrono",
+    feature = "uuid"
+))]
+mod typed {
+    use super::*;
+
+    /// A key of the typed helper fields: a UUID anywhere, and instants of the three time crates.
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug, Clone)]
+    struct Typed(
+        #[serde(with = "crate::codec::jiff_timestamp")] jiff::Timestamp,
+        Option<crate::codec::raw_uuid::RawUuid>,
+        #[serde(with = "crate::codec::time_utc")] time::OffsetDateTime,
+        #[serde(with = "crate::codec::chrono_utc")] chrono::DateTime<chrono::Utc>,
+    );
+
+    /// Nanoseconds since the epoch within the range all three time crates hold, weighted to
+    /// the edges (the epoch, whole seconds, the limits).
+    fn instant_nanos() -> impl Strategy<Value = i128> {
+        const LO: i128 = -62_135_596_800_000_000_000; // 0001-01-01
+        const HI: i128 = 253_402_207_199_999_999_999; // inside jiff's last day
+        prop_oneof![
+            LO..=HI,
+            (-3i128..=3).prop_map(|s| s * 1_000_000_000),
+            -2_000_000_000i128..=2_000_000_000,
+            prop::sample::select(vec![LO, HI, -1, 0, 1]),
+        ]
+    }
+
+    fn typed() -> impl Strategy<Value = Typed> {
+        (
+            instant_nanos(),
+            prop::option::of(any::<u128>()),
+            instant_nanos(),
+            instant_nanos(),
+            -12i8..=12,
+        )
+            .prop_map(|(j, id, t, c, hours)| {
+                let offset = time::UtcOffset::from_hms(hours, 0, 0).unwrap();
+                let (secs, nanos) = (c.div_euclid(1_000_000_000), c.rem_euclid(1_000_000_000));
+                Typed(
+                    jiff::Timestamp::from_nanosecond(j).unwrap(),
+                    id.map(|v| crate::codec::raw_uuid::RawUuid(uuid::Uuid::from_u128(v))),
+                    time::OffsetDateTime::from_unix_timestamp_nanos(t)
+                        .unwrap()
+                        .to_offset(offset),
+                    chrono::DateTime::from_timestamp(secs as i64, nanos as u32).unwrap(),
+                )
+            })
+    }
+
+    proptest! {
+        #![proptest_config(config(crate::test_cases(20_000)))]
+
+        /// The typed helpers: bytes order like the values (instants by time, whatever the
+        /// offset; UUIDs by their bytes, 16 of them), and every value round-trips (a
+        /// `time` value comes back in UTC, the same instant).
+        #[test]
+        fn typed_helpers_order_and_round_trip(a in typed(), b in typed()) {
+            let (ea, eb) = (to_vec(&a).unwrap(), to_vec(&b).unwrap());
+            let order = a.0.cmp(&b.0)
+                .then(a.1.cmp(&b.1))
+                .then(a.2.cmp(&b.2))
+                .then(a.3.cmp(&b.3));
+            prop_assert_eq!(ea.cmp(&eb), order);
+            prop_assert_eq!(from_slice::<Typed>(&ea).unwrap(), a.clone());
+            let back = from_slice::<Typed>(&ea).unwrap();
+            prop_assert_eq!(back.2.offset(), time::UtcOffset::UTC);
+            // The UUID after the jiff field: a tag byte, then its 16 bytes as they are.
+            #[derive(serde::Serialize)]
+            struct J(#[serde(with = "crate::codec::jiff_timestamp")] jiff::Timestamp);
+            let at = to_vec(&J(a.0)).unwrap().len();
+            match a.1 {
+                Some(id) => {
+                    prop_assert_eq!(ea[at], 0x01);
+                    prop_assert_eq!(&ea[at + 1..at + 17], id.0.as_bytes());
+                }
+                None => prop_assert_eq!(ea[at], 0x00),
+            }
+        }
+    }
+}

@@ -543,6 +543,37 @@ fn uuids_order_as_bytes() {
     let json = serde_json::to_string(&Raw(ids[1])).unwrap();
     assert_eq!(json, "\"00000000-0000-0000-0000-000000000001\"");
     assert_eq!(serde_json::from_str::<Raw>(&json).unwrap(), Raw(ids[1]));
+    // The newtype: 16 raw bytes in positions an attribute cannot reach, same order.
+    use crate::codec::raw_uuid::RawUuid;
+    let raw = ids.map(RawUuid);
+    for w in raw.windows(2) {
+        assert!(w[0] < w[1] && enc(&w[0]) < enc(&w[1]));
+        assert!(enc(&Some(w[0])) < enc(&Some(w[1])));
+        assert!(enc(&Desc(w[0])) > enc(&Desc(w[1])));
+    }
+    for id in raw {
+        assert_eq!(enc(&id), id.0.as_bytes());
+        let mut some = vec![0x01];
+        some.extend_from_slice(id.0.as_bytes());
+        assert_eq!(enc(&Some(id)), some);
+        assert_eq!(from_slice::<Option<RawUuid>>(&some).unwrap(), Some(id));
+    }
+    let list = vec![raw[3], raw[0]];
+    let bytes = enc(&(list.clone(), raw[1]));
+    assert_eq!(bytes.len(), 2 * 17 + 1 + 16); // marker and 16 bytes per element, end, tuple field
+    assert_eq!(
+        from_slice::<(Vec<RawUuid>, RawUuid)>(&bytes).unwrap(),
+        (list, raw[1])
+    );
+    let map: std::collections::BTreeMap<RawUuid, u8> = [(raw[2], 9)].into();
+    assert_eq!(
+        from_slice::<std::collections::BTreeMap<RawUuid, u8>>(&enc(&map)).unwrap(),
+        map
+    );
+    let json = serde_json::to_string(&Some(raw[1])).unwrap();
+    assert_eq!(json, "\"00000000-0000-0000-0000-000000000001\"");
+    assert_eq!(serde_json::from_str::<RawUuid>(&json).unwrap(), raw[1]);
+    assert!(from_slice::<RawUuid>(&[0u8; 15]).is_err());
 }
 
 #[cfg(feature = "chrono")]
@@ -684,4 +715,80 @@ fn desc_of_a_partially_ordered_type_derives_partial_ord() {
     assert!(enc(&high) < enc(&low));
     assert_eq!(Desc(f64::NAN).partial_cmp(&Desc(0.0)), None);
     assert_eq!(Desc(1u8).cmp(&Desc(2u8)), std::cmp::Ordering::Greater);
+}
+
+/// Instants as (seconds rounded down, nanoseconds): the order of time, before the epoch too.
+#[cfg(any(feature = "time", feature = "jiff"))]
+const INSTANTS: [(i64, u32); 8] = [
+    (-62_135_596_800, 0),
+    (-1, 0),
+    (-1, 999_999_999),
+    (0, 0),
+    (0, 500_000_000),
+    (1, 0),
+    (1_678_901_234, 0),
+    (253_402_207_199, 999_999_999),
+];
+
+#[cfg(feature = "time")]
+#[test]
+fn time_crate_instants_order_by_time() {
+    use time::{OffsetDateTime, UtcOffset};
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct T(#[serde(with = "crate::codec::time_utc")] OffsetDateTime);
+    let times: Vec<OffsetDateTime> = INSTANTS
+        .iter()
+        .map(|&(s, n)| {
+            OffsetDateTime::from_unix_timestamp_nanos(i128::from(s) * 1_000_000_000 + i128::from(n))
+                .unwrap()
+        })
+        .collect();
+    let east = UtcOffset::from_hms(9, 0, 0).unwrap();
+    for w in times.windows(2) {
+        assert!(enc(&T(w[0])) < enc(&T(w[1])), "{} < {}", w[0], w[1]);
+        // The offset changes nothing: the instant decides.
+        assert!(enc(&T(w[0].to_offset(east))) < enc(&T(w[1])));
+    }
+    for (t, &(s, n)) in times.iter().zip(&INSTANTS) {
+        assert_eq!(enc(&T(*t)), enc(&(s, n)));
+        let back = from_slice::<T>(&enc(&T(t.to_offset(east)))).unwrap();
+        assert_eq!(back, T(*t));
+        assert_eq!(back.0.offset(), UtcOffset::UTC);
+        let json = serde_json::to_string(&T(*t)).unwrap();
+        assert_eq!(serde_json::from_str::<T>(&json).unwrap(), T(*t));
+    }
+    let e = from_slice::<T>(&enc(&(i64::MAX, 0u32))).unwrap_err();
+    assert!(e.offset().is_some(), "{e}");
+    assert!(from_slice::<T>(&enc(&(0i64, 1_000_000_000u32))).is_err());
+}
+
+#[cfg(feature = "jiff")]
+#[test]
+fn jiff_instants_order_by_time() {
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct T(#[serde(with = "crate::codec::jiff_timestamp")] jiff::Timestamp);
+    let times: Vec<jiff::Timestamp> = INSTANTS
+        .iter()
+        .map(|&(s, n)| {
+            jiff::Timestamp::from_nanosecond(i128::from(s) * 1_000_000_000 + i128::from(n)).unwrap()
+        })
+        .chain([jiff::Timestamp::MIN, jiff::Timestamp::MAX])
+        .collect();
+    let mut sorted = times.clone();
+    sorted.sort();
+    for w in sorted.windows(2) {
+        assert!(enc(&T(w[0])) < enc(&T(w[1])), "{} < {}", w[0], w[1]);
+    }
+    for (t, &(s, n)) in times.iter().zip(&INSTANTS) {
+        assert_eq!(enc(&T(*t)), enc(&(s, n)));
+    }
+    for t in &times {
+        assert_eq!(from_slice::<T>(&enc(&T(*t))).unwrap(), T(*t));
+        let json = serde_json::to_string(&T(*t)).unwrap();
+        assert_eq!(serde_json::from_str::<T>(&json).unwrap(), T(*t));
+    }
+    let e = from_slice::<T>(&enc(&(i64::MAX, 0u32))).unwrap_err();
+    assert!(e.offset().is_some(), "{e}");
+    let e = from_slice::<T>(&enc(&(0i64, 1_000_000_000u32))).unwrap_err();
+    assert!(e.to_string().contains("below 1000000000"), "{e}");
 }
