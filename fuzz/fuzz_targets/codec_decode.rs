@@ -47,6 +47,15 @@ type Mixed = (
     (),
 );
 
+/// The typed helpers: instants of the three time crates and a raw UUID.
+#[derive(Serialize, Deserialize)]
+struct Typed(
+    #[serde(with = "keypath::codec::jiff_timestamp")] jiff::Timestamp,
+    #[serde(with = "keypath::codec::time_utc")] time::OffsetDateTime,
+    #[serde(with = "keypath::codec::chrono_utc")] chrono::DateTime<chrono::Utc>,
+    Option<keypath::codec::raw_uuid::RawUuid>,
+);
+
 /// Decodes `data` as `T`; if that succeeds, re-encoding must reproduce `data`.
 fn check<'de, T: Deserialize<'de> + Serialize>(data: &'de [u8]) {
     if let Ok(value) = from_slice::<T>(data) {
@@ -70,4 +79,6 @@ fuzz_target!(|data: &[u8]| {
     check::<Tree>(data);
     check_stable::<Mixed>(data);
     check::<(&str, Desc<Vec<u8>>, u32)>(data);
+    check::<Typed>(data);
+    check::<Desc<(u128, Typed)>>(data);
 });
