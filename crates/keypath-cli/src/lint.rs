@@ -62,21 +62,28 @@ pub(crate) fn run(args: LintArgs, out: &mut impl Write) -> Result<(), Failure> {
         Some(f) => format!("{}:{}", args.files[f].display(), origins[i].line),
         None => format!("line {}", origins[i].line),
     };
-    let shown = |i: usize| format!("{:?}", String::from_utf8_lossy(&keys[i]));
+    let shown = |i: usize| match excerpt(&keys[i]) {
+        (text, None) => format!("{text:?}"),
+        (text, Some(len)) => format!("{text:?}... ({len} bytes)"),
+    };
     let mut write = || -> io::Result<()> {
         if args.json {
             for f in &report.findings {
                 let examples: Vec<_> = f
                     .keys
                     .iter()
-                    .map(|&i| json!({"at": place(i), "key": String::from_utf8_lossy(&keys[i])}))
+                    .map(|&i| match excerpt(&keys[i]) {
+                        (text, None) => json!({"at": place(i), "key": text}),
+                        // Cut: the first bytes, and the whole key's length.
+                        (text, Some(len)) => json!({"at": place(i), "key": text, "key_bytes": len}),
+                    })
                     .collect();
                 let line = json!({
                     "problem": f.problem.name(),
                     "count": f.count,
                     "field": f.field,
                     "examples": examples,
-                    "detail": f.detail,
+                    "detail": cut_detail(&f.detail),
                     "fix": f.problem.fix(),
                 });
                 writeln!(out, "{line}")?;
@@ -147,7 +154,7 @@ fn describe(
             place(*first),
             shown(*second),
             place(*second),
-            f.detail,
+            cut_detail(&f.detail),
             plural(f.count, "pair"),
         ),
         _ => {
@@ -159,7 +166,7 @@ fn describe(
                 "{}: {}: {} ({})",
                 f.problem,
                 at.unwrap_or_default(),
-                f.detail,
+                cut_detail(&f.detail),
                 plural(f.count, "key")
             )
         }
@@ -180,4 +187,31 @@ fn read_lines(
         origins.push(Origin { file, line });
     }
     Ok(())
+}
+
+/// A finding's detail, which quotes field values (a 100,000-digit number), cut like an
+/// example key: the first [`EXCERPT_BYTES`] bytes and the full length.
+fn cut_detail(detail: &str) -> std::borrow::Cow<'_, str> {
+    match excerpt(detail.as_bytes()) {
+        (_, None) => detail.into(),
+        (text, Some(len)) => format!("{text}... ({len} bytes)").into(),
+    }
+}
+
+/// Longest example key printed whole; longer ones are cut (a finding about a 30 MB key need
+/// not print it).
+const EXCERPT_BYTES: usize = 256;
+
+/// A key as text for a report: whole if at most [`EXCERPT_BYTES`] long, else its first
+/// bytes (cut at a character boundary) and its full length.
+fn excerpt(key: &[u8]) -> (String, Option<usize>) {
+    if key.len() <= EXCERPT_BYTES {
+        return (String::from_utf8_lossy(key).into_owned(), None);
+    }
+    let mut text = String::from_utf8_lossy(&key[..EXCERPT_BYTES]).into_owned();
+    // A multi-byte character cut in two shows as U+FFFD; drop it.
+    if text.ends_with('\u{FFFD}') && std::str::from_utf8(&key[..EXCERPT_BYTES]).is_err() {
+        text.pop();
+    }
+    (text, Some(key.len()))
 }

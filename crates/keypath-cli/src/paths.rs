@@ -194,8 +194,8 @@ const DEMO_ITEMS: &[(&str, &str)] = &[
         "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/balance--5",
     ),
     (
-        "USER#4c9d36e5#BALANCE#-40",
-        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/balance--40",
+        "USER#4c9d36e5#BALANCE#-3",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/balance--3",
     ),
     (
         "USER#4c9d36e5#BALANCE#3",
@@ -215,7 +215,7 @@ pub(crate) fn demo(out: &mut impl Write) -> Result<(), Failure> {
     }
     writeln!(
         out,
-        "  -> POST#100 before POST#42 before POST#9, BALANCE#-40 before -5, a comment"
+        "  -> POST#100 before POST#42 before POST#9, BALANCE#-3 before -5, a comment"
     )?;
     writeln!(
         out,

@@ -489,3 +489,36 @@ fn lint_readme_example_is_current() {
     assert!(command.contains(r"'POST#9\nPOST#10\nUSER#Zoey\nUSER#alligator\n'"));
     assert_eq!(stdout(&o), shown);
 }
+
+/// A finding about a huge key shows its first bytes and its length, not the whole key.
+#[test]
+fn lint_cuts_long_example_keys() {
+    // 10^100000 before 2 as bytes: a number-width finding with both keys as examples (and
+    // a too-long one for the first).
+    let long = format!("K#1{}", "0".repeat(100_000));
+    let input = format!("{long}\nK#2\n");
+    let o = keypath(&["lint"], input.as_bytes());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.len() < 2_000, "{} bytes of output", out.len());
+    assert!(out.contains("... (100003 bytes)"), "{out}");
+    assert!(out.contains("\"K#2\""), "{out}");
+    let o = keypath(&["lint", "--json"], input.as_bytes());
+    let values: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let examples: Vec<&serde_json::Value> = values
+        .iter()
+        .filter_map(|v| v["examples"].as_array())
+        .flatten()
+        .collect();
+    let cut = examples
+        .iter()
+        .find(|e| e["key_bytes"] == 100_003)
+        .expect("the long key, cut");
+    assert_eq!(cut["key"].as_str().unwrap().len(), 256);
+    assert!(cut["key"].as_str().unwrap().starts_with("K#1000"));
+    let short = examples.iter().find(|e| e["key"] == "K#2");
+    assert!(short.is_some_and(|e| e.get("key_bytes").is_none()));
+}

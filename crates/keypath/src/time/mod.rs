@@ -19,6 +19,11 @@
 //! [`Direction::LatestFirst`] complements every byte; because the ascending encoding is
 //! prefix-free, the complement sorts in exactly the reverse order.
 //!
+//! Keep one precision per key position. Keys of different precisions are not prefix-free
+//! among themselves (1 s at `Seconds` is a prefix of 1.5 s at `Millis`): ascending, they
+//! still sort by time, but latest-first the shorter key sorts before every longer key it
+//! starts, older or not.
+//!
 //! Encoding truncates to the precision (toward the past: -0.5 s at `Seconds` is -1 s).
 //!
 //! Conversions: `std::time::SystemTime` always; `time::OffsetDateTime` with the `time`

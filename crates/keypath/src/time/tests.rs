@@ -283,3 +283,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn parse_errors_show_a_non_ascii_character_whole() {
+    let err = "2024-01-05T10:00:00é".parse::<Timestamp>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "expected 'Z' at byte offset 19, found \"é\""
+    );
+    let err = "2024-0é-05T10:00:00Z".parse::<Timestamp>().unwrap_err();
+    assert!(err.to_string().contains("found \"0é\""), "{err}");
+    let err = "2024-01-05T10:00:0".parse::<Timestamp>().unwrap_err();
+    assert!(err.to_string().ends_with("found \"0\""), "{err}");
+}

@@ -69,11 +69,17 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn error(&self, expected: impl Into<String>, len: usize) -> TimeParseError {
-        let end = (self.position + len).min(self.text.len());
+        // `len` bytes, widened to whole characters: a non-ASCII character where a digit or
+        // a separator belongs is shown, not cut to nothing.
+        let rest = self.text.get(self.position..).unwrap_or("");
+        let mut end = len.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
         TimeParseError {
             expected: expected.into(),
             position: self.position,
-            found: self.text.get(self.position..end).unwrap_or("").to_string(),
+            found: rest[..end].to_string(),
         }
     }
 
