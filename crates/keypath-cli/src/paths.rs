@@ -10,10 +10,15 @@ use keypath::{IdType, KeyPath};
 use crate::input::for_each_input;
 use crate::Failure;
 
-/// Standard-alphabet base64, padded or not (DynamoDB JSON exports pad).
-const BASE64: GeneralPurpose = GeneralPurpose::new(
+/// Standard-alphabet base64 with exactly the padding it needs (DynamoDB JSON exports pad)...
+const BASE64_PADDED: GeneralPurpose = GeneralPurpose::new(
     &base64::alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
+);
+/// ...or with none.
+const BASE64_UNPADDED: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::RequireNone),
 );
 
 fn hex(bytes: &[u8]) -> String {
@@ -55,7 +60,13 @@ fn decode_key(
     base64: bool,
 ) -> Result<(Vec<u8>, KeyPath), Failure> {
     let bytes = if base64 {
-        BASE64
+        // Padding is optional, but where there is some it must be exactly right.
+        let engine = if text.ends_with('=') {
+            &BASE64_PADDED
+        } else {
+            &BASE64_UNPADDED
+        };
+        engine
             .decode(text)
             .map_err(|e| format!("expected base64: {e}"))
     } else {

@@ -151,6 +151,17 @@ fn bad_input_is_one_line_and_exit_2() {
             "keypath: argument 1 (\"61010801000809\"): at byte",
         ),
         (&["decode", "--base64", "!!"], b"", "expected base64"),
+        // Padding, where present, must be exactly right.
+        (
+            &["decode", "--base64", "YQEIAQAIEQ="],
+            b"",
+            "expected base64",
+        ),
+        (
+            &["decode", "--base64", "YQEIAQAIEQ==="],
+            b"",
+            "expected base64",
+        ),
         (
             &["sort"],
             b"/a-1\n/a/b-1\n",
