@@ -249,6 +249,7 @@ fn split_and_join_groups() {
     assert!(KeyPath::from_group(&p("/a").encode(), &[0]).is_err());
 }
 
+#[cfg(feature = "uuid")]
 #[test]
 fn builder_accepts_id_types_and_rejects_bad_input() {
     let path = KeyPath::new()

@@ -1048,6 +1048,7 @@ proptest! {
     }
 
     /// keypath's own sortable string forms lint clean, and so do its IDs and UUIDs.
+    #[cfg(feature = "uuid")]
     #[test]
     fn sortable_forms_are_clean(
         ints in cases(0..30, any::<i64>()),
