@@ -1,6 +1,8 @@
 //! The building blocks as codec fields and key path IDs: encoded order == value order,
 //! and values decode back.
 
+#![cfg(feature = "serde")]
+
 use keypath::id::{Ksuid, Ulid};
 use keypath::time::{LatestFirst, Timestamp};
 use keypath::{codec, Id, KeyPath};

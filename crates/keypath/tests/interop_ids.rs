@@ -1,6 +1,8 @@
 //! KSUID, ULID and UUIDv7 against independent Python implementations (svix-ksuid,
 //! python-ulid, uuid6): parse theirs, produce ours, compare bytes, text and timestamps.
 
+#![cfg(feature = "uuid")]
+
 mod support;
 
 use keypath::id::{uuid7_timestamp_ms, Ksuid, KsuidGenerator, Ulid, UlidGenerator, Uuid7Generator};

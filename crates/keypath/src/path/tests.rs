@@ -912,6 +912,7 @@ fn check_range(paths: &[KeyPath], query: &Query, filter: bool) -> Result<(), Tes
     Ok(())
 }
 
+#[cfg(feature = "serde")]
 #[test]
 fn serde_text_in_json_and_bytes_in_binary_formats() {
     let path = p(EXAMPLE);
