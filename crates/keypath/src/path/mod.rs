@@ -177,6 +177,7 @@ impl KeyPath {
     /// a byte slice or `Vec<u8>`, a `uuid::Uuid`, an [`crate::I65`] or an [`Id`].
     ///
     /// ```
+    /// # #[cfg(feature = "uuid")] {
     /// use keypath::KeyPath;
     /// let uuid = uuid::Uuid::parse_str("4c9d36e5-6b19-4e6a-828c-226ed667458a").unwrap();
     /// let path = KeyPath::new()
@@ -189,6 +190,7 @@ impl KeyPath {
     ///     path.to_string(),
     ///     "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/tag-rust/blob-~AAE/delta--17"
     /// );
+    /// # }
     /// # Ok::<(), keypath::PathError>(())
     /// ```
     pub fn push<T>(mut self, namespace: &str, id: T) -> Result<KeyPath, PathError>
