@@ -663,18 +663,20 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.nested(|de| visitor.visit_enum(de))
     }
 
-    /// Never asked for by the derived impls this format supports: struct fields are read
-    /// by position and enum variants by index (see `variant_seed`). A type asks for a
-    /// field's name when it reads itself as a map, as `#[serde(flatten)]` does, and such
-    /// a struct cannot be read back from positional bytes.
+    /// A field or variant identifier, written as its index. Derived structs are read by
+    /// position and enum variants through `variant_seed`, but an adjacently tagged enum's
+    /// tag comes here. A type that reads itself as a map with field names, as
+    /// `#[serde(flatten)]` does, finds a name where an index belongs: the error says so.
     #[inline]
-    fn deserialize_identifier<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
-        Err(Error::unexpected(
-            "fields by position (the keypath codec has no field names; #[serde(flatten)] and \
-             other structs that read themselves as maps are not supported)",
-            Found::Text("a request for a field name".into()),
-            self.pos,
-        ))
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        const EXPECTED: &str = "a field or variant index (the keypath codec has no field \
+                                names: #[serde(flatten)] and other structs that read \
+                                themselves as maps are not supported)";
+        let start = self.pos;
+        match self.uint::<u32>(EXPECTED) {
+            Ok(index) => visitor.visit_u32(index),
+            Err(_) => Err(self.err(EXPECTED, start)),
+        }
     }
 }
 

@@ -659,7 +659,29 @@ fn flattened_structs_fail_with_a_clear_message() {
     });
     let e = from_slice::<Outer>(&key).unwrap_err();
     assert!(e.to_string().contains("#[serde(flatten)]"), "{e}");
-    assert!(e.to_string().contains("a request for a field name"), "{e}");
+    assert!(
+        e.to_string().ends_with("found byte 0x61 at byte offset 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn adjacently_tagged_enums_read_their_tag_as_an_index() {
+    // The tag is written as the variant index and read back through
+    // `deserialize_identifier`; a newtype payload then decodes by position.
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(tag = "t", content = "c")]
+    enum Adj {
+        A(u32),
+        B { x: String },
+    }
+    let key = enc(&Adj::A(5));
+    assert_eq!(key, [0x07, 0xFF, 0x08, 0x05]);
+    assert_eq!(from_slice::<Adj>(&key).unwrap(), Adj::A(5));
+    assert!(enc(&Adj::A(5)) < enc(&Adj::B { x: String::new() }));
+    // A struct payload needs a self-describing format: a clear error, not a wrong value.
+    let e = from_slice::<Adj>(&enc(&Adj::B { x: "q".into() })).unwrap_err();
+    assert!(e.to_string().contains("not self-describing"), "{e}");
 }
 
 #[test]
