@@ -4,7 +4,11 @@
 ///
 /// The defaults are DynamoDB's, so a store stays portable between backends: partition keys
 /// up to 2048 bytes, sort keys up to 1024 bytes, items up to 400 KB. Limits apply to the
-/// backend keys the store writes, including its counter and index entry keys.
+/// backend keys the store writes, including its counter and index entry keys. One gap:
+/// DynamoDB counts an item's keys and attribute names in its 400 KB, and `max_value` counts
+/// the value alone, so a value within a few dozen bytes (plus its key lengths) of
+/// `max_value` passes these limits and is refused by the DynamoDB backend, with
+/// [`crate::backend::BackendError::LimitExceeded`] and before anything is sent.
 ///
 /// ```
 /// let mut limits = keypath_store::Limits::default();

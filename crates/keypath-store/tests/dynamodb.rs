@@ -704,3 +704,45 @@ async fn table_names_and_existing_tables() {
         other => panic!("expected Exists, got {other:?}"),
     }
 }
+
+/// Values DynamoDB cannot hold as native attributes are stored as bytes, not refused: a map
+/// key of 64 KiB (too long for an attribute name), and a list of small numbers whose native
+/// size DynamoDB counts above the item limit although its bytes fit. And the size check
+/// before sending counts numbers as DynamoDB does: a value one byte short of the limit by
+/// the old count is refused here, without a request.
+#[tokio::test]
+async fn values_without_a_native_form_that_fits_are_stored_as_bytes() {
+    let (backend, counter) = fresh("nonnative").await;
+    let envelope = |payload: &[u8]| [&[1u8, 1, b't', 0][..], payload].concat();
+    let mut long_key = serde_json::Map::new();
+    long_key.insert("k".repeat(65_536), serde_json::json!(1));
+    let digits: Vec<u32> = (0..130_000).map(|i| i % 10).collect();
+    let values = [
+        envelope(&rmp_serde::to_vec_named(&serde_json::Value::Object(long_key)).unwrap()),
+        envelope(&rmp_serde::to_vec(&digits).unwrap()),
+    ];
+    for (i, value) in values.iter().enumerate() {
+        let key = Key::new(b"nonnative".as_slice(), vec![1, i as u8]);
+        backend
+            .write(vec![Write::Put {
+                key: key.clone(),
+                record: Record {
+                    value: value.clone(),
+                    version: 1,
+                },
+                condition: Condition::NotExists,
+            }])
+            .await
+            .unwrap_or_else(|e| panic!("value {i}: {e}"));
+        assert_eq!(backend.get(key).await.unwrap().unwrap().value, *value);
+    }
+    counter.take();
+    // 409,587 value bytes with version 1: the item is one byte over DynamoDB's limit
+    // (the version number counts 2 bytes, not 1).
+    let over = backend.write(vec![put(b"g", b"s", vec![7; 409_587])]).await;
+    assert!(
+        matches!(over, Err(BackendError::LimitExceeded { .. })),
+        "{over:?}"
+    );
+    assert_eq!(counter.total(), 0, "nothing was sent");
+}

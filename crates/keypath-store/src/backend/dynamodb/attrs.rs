@@ -166,9 +166,9 @@ fn value_size(v: &AttributeValue) -> usize {
     match v {
         AttributeValue::S(s) => s.len(),
         AttributeValue::B(b) => b.as_ref().len(),
-        // DynamoDB: about one byte per two significant digits plus one; the text length
-        // is an upper bound.
-        AttributeValue::N(n) => n.len(),
+        // DynamoDB: one byte per two significant digits, plus one (and one more for a
+        // negative number); the text length plus one bounds that (`5` takes 2 bytes).
+        AttributeValue::N(n) => n.len() + 1,
         AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
         AttributeValue::L(l) => 3 + l.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
         AttributeValue::M(m) => {
@@ -178,7 +178,7 @@ fn value_size(v: &AttributeValue) -> usize {
                 .sum::<usize>()
         }
         AttributeValue::Ss(s) => s.iter().map(String::len).sum(),
-        AttributeValue::Ns(s) => s.iter().map(String::len).sum(),
+        AttributeValue::Ns(s) => s.iter().map(|n| n.len() + 1).sum(),
         AttributeValue::Bs(s) => s.iter().map(|b| b.as_ref().len()).sum(),
         _ => 0,
     }

@@ -35,6 +35,9 @@ const MAX_DEPTH: usize = 30;
 const MIN_MAGNITUDE: f64 = 1e-130;
 const MAX_MAGNITUDE: f64 = 9.99e125;
 
+/// Longest attribute name DynamoDB accepts, in bytes (it must be less than 65,536).
+const MAX_ATTRIBUTE_NAME: usize = 65_535;
+
 /// The native form of `payload` and its shape, or `None` if the payload has no exact native
 /// form.
 pub(crate) fn to_native(payload: &[u8]) -> Option<(AttributeValue, Vec<u8>)> {
@@ -104,9 +107,14 @@ fn encode(value: &Value, shape: &mut Vec<u8>, depth: usize) -> Option<AttributeV
         }
         Value::Map(entries) => {
             shape.push(TAG_MAP);
+            // DynamoDB refuses empty attribute names and names of 64 KiB or more: such a
+            // map has no native form (the value is then stored as bytes).
             let keys = entries
                 .iter()
-                .map(|(k, _)| k.as_str().filter(|k| !k.is_empty()))
+                .map(|(k, _)| {
+                    k.as_str()
+                        .filter(|k| !k.is_empty() && k.len() <= MAX_ATTRIBUTE_NAME)
+                })
                 .collect::<Option<Vec<&str>>>()?;
             let mut sorted = keys.clone();
             sorted.sort_unstable();
