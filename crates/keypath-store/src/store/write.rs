@@ -561,9 +561,15 @@ impl<B: Backend> Store<B> {
         })
     }
 
-    /// Checks sizes against the limits before anything is written, and returns the backend
-    /// keys of the write's new index entries (in the order of its indexes), each made once.
-    fn check_limits(&self, w: &ItemWrite, envelope_len: usize) -> Result<Vec<Key>, StoreError> {
+    /// Checks the sizes of a write of a new value against the limits before anything is
+    /// written, and returns the backend keys of its index entries (in the order of
+    /// `indexes`), each made once.
+    fn check_limits(
+        &self,
+        w: &ItemWrite,
+        indexes: &[(String, KeyPath)],
+        envelope_len: usize,
+    ) -> Result<Vec<Key>, StoreError> {
         let l = self.limits;
         // `what` is spelled out only for the error.
         let too_large = |what: &dyn Fn() -> String, found: usize, limit: usize| {
@@ -585,7 +591,6 @@ impl<B: Backend> Store<B> {
         )?;
         too_large(&|| "sort key".into(), w.key.sort.len(), l.max_sort_key)?;
         too_large(&|| "value".into(), envelope_len, l.max_value)?;
-        let indexes = w.new.as_ref().map_or(&[][..], |new| new.indexes.as_slice());
         let mut entries = Vec::with_capacity(indexes.len());
         for (name, path) in indexes {
             let k = entry_key(name, path, &w.path)?;
@@ -648,7 +653,7 @@ impl<B: Backend> Store<B> {
         let mut out = Vec::with_capacity(new.payload.len() + 64);
         encode_header_into(&new.item_type, sorted.into_iter(), &mut out);
         out.extend_from_slice(&new.payload);
-        let entries = self.check_limits(w, out.len())?;
+        let entries = self.check_limits(w, &new.indexes, out.len())?;
         Ok(Encoded {
             envelope: Some(out),
             entries,
