@@ -16,9 +16,9 @@
 //! ```
 
 use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serializer};
 
-const NANOS_PER_SECOND: i128 = 1_000_000_000;
+use crate::time::Timestamp;
 
 /// Serializes `t` as (seconds rounded down, nanoseconds) since the Unix epoch (RFC 3339 text
 /// if human-readable).
@@ -35,13 +35,10 @@ pub fn serialize<S: Serializer>(t: &jiff::Timestamp, serializer: S) -> Result<S:
     if serializer.is_human_readable() {
         return serializer.collect_str(t);
     }
-    let nanos = t.as_nanosecond();
-    // jiff's range (years -9999..=9999) keeps the seconds well inside i64.
-    let secs =
-        i64::try_from(nanos.div_euclid(NANOS_PER_SECOND)).map_err(serde::ser::Error::custom)?;
-    let subsec =
-        u32::try_from(nanos.rem_euclid(NANOS_PER_SECOND)).map_err(serde::ser::Error::custom)?;
-    (secs, subsec).serialize(serializer)
+    // jiff's range (years -9999..=9999) is well inside a Timestamp's.
+    let instant =
+        Timestamp::from_unix_nanos(t.as_nanosecond()).map_err(serde::ser::Error::custom)?;
+    super::instant::serialize(instant, serializer)
 }
 
 /// Deserializes what [`serialize`] wrote, rejecting nanoseconds of a second or more and
@@ -63,12 +60,6 @@ pub fn deserialize<'de, D: Deserializer<'de>>(
         let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
         return text.parse().map_err(D::Error::custom);
     }
-    let (secs, nanos) = <(i64, u32)>::deserialize(deserializer)?;
-    if i128::from(nanos) >= NANOS_PER_SECOND {
-        return Err(D::Error::custom(format_args!(
-            "expected nanoseconds below 1000000000, found {nanos}"
-        )));
-    }
-    jiff::Timestamp::from_nanosecond(i128::from(secs) * NANOS_PER_SECOND + i128::from(nanos))
-        .map_err(D::Error::custom)
+    let instant = super::instant::deserialize(deserializer)?;
+    jiff::Timestamp::from_nanosecond(instant.unix_nanos()).map_err(D::Error::custom)
 }

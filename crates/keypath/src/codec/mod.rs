@@ -155,6 +155,8 @@ mod write;
 
 #[cfg(feature = "chrono")]
 pub mod chrono_utc;
+#[cfg(any(feature = "jiff", feature = "time"))]
+mod instant;
 #[cfg(feature = "jiff")]
 pub mod jiff_timestamp;
 #[cfg(feature = "uuid")]

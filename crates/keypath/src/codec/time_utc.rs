@@ -22,7 +22,7 @@
 //! ```
 
 use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serializer};
 use time::OffsetDateTime;
 
 use crate::time::Timestamp;
@@ -42,7 +42,7 @@ pub fn serialize<S: Serializer>(t: &OffsetDateTime, serializer: S) -> Result<S::
     if serializer.is_human_readable() {
         serializer.collect_str(&instant)
     } else {
-        (instant.unix_seconds(), instant.subsec_nanos()).serialize(serializer)
+        super::instant::serialize(instant, serializer)
     }
 }
 
@@ -62,8 +62,7 @@ pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<OffsetD
         let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
         text.parse::<Timestamp>().map_err(D::Error::custom)?
     } else {
-        let (secs, nanos) = <(i64, u32)>::deserialize(deserializer)?;
-        Timestamp::new(secs, nanos).map_err(D::Error::custom)?
+        super::instant::deserialize(deserializer)?
     };
     OffsetDateTime::try_from(instant).map_err(D::Error::custom)
 }
