@@ -31,12 +31,13 @@ pub(crate) fn encode_into(out: &mut impl Sink, bytes: &[u8]) {
             return;
         }
     }
-    encode_long(out, bytes);
+    out.long_string(bytes);
 }
 
-/// [`encode_into`] for content of 8 bytes or more, or that needs escaping.
-#[inline(never)]
-fn encode_long(out: &mut impl Sink, bytes: &[u8]) {
+/// [`encode_into`] for content of 8 bytes or more, or that needs escaping; called out of
+/// line through [`Sink::long_string`].
+#[inline]
+pub(crate) fn encode_long(out: &mut impl Sink, bytes: &[u8]) {
     if bytes.len() >= 8 && !needs_escape_long(bytes) {
         // Nothing to escape, so the content is copied as is.
         out.bytes(bytes);

@@ -11,6 +11,8 @@
 //! [`WINDOW`] wraps around, and such an encoding is discarded), and [`Writer`], a slice of
 //! any length with checked writes.
 
+use super::escape;
+
 /// Where the encoder writes.
 pub(crate) trait Sink {
     /// Bytes written so far, counting the ones that did not fit.
@@ -24,6 +26,11 @@ pub(crate) trait Sink {
     fn tagged_word(&mut self, tag: u8, word: [u8; 8], used: usize);
     /// Inverts every byte written since `start` (a descending field), if all of them fit.
     fn invert_from(&mut self, start: usize, mask: u8);
+    /// Writes an escaped string the short-string path does not take (see
+    /// [`escape::encode_into`]), out of line. The call passes the output and the position by
+    /// value and returns the new position, so the caller keeps both in registers: a call
+    /// given the sink itself would need the position stored before it and reloaded after.
+    fn long_string(&mut self, bytes: &[u8]);
 }
 
 /// Longest encoding a [`Window`] holds; a power of two, so that a position is brought into
@@ -98,11 +105,25 @@ impl Sink for Window<'_> {
         self.pos += 1 + used;
     }
 
+    #[inline]
     fn invert_from(&mut self, start: usize, mask: u8) {
         if let Some(field) = self.buf.get_mut(start..self.pos) {
-            field.iter_mut().for_each(|b| *b ^= mask);
+            invert(field, mask);
         }
     }
+
+    #[inline(always)]
+    fn long_string(&mut self, bytes: &[u8]) {
+        self.pos = window_long_string(self.buf, self.pos, bytes);
+    }
+}
+
+/// [`Sink::long_string`] for a [`Window`].
+#[inline(never)]
+fn window_long_string(buf: &mut [u8; WINDOW_BYTES], pos: usize, bytes: &[u8]) -> usize {
+    let mut out = Window { buf, pos };
+    escape::encode_long(&mut out, bytes);
+    out.pos
 }
 
 /// An output of any length, with checked writes.
@@ -166,11 +187,32 @@ impl Sink for Writer<'_> {
         self.pos += 1 + used;
     }
 
+    #[inline]
     fn invert_from(&mut self, start: usize, mask: u8) {
         if let Some(field) = self.buf.get_mut(start..self.pos) {
-            field.iter_mut().for_each(|b| *b ^= mask);
+            invert(field, mask);
         }
     }
+
+    #[inline]
+    fn long_string(&mut self, bytes: &[u8]) {
+        self.pos = writer_long_string(self.buf, self.pos, bytes);
+    }
+}
+
+/// [`Sink::long_string`] for a [`Writer`].
+#[inline(never)]
+fn writer_long_string(buf: &mut [u8], pos: usize, bytes: &[u8]) -> usize {
+    let mut out = Writer { buf, pos };
+    escape::encode_long(&mut out, bytes);
+    out.pos
+}
+
+/// XORs every byte of `field` with `mask`; out of line and given only the bytes, like
+/// [`Sink::long_string`], so that the sink's position stays in a register around it.
+#[inline(never)]
+fn invert(field: &mut [u8], mask: u8) {
+    field.iter_mut().for_each(|b| *b ^= mask);
 }
 
 /// Writes `bytes` at `at` in `buf` if they fit (the slow path near the end of the output).
