@@ -23,12 +23,22 @@ use super::write::Sink;
 pub(crate) fn encode_into(out: &mut impl Sink, bytes: &[u8]) {
     let n = bytes.len();
     if n < 8 {
-        // Short content (most key components): the bytes and the terminator fit one word.
-        let (word, probe) = load_short(bytes);
-        if !has_escape_byte(probe) {
-            // The word's bytes past the content are zero: the terminator comes with it.
-            out.word(word.to_le_bytes(), n + 1);
-            return;
+        // Short content (most key components): no loop, a fixed number of loads and stores.
+        if n >= 4 {
+            // Two overlapping 4-byte halves; the sink writes them at their places, so
+            // nothing joins them in a register.
+            let (lo, hi) = load_halves(bytes);
+            if !has_escape_byte(u64::from(lo) | u64::from(hi) << 32) {
+                out.short_string(lo, hi, n);
+                return;
+            }
+        } else if n > 0 {
+            let (word, probe) = load_tiny(bytes);
+            if !has_escape_byte(probe) {
+                // The word's bytes past the content are zero: the terminator comes with it.
+                out.word(word.to_le_bytes(), n + 1);
+                return;
+            }
         }
     }
     out.long_string(bytes);
@@ -62,34 +72,29 @@ pub(crate) fn has_escape_byte(word: u64) -> bool {
     escape_flags(word) != 0
 }
 
-/// `bytes` (fewer than 8) as a little-endian word, zero above them, with a fixed number of
-/// loads (two overlapping 4-byte loads for 4..=7 bytes, three single bytes for 1..=3);
-/// and a word holding every byte of `bytes` and no other, for [`has_escape_byte`].
+/// The first and the last 4 bytes of `bytes` (4..=7 of them, so the two overlap or meet),
+/// each as a little-endian `u32`.
 #[inline(always)]
-fn load_short(bytes: &[u8]) -> (u64, u64) {
+fn load_halves(bytes: &[u8]) -> (u32, u32) {
     let n = bytes.len();
-    debug_assert!(n < 8);
-    if n >= 4 {
-        let lo = u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
-        let hi = u64::from(u32::from_le_bytes([
-            bytes[n - 4],
-            bytes[n - 3],
-            bytes[n - 2],
-            bytes[n - 1],
-        ]));
-        // The overlapping bytes are the same in both halves, so OR joins them.
-        (lo | hi << (8 * (n - 4)), lo | hi << 32)
-    } else if n > 0 {
-        let (first, mid, last) = (bytes[0], bytes[n / 2], bytes[n - 1]);
-        let word =
-            u64::from(first) | u64::from(mid) << (8 * (n / 2)) | u64::from(last) << (8 * (n - 1));
-        (
-            word,
-            u64::from_le_bytes([first, mid, last, first, first, first, first, first]),
-        )
-    } else {
-        (0, u64::MAX)
-    }
+    debug_assert!((4..8).contains(&n));
+    let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    let hi = u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]);
+    (lo, hi)
+}
+
+/// `bytes` (1..=3 of them) as a little-endian word, zero above them, with three single-byte
+/// loads; and a word holding every byte of `bytes` and `0xFF` bytes, for
+/// [`has_escape_byte`].
+#[inline(always)]
+fn load_tiny(bytes: &[u8]) -> (u64, u64) {
+    let n = bytes.len();
+    debug_assert!((1..4).contains(&n));
+    let (first, mid, last) = (bytes[0], bytes[n / 2], bytes[n - 1]);
+    let word =
+        u64::from(first) | u64::from(mid) << (8 * (n / 2)) | u64::from(last) << (8 * (n - 1));
+    let probe = u32::from_le_bytes([first, mid, last, 0xFF]);
+    (word, u64::from(probe) | 0xFFFF_FFFF << 32)
 }
 
 /// Whether `bytes` (at least 8) hold a `0x00` or `0x01`, a word at a time; the last word

@@ -24,6 +24,9 @@ pub(crate) trait Sink {
     fn word(&mut self, word: [u8; 8], used: usize);
     /// A sort byte and the first `used` (at most 8) bytes of `word` after it.
     fn tagged_word(&mut self, tag: u8, word: [u8; 8], used: usize);
+    /// A string of 4..=7 bytes that needs no escaping, and its terminator: `lo` is its
+    /// first 4 bytes and `hi` its last 4 (little-endian), which overlap unless `n` is 8.
+    fn short_string(&mut self, lo: u32, hi: u32, n: usize);
     /// Inverts every byte written since `start` (a descending field), if all of them fit.
     fn invert_from(&mut self, start: usize, mask: u8);
     /// Writes an escaped string the short-string path does not take (see
@@ -58,6 +61,14 @@ impl<'a> Window<'a> {
     fn at(&self) -> usize {
         // One mask, where clamping to a limit took a compare and a move.
         self.pos % WINDOW
+    }
+
+    /// The `N` bytes at `at`, which the caller keeps within the window's array.
+    #[inline(always)]
+    fn array<const N: usize>(&mut self, at: usize) -> &mut [u8; N] {
+        (&mut self.buf[at..at + N])
+            .try_into()
+            .unwrap_or_else(|_| unreachable!())
     }
 }
 
@@ -103,6 +114,21 @@ impl Sink for Window<'_> {
             .unwrap_or_else(|_| unreachable!());
         *dst = word;
         self.pos += 1 + used;
+    }
+
+    /// Two 4-byte stores, the second overlapping the first, and none for the terminator:
+    /// every write leaves the bytes from the new position on zero (a word's unused bytes are
+    /// zero, and the window starts zeroed), so the byte after the string is zero already.
+    #[inline(always)]
+    fn short_string(&mut self, lo: u32, hi: u32, n: usize) {
+        debug_assert!((4..8).contains(&n));
+        let at = self.at();
+        // At most 63 + 7 = 70, within the window's 72 bytes.
+        let end = at + n % 8;
+        *self.array::<4>(at) = lo.to_le_bytes();
+        *self.array::<4>(end - 4) = hi.to_le_bytes();
+        debug_assert!(self.pos >= WINDOW || self.buf[end] == 0);
+        self.pos += n + 1;
     }
 
     #[inline]
@@ -185,6 +211,15 @@ impl Sink for Writer<'_> {
             }
         }
         self.pos += 1 + used;
+    }
+
+    /// The halves joined into one word (the overlapping bytes are the same in both), zero
+    /// above the content: a slice written before may hold other bytes after the position.
+    #[inline]
+    fn short_string(&mut self, lo: u32, hi: u32, n: usize) {
+        debug_assert!((4..8).contains(&n));
+        let word = u64::from(lo) | u64::from(hi) << (8 * (n % 8 - 4));
+        self.word(word.to_le_bytes(), n + 1);
     }
 
     #[inline]

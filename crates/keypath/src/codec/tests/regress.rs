@@ -365,6 +365,106 @@ fn encodings_around_the_window_size() {
     }
 }
 
+/// Owned serde bytes, decoded whether or not they were escaped.
+#[derive(Debug, PartialEq)]
+struct OwnedBytes(Vec<u8>);
+
+impl<'de> serde::Deserialize<'de> for OwnedBytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = OwnedBytes;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<OwnedBytes, E> {
+                Ok(OwnedBytes(v.to_vec()))
+            }
+        }
+        d.deserialize_bytes(V)
+    }
+}
+
+/// Strings and byte strings of 0..=9 bytes (the short paths take 1..=3 and 4..=7 bytes
+/// without a loop, 4..=7 as two overlapping stores and no terminator store), plain or with a
+/// byte that needs escaping (or a high byte) at each place, at every offset in the encoder's
+/// window, also descending: the bytes the escaping rule gives, the same through the window
+/// and the checked writer, and decoded back.
+#[test]
+fn short_strings_at_every_offset_in_the_window() {
+    fn escaped(content: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &b in content {
+            match b {
+                0x00 => out.extend([0x01, 0x01]),
+                0x01 => out.extend([0x01, 0x02]),
+                b => out.push(b),
+            }
+        }
+        out.push(0x00);
+        out
+    }
+    let plain = |n: usize| (0..n).map(|i| b'a' + i as u8).collect::<Vec<u8>>();
+    let mut contents = Vec::new();
+    for n in 0..=9 {
+        contents.push(plain(n));
+        for at in 0..n {
+            for special in [0x00, 0x01, 0x02, 0x7F, 0x80, 0xFF] {
+                let mut c = plain(n);
+                c[at] = special;
+                contents.push(c);
+            }
+        }
+    }
+    for content in &contents {
+        for offset in 0..72 {
+            // A byte string of `offset - 1` bytes (or none) puts the string at `offset`; a
+            // string after it checks that the terminator is in place.
+            let prefix = vec![0xEE; offset.max(1) - 1];
+            let head = if offset == 0 {
+                Vec::new()
+            } else {
+                escaped(&prefix)
+            };
+            let mut expected = head.clone();
+            expected.extend(escaped(content));
+            expected.extend(escaped(b"tail"));
+            let through_window = if offset == 0 {
+                enc(&(B(content), "tail"))
+            } else {
+                enc(&(B(&prefix), B(content), "tail"))
+            };
+            assert_eq!(through_window, expected, "{content:?} at {offset}");
+            let mut checked = Vec::new();
+            if offset == 0 {
+                crate::codec::encode_sized(&(B(content), "tail"), &mut checked, 0, 0).unwrap();
+            } else {
+                crate::codec::encode_sized(&(B(&prefix), B(content), "tail"), &mut checked, 0, 0)
+                    .unwrap();
+            }
+            assert_eq!(checked, expected, "{content:?} at {offset}, checked writes");
+            let decoded: (OwnedBytes, String) = from_slice(&expected[head.len()..]).unwrap();
+            assert_eq!(decoded, (OwnedBytes(content.clone()), "tail".to_owned()));
+            // Descending: every byte of the field inverted, the rest as before.
+            let mut expected = head.clone();
+            expected.extend(escaped(content).iter().map(|b| !b));
+            expected.extend(escaped(b"tail"));
+            let desc = if offset == 0 {
+                enc(&(Desc(B(content)), "tail"))
+            } else {
+                enc(&(B(&prefix), Desc(B(content)), "tail"))
+            };
+            assert_eq!(desc, expected, "{content:?} at {offset}, descending");
+        }
+        if let Ok(text) = std::str::from_utf8(content) {
+            assert_eq!(
+                enc(&(text, 7u64)),
+                [escaped(content), vec![0x08, 0x07]].concat()
+            );
+        }
+    }
+}
+
 #[test]
 fn encode_into_fits_exact_capacity() {
     let key = (
