@@ -28,6 +28,19 @@ pub(crate) fn encode(negative: bool, magnitude: u64) -> (u8, [u8; 8], usize) {
     (sort, (stored << (8 * (8 - k))).to_be_bytes(), k)
 }
 
+/// [`encode`] of a non-negative value, with arithmetic where [`encode`] selects: the sort
+/// byte for zero is one below that of 1, and its magnitude byte `FF` is all ones.
+#[inline]
+pub(crate) fn encode_unsigned(v: u64) -> (u8, [u8; 8], usize) {
+    let lz = (v | 1).leading_zeros() as usize;
+    // Magnitude bytes less one: 0..=7.
+    let more = 7 - lz / 8;
+    // All ones for zero, else zero.
+    let zero = 0u64.wrapping_sub(u64::from(v == 0));
+    let sort = (INT_SORT_BYTE_ZERO + 1 + more as u8).wrapping_add(zero as u8);
+    (sort, ((v | zero) << (lz & 0x38)).to_be_bytes(), more + 1)
+}
+
 /// Appends the sort-byte encoding of `-magnitude` (if `negative`) or `magnitude`.
 #[cfg(test)]
 pub(crate) fn encode_into(out: &mut Vec<u8>, negative: bool, magnitude: u64) {

@@ -25,7 +25,7 @@ impl<W: Sink> Serializer<W> {
 
     #[inline]
     fn uint(&mut self, v: impl Into<u64>) {
-        let (sort, body, k) = int64::encode(false, v.into());
+        let (sort, body, k) = int64::encode_unsigned(v.into());
         self.out.tagged_word(sort, body, k);
     }
 

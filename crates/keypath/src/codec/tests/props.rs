@@ -127,6 +127,15 @@ proptest! {
             int64::encode_into(&mut out, negative, magnitude);
             prop_assert_eq!(&out[1..], &v.to_bytes()[..]);
         }
+        if !negative {
+            // The unsigned writer's sort byte and used magnitude bytes are the same.
+            let (sort, word, k) = int64::encode_unsigned(magnitude);
+            let mut bytes = vec![sort];
+            bytes.extend_from_slice(&word[..k]);
+            prop_assert_eq!(&bytes[..], &v.to_bytes()[..]);
+            // The word's bytes past the magnitude are zero (the window encoder relies on it).
+            prop_assert!(word[k..].iter().all(|&b| b == 0));
+        }
         let plain: Vec<u8> = std::iter::once(first).chain(rest).collect();
         let mask = if descending { 0xFF } else { 0x00 };
         let masked: Vec<u8> = plain.iter().map(|b| b ^ mask).collect();
