@@ -20,9 +20,11 @@ pub(crate) trait Sink {
     fn byte(&mut self, b: u8);
     fn bytes(&mut self, bytes: &[u8]);
     /// Writes the first `used` (at most 8) bytes of `word`, storing all 8 at once where
-    /// there is room (the excess is overwritten by later writes or cut off).
+    /// there is room (the excess is overwritten by later writes or cut off). The bytes past
+    /// `used` must be zero (see [`Window`]).
     fn word(&mut self, word: [u8; 8], used: usize);
-    /// A sort byte and the first `used` (at most 8) bytes of `word` after it.
+    /// A sort byte and the first `used` (at most 8) bytes of `word` after it; the bytes
+    /// past `used` must be zero, as for [`Sink::word`].
     fn tagged_word(&mut self, tag: u8, word: [u8; 8], used: usize);
     /// A string of 4..=7 bytes that needs no escaping, and its terminator: `lo` is its
     /// first 4 bytes and `hi` its last 4 (little-endian), which overlap unless `n` is 8.
@@ -47,6 +49,10 @@ pub(crate) const WINDOW_BYTES: usize = WINDOW + 8;
 /// room in the array for any fixed-size write, so writes need no checks. If the final length
 /// is at most [`WINDOW`], every write started below it (each writes at least one byte), so
 /// none wrapped and the first `len` bytes are the encoding; otherwise the caller discards them.
+///
+/// The bytes from the position on are zero: the array starts zeroed, and a write that stores
+/// more bytes than it uses (a whole word) stores zeros past them. [`Sink::short_string`]
+/// relies on this for the string's terminator.
 pub(crate) struct Window<'a> {
     buf: &'a mut [u8; WINDOW_BYTES],
     pos: usize,
@@ -95,7 +101,7 @@ impl Sink for Window<'_> {
 
     #[inline(always)]
     fn word(&mut self, word: [u8; 8], used: usize) {
-        debug_assert!(used <= 8);
+        debug_assert!(used <= 8 && word[used..].iter().all(|&b| b == 0));
         let at = self.at();
         let dst: &mut [u8; 8] = (&mut self.buf[at..at + 8])
             .try_into()
@@ -106,7 +112,7 @@ impl Sink for Window<'_> {
 
     #[inline(always)]
     fn tagged_word(&mut self, tag: u8, word: [u8; 8], used: usize) {
-        debug_assert!(used <= 8);
+        debug_assert!(used <= 8 && word[used..].iter().all(|&b| b == 0));
         let at = self.at();
         self.buf[at] = tag;
         let dst: &mut [u8; 8] = (&mut self.buf[at + 1..at + 9])
