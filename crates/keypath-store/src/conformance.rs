@@ -940,7 +940,14 @@ pub struct Census {
     pub counters: usize,
 }
 
-/// Checks the store invariants over every record of a backend (as [`dump_redb`] or
+#[cfg_attr(
+    feature = "redb",
+    doc = " Checks the store invariants over every record of a backend (as [`dump_redb`] or"
+)]
+#[cfg_attr(
+    not(feature = "redb"),
+    doc = " Checks the store invariants over every record of a backend (as `dump_redb`, feature `redb`, or"
+)]
 /// `MemoryBackend::snapshot` give them), for any item types:
 ///
 /// - every item decodes, and each of its index keys has its entry, whose value is the

@@ -21,7 +21,9 @@
 //! DynamoDB backend needs a runtime with the timer (`enable_all`): it pauses between
 //! retries with Tokio's timer, as the AWS SDK does.
 //!
-//! ```
+// The example opens a redb store (`Store::open`): compiled and run only with `redb`.
+#![cfg_attr(feature = "redb", doc = "```")]
+#![cfg_attr(not(feature = "redb"), doc = "```ignore")]
 //! use keypath::{KeyPath, PathError};
 //! use keypath_store::{Index, Item, Query, Store};
 //!

@@ -562,17 +562,20 @@ async fn bad_input_campaign_changes_nothing() {
 }
 
 /// An item type whose `Deserialize` panics: the caller's bug, not the store's.
+#[cfg(feature = "redb")]
 #[derive(Debug, serde::Serialize)]
 struct Explodes {
     id: u64,
 }
 
+#[cfg(feature = "redb")]
 impl<'de> serde::Deserialize<'de> for Explodes {
     fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
         panic!("Explodes cannot be read back");
     }
 }
 
+#[cfg(feature = "redb")]
 impl keypath_store::Item for Explodes {
     const TYPE: &'static str = "explodes";
     fn key_path(&self) -> Result<KeyPath, keypath::PathError> {
@@ -583,6 +586,7 @@ impl keypath_store::Item for Explodes {
 /// On the embedded store, lists and gets decode items on the blocking pool; a panic there
 /// is resumed in the calling task with its own message (not reported as a damaged store
 /// file), and the store goes on working.
+#[cfg(feature = "redb")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panicking_deserialize_panics_in_the_caller() {
     let dir = tempfile::tempdir().unwrap();
@@ -607,6 +611,7 @@ async fn a_panicking_deserialize_panics_in_the_caller() {
 }
 
 /// The task failed with the panic of `Explodes`' `Deserialize`.
+#[cfg(feature = "redb")]
 fn assert_panicked_reading_back(failed: tokio::task::JoinError) {
     let panic = failed.into_panic();
     let message = panic

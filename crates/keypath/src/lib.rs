@@ -9,7 +9,14 @@
 //!   byte order is their logical order; [`KeyRange`] for prefix and range queries. The
 //!   format is specified in `docs/FORMAT.md`.
 //! - [`I65`]: the sort-byte integer encoding every format shares.
-//! - [`codec`]: order-preserving serde codec for any value, with [`codec::Desc`] fields.
+#![cfg_attr(
+    feature = "serde",
+    doc = " - [`codec`]: order-preserving serde codec for any value, with [`codec::Desc`] fields."
+)]
+#![cfg_attr(
+    not(feature = "serde"),
+    doc = " - `codec` (feature `serde`): order-preserving serde codec for any value, with `codec::Desc` fields."
+)]
 //! - [`id`]: sortable unique IDs (KSUID, ULID, UUIDv7) with monotonic generators.
 //! - [`time`]: timestamps as key fields, oldest or latest first, at a declared precision.
 //! - [`spatial`]: Z-order and Hilbert keys; bounding boxes as a few key ranges.

@@ -89,7 +89,14 @@
 //!
 //! A newtype struct is its inner value. `uuid::Uuid` (a byte string in this
 //! non-human-readable format) takes 17+ bytes as is, and exactly 16 with
-//! [`raw_uuid`] (an attribute for a field, the newtype [`raw_uuid::RawUuid`] anywhere). `chrono::DateTime<Utc>` (feature `chrono`),
+#![cfg_attr(
+    feature = "uuid",
+    doc = " [`raw_uuid`] (an attribute for a field, the newtype [`raw_uuid::RawUuid`] anywhere). `chrono::DateTime<Utc>` (feature `chrono`),"
+)]
+#![cfg_attr(
+    not(feature = "uuid"),
+    doc = " `raw_uuid` (feature `uuid`: an attribute for a field, the newtype `raw_uuid::RawUuid` anywhere). `chrono::DateTime<Utc>` (feature `chrono`),"
+)]
 //! `time::OffsetDateTime` (feature `time`) and `jiff::Timestamp` (feature `jiff`) are
 //! stored as integers, seconds then nanoseconds since the Unix epoch, with the attribute
 //! modules `codec::chrono_utc`, `codec::time_utc` and `codec::jiff_timestamp`: keys order

@@ -1,4 +1,11 @@
-//! Sortable unique IDs: [`Ksuid`], [`Ulid`] and UUIDv7 ([`Uuid7Generator`]), with
+#![cfg_attr(
+    feature = "uuid",
+    doc = " Sortable unique IDs: [`Ksuid`], [`Ulid`] and UUIDv7 ([`Uuid7Generator`]), with"
+)]
+#![cfg_attr(
+    not(feature = "uuid"),
+    doc = " Sortable unique IDs: [`Ksuid`], [`Ulid`] and UUIDv7 (`Uuid7Generator`, feature `uuid`), with"
+)]
 //! monotonic generators.
 //!
 //! Every ID's bytes, text and `Ord` agree, so an ID used as a key field sorts by creation
