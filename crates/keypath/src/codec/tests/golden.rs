@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::hex;
+use super::{hex, Bytes};
 use crate::codec::{from_slice, to_vec, Desc};
 
 /// Checks that `value` encodes to `expected` hex and decodes back to itself.
@@ -31,32 +31,6 @@ fn unhex(s: &str) -> Vec<u8> {
 
 fn text(s: &str) -> String {
     String::from_utf8(unhex(s)).unwrap()
-}
-
-/// Serde bytes (not a sequence of `u8`).
-#[derive(Debug, PartialEq)]
-struct Bytes(Vec<u8>);
-
-impl Serialize for Bytes {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Bytes {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Bytes;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("bytes")
-            }
-            fn visit_bytes<E>(self, v: &[u8]) -> Result<Bytes, E> {
-                Ok(Bytes(v.to_vec()))
-            }
-        }
-        d.deserialize_bytes(V)
-    }
 }
 
 /// Float wrapper comparing bits, so NaN payloads and -0.0 are checked exactly.

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::hex;
+use super::{hex, Bytes};
 use crate::codec::{
     from_slice, from_slice_ordered, from_slice_partial, prefix_range, to_vec, to_vec_ordered,
     to_writer, Desc, Order, MAX_DEPTH,
@@ -365,26 +365,6 @@ fn encodings_around_the_window_size() {
     }
 }
 
-/// Owned serde bytes, decoded whether or not they were escaped.
-#[derive(Debug, PartialEq)]
-struct OwnedBytes(Vec<u8>);
-
-impl<'de> serde::Deserialize<'de> for OwnedBytes {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = OwnedBytes;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("bytes")
-            }
-            fn visit_bytes<E>(self, v: &[u8]) -> Result<OwnedBytes, E> {
-                Ok(OwnedBytes(v.to_vec()))
-            }
-        }
-        d.deserialize_bytes(V)
-    }
-}
-
 /// Strings and byte strings of 0..=9 bytes (the short paths take 1..=3 and 4..=7 bytes
 /// without a loop, 4..=7 as two overlapping stores and no terminator store), plain or with a
 /// byte that needs escaping (or a high byte) at each place, at every offset in the encoder's
@@ -443,8 +423,8 @@ fn short_strings_at_every_offset_in_the_window() {
                     .unwrap();
             }
             assert_eq!(checked, expected, "{content:?} at {offset}, checked writes");
-            let decoded: (OwnedBytes, String) = from_slice(&expected[head.len()..]).unwrap();
-            assert_eq!(decoded, (OwnedBytes(content.clone()), "tail".to_owned()));
+            let decoded: (Bytes, String) = from_slice(&expected[head.len()..]).unwrap();
+            assert_eq!(decoded, (Bytes(content.clone()), "tail".to_owned()));
             // Descending: every byte of the field inverted, the rest as before.
             let mut expected = head.clone();
             expected.extend(escaped(content).iter().map(|b| !b));
