@@ -485,7 +485,8 @@ fn unreadable_stdin_is_named() {
     }
 }
 
-/// The README shows `keypath lint` output; it must be what the tool prints.
+/// The README shows `keypath lint` output (stdout, then the summary line on stderr); it must
+/// be what the tool prints.
 #[test]
 fn lint_readme_example_is_current() {
     let readme = include_str!("../../../README.md");
@@ -498,7 +499,8 @@ fn lint_readme_example_is_current() {
     assert!(command.ends_with("| keypath lint"));
     let o = keypath(&["lint"], b"POST#9\nPOST#10\nUSER#Zoey\nUSER#alligator\n");
     assert!(command.contains(r"'POST#9\nPOST#10\nUSER#Zoey\nUSER#alligator\n'"));
-    assert_eq!(stdout(&o), shown);
+    assert_eq!(format!("{}{}", stdout(&o), stderr(&o)), shown);
+    assert_eq!(o.status.code(), Some(1));
 }
 
 /// A finding about a huge key shows its first bytes and its length, not the whole key.
