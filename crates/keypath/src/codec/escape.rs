@@ -41,6 +41,9 @@ pub(crate) fn encode_into(out: &mut impl Sink, bytes: &[u8]) {
             }
         }
     }
+    // Also the empty string: a third short case here makes serde's `String::serialize` too
+    // large to be inlined into a derived encoder (279 instead of 250 instructions for the
+    // benchmark struct, whose strings all take the 4..=7 path).
     out.long_string(bytes);
 }
 

@@ -27,7 +27,8 @@ pub(crate) trait Sink {
     /// past `used` must be zero, as for [`Sink::word`].
     fn tagged_word(&mut self, tag: u8, word: [u8; 8], used: usize);
     /// A string of 4..=7 bytes that needs no escaping, and its terminator: `lo` is its
-    /// first 4 bytes and `hi` its last 4 (little-endian), which overlap unless `n` is 8.
+    /// first 4 bytes and `hi` its last 4 (little-endian), which overlap (and are the same
+    /// bytes when there are 4).
     fn short_string(&mut self, lo: u32, hi: u32, n: usize);
     /// Inverts every byte written since `start` (a descending field), if all of them fit.
     fn invert_from(&mut self, start: usize, mask: u8);
@@ -103,10 +104,7 @@ impl Sink for Window<'_> {
     fn word(&mut self, word: [u8; 8], used: usize) {
         debug_assert!(used <= 8 && word[used..].iter().all(|&b| b == 0));
         let at = self.at();
-        let dst: &mut [u8; 8] = (&mut self.buf[at..at + 8])
-            .try_into()
-            .unwrap_or_else(|_| unreachable!());
-        *dst = word;
+        *self.array::<8>(at) = word;
         self.pos += used;
     }
 
@@ -115,10 +113,7 @@ impl Sink for Window<'_> {
         debug_assert!(used <= 8 && word[used..].iter().all(|&b| b == 0));
         let at = self.at();
         self.buf[at] = tag;
-        let dst: &mut [u8; 8] = (&mut self.buf[at + 1..at + 9])
-            .try_into()
-            .unwrap_or_else(|_| unreachable!());
-        *dst = word;
+        *self.array::<8>(at + 1) = word;
         self.pos += 1 + used;
     }
 
