@@ -396,45 +396,40 @@ fn short_strings_at_every_offset_in_the_window() {
             }
         }
     }
+    /// Encodes `key` through the window and with checked writes, which must agree.
+    fn both<T: Serialize>(key: &T) -> Vec<u8> {
+        let through_window = enc(key);
+        let mut checked = Vec::new();
+        crate::codec::encode_sized(key, &mut checked, 0, 0).unwrap();
+        assert_eq!(checked, through_window, "checked writes against the window");
+        through_window
+    }
+    /// The key with a field before the string that puts it at `offset`: nothing (a unit
+    /// takes no bytes) for 0, else a byte string of `offset - 1` bytes.
+    fn at_offset<T: Serialize>(offset: usize, field: T) -> (Vec<u8>, Vec<u8>) {
+        let prefix = vec![0xEE; offset.max(1) - 1];
+        if offset == 0 {
+            (Vec::new(), both(&((), field, "tail")))
+        } else {
+            (escaped(&prefix), both(&(B(&prefix), field, "tail")))
+        }
+    }
     for content in &contents {
         for offset in 0..72 {
-            // A byte string of `offset - 1` bytes (or none) puts the string at `offset`; a
-            // string after it checks that the terminator is in place.
-            let prefix = vec![0xEE; offset.max(1) - 1];
-            let head = if offset == 0 {
-                Vec::new()
-            } else {
-                escaped(&prefix)
-            };
+            // A string after the field checks that its terminator is in place.
+            let (head, encoded) = at_offset(offset, B(content));
             let mut expected = head.clone();
             expected.extend(escaped(content));
             expected.extend(escaped(b"tail"));
-            let through_window = if offset == 0 {
-                enc(&(B(content), "tail"))
-            } else {
-                enc(&(B(&prefix), B(content), "tail"))
-            };
-            assert_eq!(through_window, expected, "{content:?} at {offset}");
-            let mut checked = Vec::new();
-            if offset == 0 {
-                crate::codec::encode_sized(&(B(content), "tail"), &mut checked, 0, 0).unwrap();
-            } else {
-                crate::codec::encode_sized(&(B(&prefix), B(content), "tail"), &mut checked, 0, 0)
-                    .unwrap();
-            }
-            assert_eq!(checked, expected, "{content:?} at {offset}, checked writes");
+            assert_eq!(encoded, expected, "{content:?} at {offset}");
             let decoded: (Bytes, String) = from_slice(&expected[head.len()..]).unwrap();
             assert_eq!(decoded, (Bytes(content.clone()), "tail".to_owned()));
             // Descending: every byte of the field inverted, the rest as before.
-            let mut expected = head.clone();
+            let (head, encoded) = at_offset(offset, Desc(B(content)));
+            let mut expected = head;
             expected.extend(escaped(content).iter().map(|b| !b));
             expected.extend(escaped(b"tail"));
-            let desc = if offset == 0 {
-                enc(&(Desc(B(content)), "tail"))
-            } else {
-                enc(&(B(&prefix), Desc(B(content)), "tail"))
-            };
-            assert_eq!(desc, expected, "{content:?} at {offset}, descending");
+            assert_eq!(encoded, expected, "{content:?} at {offset}, descending");
         }
         if let Ok(text) = std::str::from_utf8(content) {
             assert_eq!(
