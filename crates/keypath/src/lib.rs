@@ -25,8 +25,14 @@
 //!
 //! The data-modeling guide, `docs/MODELING.md`, says when to use which.
 
-#![forbid(unsafe_code)]
+// One `unsafe` block, in `codec::native` (a `String` from bytes made ASCII by a mask);
+// everything else is safe code.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
+
+// The derive macros name the crate `::keypath`, also in its own tests.
+#[cfg(all(test, feature = "derive"))]
+extern crate self as keypath;
 
 mod int;
 mod path;

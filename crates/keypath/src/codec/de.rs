@@ -69,7 +69,7 @@ impl<'de> Deserializer<'de> {
     }
 
     #[inline(always)]
-    fn byte(&mut self, expected: &'static str) -> Result<u8, Error> {
+    pub(crate) fn byte(&mut self, expected: &'static str) -> Result<u8, Error> {
         // Through the rest of the input rather than `pos + 1`: the new position is then known
         // not to pass the end, so after a check that `n` bytes are left (see
         // `deserialize_tuple`) the compiler can drop the checks of the next `n` single bytes.
@@ -86,7 +86,10 @@ impl<'de> Deserializer<'de> {
 
     /// The next `N` bytes, unmasked.
     #[inline]
-    fn array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N], Error> {
+    pub(crate) fn array<const N: usize>(
+        &mut self,
+        expected: &'static str,
+    ) -> Result<[u8; N], Error> {
         let Some(bytes) = self.rest().get(..N) else {
             return Err(Error::unexpected(expected, Found::End, self.input.len()));
         };
@@ -112,7 +115,7 @@ impl<'de> Deserializer<'de> {
 
     /// Reads a sort-byte integer that must fit the unsigned type `T`.
     #[inline(always)]
-    fn uint<T: TryFrom<u64>>(&mut self, expected: &'static str) -> Result<T, Error> {
+    pub(crate) fn uint<T: TryFrom<u64>>(&mut self, expected: &'static str) -> Result<T, Error> {
         // The common case inline: ascending, positive, minimal, in range.
         if self.mask == 0 {
             if let Some((magnitude, end)) = int64::decode_positive(self.input, self.pos) {
@@ -131,7 +134,7 @@ impl<'de> Deserializer<'de> {
 
     /// Reads a sort-byte integer that must fit the signed type `T`.
     #[inline]
-    fn sint<T: TryFrom<i64>>(&mut self, expected: &'static str) -> Result<T, Error> {
+    pub(crate) fn sint<T: TryFrom<i64>>(&mut self, expected: &'static str) -> Result<T, Error> {
         let start = self.pos;
         let (negative, magnitude) = self.int()?;
         let value = if negative {
@@ -197,7 +200,7 @@ impl<'de> Deserializer<'de> {
     /// borrow the same bytes and find them ASCII), returning those 8 bytes and the
     /// content length.
     #[inline(always)]
-    fn short_ascii(&mut self) -> Option<([u8; 8], usize)> {
+    pub(crate) fn short_ascii(&mut self) -> Option<([u8; 8], usize)> {
         if self.mask != 0 {
             return None;
         }
@@ -280,14 +283,31 @@ impl<'de> Deserializer<'de> {
 
     /// Runs `f` one nesting level deeper, refusing to go past [`MAX_DEPTH`].
     #[inline]
-    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+    pub(crate) fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        self.enter()?;
+        let result = f(self);
+        self.leave();
+        result
+    }
+
+    /// Goes one nesting level deeper, refusing to go past [`MAX_DEPTH`]; [`Self::leave`]
+    /// comes back (after an error too).
+    #[inline(always)]
+    pub(crate) fn enter(&mut self) -> Result<(), Error> {
         if self.depth >= MAX_DEPTH {
             return Err(self.too_deep());
         }
         self.depth += 1;
-        let result = f(self);
+        Ok(())
+    }
+
+    /// Leaves the level [`Self::enter`] went into.
+    #[inline(always)]
+    pub(crate) fn leave(&mut self) {
         self.depth -= 1;
-        result
     }
 
     /// [`de::Deserializer::deserialize_tuple`] when fewer input bytes are left than
@@ -297,8 +317,36 @@ impl<'de> Deserializer<'de> {
         self.nested(|de| visitor.visit_seq(FixedAccess { de, left: len }))
     }
 
+    /// A `bool`: `0x00` or `0x01`.
     #[inline]
-    fn seq_marker(&mut self) -> Result<bool, Error> {
+    pub(crate) fn bool(&mut self) -> Result<bool, Error> {
+        const EXPECTED: &str = "a bool (0x00 or 0x01)";
+        match self.byte(EXPECTED)? {
+            FALSE => Ok(false),
+            TRUE => Ok(true),
+            _ => Err(self.err(EXPECTED, self.pos - 1)),
+        }
+    }
+
+    /// An option's tag: `true` for `Some`.
+    #[inline]
+    pub(crate) fn option_tag(&mut self) -> Result<bool, Error> {
+        const EXPECTED: &str = "an option tag (0x00 or 0x01)";
+        match self.byte(EXPECTED)? {
+            OPTION_NONE => Ok(false),
+            OPTION_SOME => Ok(true),
+            _ => Err(self.err(EXPECTED, self.pos - 1)),
+        }
+    }
+
+    /// Enters a descending field or leaves it: its bytes are stored inverted.
+    #[inline(always)]
+    pub(crate) fn flip_mask(&mut self) {
+        self.mask ^= DESC_MASK;
+    }
+
+    #[inline]
+    pub(crate) fn seq_marker(&mut self) -> Result<bool, Error> {
         match self.byte("an element marker 0x01 or the end marker 0x00")? {
             SEQ_ELEMENT => Ok(true),
             SEQ_END => Ok(false),
@@ -361,7 +409,7 @@ fn long_ascii_string(bytes: &[u8]) -> String {
 /// not inlined.
 #[cold]
 #[inline(never)]
-fn field_failed(e: Error, start: usize) -> Error {
+pub(crate) fn field_failed(e: Error, start: usize) -> Error {
     // An error without an offset comes from serde or the field's type (a `NonZeroU32` of
     // 0, a missing enum variant): it is about the field that starts at `start`.
     e.or_at(start)
@@ -437,12 +485,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        const EXPECTED: &str = "a bool (0x00 or 0x01)";
-        match self.byte(EXPECTED)? {
-            FALSE => visitor.visit_bool(false),
-            TRUE => visitor.visit_bool(true),
-            _ => Err(self.err(EXPECTED, self.pos - 1)),
-        }
+        visitor.visit_bool(self.bool()?)
     }
 
     int_methods! {
@@ -569,11 +612,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        const EXPECTED: &str = "an option tag (0x00 or 0x01)";
-        match self.byte(EXPECTED)? {
-            OPTION_NONE => visitor.visit_none(),
-            OPTION_SOME => self.nested(|de| visitor.visit_some(de)),
-            _ => Err(self.err(EXPECTED, self.pos - 1)),
+        if self.option_tag()? {
+            self.nested(|de| visitor.visit_some(de))
+        } else {
+            visitor.visit_none()
         }
     }
 
@@ -597,16 +639,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        self.nested(|de| {
-            if name == DESC_NAME {
-                de.mask ^= DESC_MASK;
+        if name == DESC_NAME {
+            self.nested(|de| {
+                de.flip_mask();
                 let result = visitor.visit_newtype_struct(&mut *de);
-                de.mask ^= DESC_MASK;
+                de.flip_mask();
                 result
-            } else {
-                visitor.visit_newtype_struct(de)
-            }
-        })
+            })
+        } else {
+            self.nested(|de| visitor.visit_newtype_struct(de))
+        }
     }
 
     #[inline]

@@ -104,10 +104,15 @@ impl Error {
     /// Records where the decoder was when an error without a position (a custom error
     /// raised by a `Deserialize` impl) happened.
     pub(crate) fn or_at(mut self, offset: usize) -> Error {
+        self.fill_offset(offset);
+        self
+    }
+
+    /// [`Self::or_at`] in place.
+    pub(crate) fn fill_offset(&mut self, offset: usize) {
         if self.0.offset.is_none() && !matches!(self.0.kind, ErrorKind::Io(_)) {
             self.0.offset = Some(offset);
         }
-        self
     }
 
     /// The byte offset of the input where decoding failed, if the error came from decoding.

@@ -137,6 +137,70 @@
 //! no meaningful order, and the key bytes of a tuple prefix are a byte prefix of the keys
 //! that extend it.
 //!
+//! # Without serde's generic layer: `Encode` and `Decode`
+//!
+//! [`encode`], [`encode_to`], [`decode`] and [`decode_partial`] do what [`to_vec`],
+//! [`encode_into`], [`from_slice`] and [`from_slice_partial`] do, for types that implement
+//! [`Encode`] and [`Decode`]: `#[derive(keypath::codec::Encode, keypath::codec::Decode)]`
+//! with the `derive` feature, beside or instead of serde's derives. The bytes are the same
+//! as through serde (so are the checks, the errors and the nesting limit), so keys written
+//! one way are read the other way. What changes is speed that holds in every build profile:
+//! through serde, whether the compiler flattens serde's generic visitors (one 16-byte read for
+//! a `[u8; 16]`, not 16 calls) depends on `codegen-units` and LTO, and with one codegen unit
+//! the serde decoder is several times slower than in the default profile; the derived code
+//! calls the codec's readers and writers directly (figures in `BENCHMARKS.md`).
+//!
+#![cfg_attr(feature = "derive", doc = "```")]
+#![cfg_attr(not(feature = "derive"), doc = "```ignore")]
+//! use keypath::codec::{decode, encode, from_slice, to_vec, Decode, Desc, Encode};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Encode, Decode, Serialize, Deserialize, Debug, PartialEq)]
+//! enum Status { Open, Closed { at: u64 } }
+//!
+//! #[derive(Encode, Decode, Serialize, Deserialize, Debug, PartialEq)]
+//! struct Key { tenant: u64, newest_first: Desc<u64>, id: [u8; 16], status: Status }
+//!
+//! let key = Key { tenant: 7, newest_first: Desc(9), id: [0xAB; 16], status: Status::Closed { at: 3 } };
+//! let bytes = encode(&key).unwrap();
+//! assert_eq!(bytes, to_vec(&key).unwrap()); // serde's bytes
+//! assert_eq!(decode::<Key>(&bytes).unwrap(), key);
+//! assert_eq!(from_slice::<Key>(&bytes).unwrap(), key);
+//! ```
+//!
+//! The derives write fields in declaration order and enum variants by index, as serde's
+//! derives do without attributes. Serde attributes that change what serde writes (`skip`,
+//! `with`, `flatten`, `tag`, `untagged`, `transparent`, `into`, ...) are refused at compile
+//! time, since the two encodings would differ; naming attributes (`rename`, `alias`,
+//! `rename_all`, `default`, `borrow`, `bound`, ...) are accepted. A field whose type has no
+//! keypath impl is written and read through its serde impls with `#[keypath(serde)]`:
+//!
+#![cfg_attr(feature = "derive", doc = "```")]
+#![cfg_attr(not(feature = "derive"), doc = "```ignore")]
+//! use std::collections::BTreeMap;
+//! #[derive(keypath::codec::Encode, keypath::codec::Decode, Debug, PartialEq)]
+//! struct Tagged {
+//!     name: String,
+//!     #[keypath(serde)]
+//!     tags: BTreeMap<String, u32>,
+//! }
+//! let t = Tagged { name: "a".into(), tags: BTreeMap::from([("x".to_string(), 1)]) };
+//! let bytes = keypath::codec::encode(&t).unwrap();
+//! assert_eq!(keypath::codec::decode::<Tagged>(&bytes).unwrap(), t);
+//! ```
+//!
+#![cfg_attr(feature = "derive", doc = "```compile_fail")]
+#![cfg_attr(not(feature = "derive"), doc = "```ignore")]
+//! // Refused: serde would skip the field, the derived `Encode` would write it.
+//! #[derive(keypath::codec::Encode, serde::Serialize)]
+//! struct Key { id: u64, #[serde(skip)] cache: u64 }
+//! ```
+//!
+//! Implemented for: `bool`, every integer, `f32`, `f64`, `char`, `String` (and `str`,
+//! `&str` borrowed when nothing was escaped), `Option<T>`, `Vec<T>` (and `[T]`), arrays
+//! `[T; N]` (`[u8; N]` read and written in one copy), tuples of up to 12 elements, `()`,
+//! `PhantomData<T>`, `Box<T>`, `&T`, [`Desc<T>`], and `uuid::Uuid` (feature `uuid`).
+//!
 //! # Decoding
 //!
 //! [`from_slice`] rejects trailing bytes and every non-canonical form (non-minimal
@@ -155,6 +219,7 @@ mod escape;
 mod float;
 mod int128;
 mod int64;
+mod native;
 mod one_byte;
 mod prefix;
 mod ser;
@@ -183,7 +248,11 @@ pub use escape::{ESCAPE, ESCAPED_ESCAPE, ESCAPED_NUL, TERMINATOR};
 pub use int128::{
     U128_SORT_BYTE_MAX, WIDE_MAX_ENCODED_LEN, WIDE_SORT_BYTE_MAX, WIDE_SORT_BYTE_ZERO,
 };
+#[cfg(feature = "derive")]
+pub use keypath_derive::{Decode, Encode};
+pub use native::{Decode, Decoder, Encode, Encoder};
 pub use prefix::{prefix_range, KeyRange};
+pub use write::Sink;
 
 /// `false`.
 pub const FALSE: u8 = 0x00;
@@ -233,23 +302,28 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// writing anything and are serialized again.
 #[inline]
 pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
+    put_into(native::BySerde(value), out)
+}
+
+/// [`encode_into`] and [`encode_to`]: writes `value` into a window of `out`'s spare
+/// capacity, or through [`encode_sized`].
+#[inline(always)]
+fn put_into<P: native::Put>(value: P, out: &mut Vec<u8>) -> Result<(), Error> {
     let start = out.len();
     if out.capacity() - start < write::WINDOW_BYTES {
         return encode_sized(value, out, start, out.capacity() - start);
     }
     // A constant-size zero fill: a few vector stores, no call.
-    out.extend_from_slice(&[0; write::WINDOW_BYTES]);
-    let window: &mut [u8; write::WINDOW_BYTES] = (&mut out[start..])
-        .try_into()
-        .unwrap_or_else(|_| unreachable!("the window was just appended"));
-    let mut ser = ser::Serializer {
-        out: write::Window::new(window),
+    out.resize(start + write::WINDOW_BYTES, 0);
+    let Some(window) = out.last_chunk_mut::<{ write::WINDOW_BYTES }>() else {
+        unreachable!("the window was just appended")
     };
-    if let Err(e) = value.serialize(&mut ser) {
+    let mut e = native::Encoder::new(write::Window::new(window));
+    if let Err(e) = value.put(&mut e) {
         out.truncate(start);
         return Err(e);
     }
-    let len = write::Sink::len(&ser.out);
+    let len = e.len();
     if len > write::WINDOW {
         return encode_sized(value, out, start, len);
     }
@@ -262,8 +336,8 @@ pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Resul
 /// more the second time).
 #[cold]
 #[inline(never)]
-fn encode_sized<T: ?Sized + Serialize>(
-    value: &T,
+fn encode_sized<P: native::Put>(
+    value: P,
     out: &mut Vec<u8>,
     start: usize,
     size: usize,
@@ -271,19 +345,84 @@ fn encode_sized<T: ?Sized + Serialize>(
     let mut size = size;
     loop {
         out.resize(start + size, 0);
-        let mut ser = ser::Serializer {
-            out: write::Writer::new(&mut out[start..]),
-        };
-        if let Err(e) = value.serialize(&mut ser) {
+        let mut e = native::Encoder::new(write::Writer::new(&mut out[start..]));
+        if let Err(e) = value.put(&mut e) {
             out.truncate(start);
             return Err(e);
         }
-        let len = write::Sink::len(&ser.out);
+        let len = e.len();
         if len <= size {
             out.truncate(start + len);
             return Ok(());
         }
         size = len;
+    }
+}
+
+/// Encodes `value` through [`Encode`] into a new vector: the bytes [`to_vec`] writes
+/// for the same value through serde.
+///
+/// ```
+/// assert_eq!(keypath::codec::encode(&(7u64, "ab")).unwrap(), [0x08, 0x07, 0x61, 0x62, 0x00]);
+/// ```
+pub fn encode<T: ?Sized + Encode>(value: &T) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::with_capacity(write::WINDOW_BYTES);
+    encode_to(value, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the encoding of `value` to `out` through [`Encode`]; otherwise as
+/// [`encode_into`] (no reallocation when `out` has 72 bytes of spare capacity, `out`
+/// unchanged on error).
+///
+/// ```
+/// let mut buf = Vec::with_capacity(128);
+/// keypath::codec::encode_to(&(1234u64, [0xAB_u8; 2]), &mut buf).unwrap();
+/// assert_eq!(buf, keypath::codec::to_vec(&(1234u64, [0xAB_u8; 2])).unwrap());
+/// ```
+#[inline]
+pub fn encode_to<T: ?Sized + Encode>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
+    put_into(native::ByEncode(value), out)
+}
+
+/// Decodes a value through [`Decode`] from all of `bytes`: what [`from_slice`] does
+/// through serde, with the same checks and errors.
+///
+/// ```
+/// let v: (u64, String) = keypath::codec::decode(&[0x08, 0x07, 0x61, 0x00]).unwrap();
+/// assert_eq!(v, (7, "a".to_string()));
+/// let err = keypath::codec::decode::<u64>(&[0x08, 0x07, 0x00]).unwrap_err();
+/// assert_eq!(err.to_string(), "expected the end of input, found 1 trailing byte(s) at byte offset 2");
+/// ```
+#[inline(always)]
+pub fn decode<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
+    let mut d = Decoder::new(bytes);
+    // Checked and returned in place: the value is not moved into another `Result`, which
+    // for a large key can be a `memcpy` call.
+    let mut result = T::decode(&mut d);
+    match &mut result {
+        Ok(_) if d.position() != bytes.len() => {
+            result = Err(trailing_bytes(bytes.len(), d.position()));
+        }
+        Ok(_) => {}
+        Err(e) => e.fill_offset(0),
+    }
+    result
+}
+
+/// Decodes a value through [`Decode`] from the start of `bytes`, returning it and the
+/// number of bytes used, as [`from_slice_partial`] does through serde.
+///
+/// ```
+/// let key = keypath::codec::to_vec(&(7u64, "rest", 1.5f64)).unwrap();
+/// let (tenant, used): (u64, usize) = keypath::codec::decode_partial(&key).unwrap();
+/// assert_eq!((tenant, used), (7, 2));
+/// ```
+pub fn decode_partial<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<(T, usize), Error> {
+    let mut d = Decoder::new(bytes);
+    match T::decode(&mut d) {
+        Ok(value) => Ok((value, d.position())),
+        Err(e) => Err(e.or_at(0)),
     }
 }
 

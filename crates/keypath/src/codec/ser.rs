@@ -37,7 +37,7 @@ impl<W: Sink> Serializer<W> {
     }
 
     #[inline]
-    fn variant(&mut self, index: u32) {
+    pub(crate) fn variant(&mut self, index: u32) {
         self.uint(index);
     }
 }

@@ -2,6 +2,8 @@
 
 mod golden;
 mod model;
+#[cfg(feature = "derive")]
+mod native;
 mod props;
 mod regress;
 

@@ -10,7 +10,7 @@ use super::model::{
 use crate::codec::{encode_into, from_slice, int64, prefix_range, to_vec, Desc};
 use crate::I65;
 
-fn config(cases: u32) -> ProptestConfig {
+pub(super) fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
         cases,
         max_shrink_iters: 2_000,

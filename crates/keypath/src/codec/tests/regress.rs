@@ -343,7 +343,7 @@ fn encode_into_does_not_reallocate_with_spare_capacity() {
 fn encodings_around_the_window_size() {
     fn check<T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(key: &T) {
         let mut checked = Vec::new();
-        crate::codec::encode_sized(key, &mut checked, 0, 0).unwrap();
+        crate::codec::encode_sized(crate::codec::native::BySerde(key), &mut checked, 0, 0).unwrap();
         for head in [0, 1, 7] {
             for spare in [128, 71, 0] {
                 let mut out = vec![0xEE; head];
@@ -400,7 +400,7 @@ fn short_strings_at_every_offset_in_the_window() {
     fn both<T: Serialize>(key: &T) -> Vec<u8> {
         let through_window = enc(key);
         let mut checked = Vec::new();
-        crate::codec::encode_sized(key, &mut checked, 0, 0).unwrap();
+        crate::codec::encode_sized(crate::codec::native::BySerde(key), &mut checked, 0, 0).unwrap();
         assert_eq!(checked, through_window, "checked writes against the window");
         through_window
     }
