@@ -52,10 +52,15 @@ fn memcomparable_into<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
 /// An encoder appending one value to a reused buffer.
 type Encoder<T> = fn(&T, &mut Vec<u8>);
 
-/// The four encoders, each appending to a reused buffer.
-fn encoders<T: Serialize + storekey::Encode + FdbPack>() -> [(&'static str, Encoder<T>); 4] {
+/// The encoders, each appending to a reused buffer: keypath through serde and through its
+/// derived `Encode` (the same bytes), then the peers.
+fn encoders<T: Serialize + keypath::codec::Encode + storekey::Encode + FdbPack>(
+) -> [(&'static str, Encoder<T>); 5] {
     [
         ("keypath", |v, b| keypath::codec::encode_into(v, b).unwrap()),
+        ("keypath (derive)", |v, b| {
+            keypath::codec::encode_to(v, b).unwrap()
+        }),
         ("storekey", |v, b| storekey::encode(&mut *b, v).unwrap()),
         ("foundationdb-tuple", |v, b| v.fdb_pack(b)),
         ("memcomparable", |v, b| memcomparable_into(v, b)),
@@ -77,7 +82,9 @@ impl FdbPack for u64 {
     }
 }
 
-fn encoded<T: Serialize + storekey::Encode + FdbPack>(v: &T) -> [(&'static str, Vec<u8>); 4] {
+fn encoded<T: Serialize + keypath::codec::Encode + storekey::Encode + FdbPack>(
+    v: &T,
+) -> [(&'static str, Vec<u8>); 5] {
     encoders::<T>().map(|(name, f)| {
         let mut buf = Vec::new();
         f(v, &mut buf);
@@ -134,6 +141,9 @@ fn struct_benches(c: &mut Criterion) {
     group.bench_function("keypath", |b| {
         b.iter(|| keypath::codec::from_slice::<Key>(black_box(&bytes[0].1)).unwrap())
     });
+    group.bench_function("keypath (derive)", |b| {
+        b.iter(|| keypath::codec::decode::<Key>(black_box(&bytes[1].1)).unwrap())
+    });
     group.bench_function("keypath (borrowed &str)", |b| {
         b.iter(|| {
             keypath::codec::from_slice::<KeyRef>(black_box(&bytes[0].1))
@@ -167,20 +177,22 @@ fn struct_benches(c: &mut Criterion) {
         })
     });
     group.bench_function("storekey", |b| {
-        b.iter(|| storekey::decode_borrow::<Key>(black_box(&bytes[1].1)).unwrap())
+        b.iter(|| storekey::decode_borrow::<Key>(black_box(&bytes[2].1)).unwrap())
     });
     group.bench_function("foundationdb-tuple", |b| {
-        b.iter(|| fdb_unpack(black_box(&bytes[2].1)))
+        b.iter(|| fdb_unpack(black_box(&bytes[3].1)))
     });
     group.bench_function("memcomparable", |b| {
-        b.iter(|| memcomparable::from_slice::<Key>(black_box(&bytes[3].1)).unwrap())
+        b.iter(|| memcomparable::from_slice::<Key>(black_box(&bytes[4].1)).unwrap())
     });
     group.finish();
     // Every codec decodes what it encoded.
     assert_eq!(keypath::codec::from_slice::<Key>(&bytes[0].1).unwrap(), k);
-    assert_eq!(storekey::decode_borrow::<Key>(&bytes[1].1).unwrap(), k);
-    assert_eq!(fdb_unpack(&bytes[2].1), k);
-    assert_eq!(memcomparable::from_slice::<Key>(&bytes[3].1).unwrap(), k);
+    assert_eq!(bytes[1].1, bytes[0].1);
+    assert_eq!(keypath::codec::decode::<Key>(&bytes[1].1).unwrap(), k);
+    assert_eq!(storekey::decode_borrow::<Key>(&bytes[2].1).unwrap(), k);
+    assert_eq!(fdb_unpack(&bytes[3].1), k);
+    assert_eq!(memcomparable::from_slice::<Key>(&bytes[4].1).unwrap(), k);
 }
 
 fn batch_benches(c: &mut Criterion) {
@@ -205,8 +217,11 @@ fn batch_benches(c: &mut Criterion) {
     // Decoding: each codec's 1M keys laid out back to back with their lengths.
     let mut group = c.benchmark_group("batch_1M_u64_decode");
     type Decode = fn(&[u8]) -> u64;
-    let decoders: [(&str, Decode); 4] = [
+    let decoders: [(&str, Decode); 5] = [
         ("keypath", |b| keypath::codec::from_slice::<u64>(b).unwrap()),
+        ("keypath (derive)", |b| {
+            keypath::codec::decode::<u64>(b).unwrap()
+        }),
         ("storekey", |b| storekey::decode_borrow::<u64>(b).unwrap()),
         ("foundationdb-tuple", |b| {
             foundationdb_tuple::unpack::<(u64,)>(b).unwrap().0

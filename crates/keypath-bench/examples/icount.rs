@@ -10,6 +10,7 @@
 //! sort key decoded under its group, as a store list does for each item),
 //! `storekey-encode`/`-decode` (the same fields as a storekey tuple), and for the codec
 //! benchmark's key struct `codec-encode`, `codec-decode` (owned), `codec-decode-borrowed`,
+//! `codec-encode-derive`, `codec-decode-derive` (the derived `Encode`/`Decode`),
 //! `storekey-struct-encode`, `storekey-struct-decode`; for u64 keys (one iteration is a
 //! block of 1,000 keys spread over `0..1_000_000`, as in the criterion batch)
 //! `codec-u64-encode`, `codec-u64-decode`, `storekey-u64-encode`, `storekey-u64-decode`.
@@ -126,11 +127,11 @@ fn main() {
             "storekey-decode" => run(n, || {
                 black_box(storekey::decode_borrow::<Tuple>(black_box(&sk)).unwrap());
             }),
-            "codec-encode" | "storekey-struct-encode" => {
-                let encode: Encode<Key> = if op == "codec-encode" {
-                    |v, b| keypath::codec::encode_into(v, b).unwrap()
-                } else {
-                    |v, b| storekey::encode(&mut *b, v).unwrap()
+            "codec-encode" | "codec-encode-derive" | "storekey-struct-encode" => {
+                let encode: Encode<Key> = match op.as_str() {
+                    "codec-encode" => |v, b| keypath::codec::encode_into(v, b).unwrap(),
+                    "codec-encode-derive" => |v, b| keypath::codec::encode_to(v, b).unwrap(),
+                    _ => |v, b| storekey::encode(&mut *b, v).unwrap(),
                 };
                 let encode = black_box(encode);
                 run(n, || {
@@ -141,6 +142,9 @@ fn main() {
             }
             "codec-decode" => run(n, || {
                 black_box(keypath::codec::from_slice::<Key>(black_box(&codec_key)).unwrap());
+            }),
+            "codec-decode-derive" => run(n, || {
+                black_box(keypath::codec::decode::<Key>(black_box(&codec_key)).unwrap());
             }),
             "codec-decode-borrowed" => run(n, || {
                 black_box(keypath::codec::from_slice::<KeyRef>(black_box(&codec_key)).unwrap());

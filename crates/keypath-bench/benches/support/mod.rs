@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
     PartialEq,
     Serialize,
     Deserialize,
+    keypath::codec::Encode,
+    keypath::codec::Decode,
     storekey::Encode,
     storekey::Decode,
     storekey::BorrowDecode,
