@@ -74,8 +74,8 @@ pub(crate) enum DbCommand {
     /// Create a store, declaring its secondary indexes (they cannot change later).
     Init {
         /// An index, as NAME=NAMESPACE.FIELD@GROUP: items whose last namespace is NAMESPACE
-        /// are indexed at GROUP/FIELD-<value of FIELD> (an integer or string; absent or null
-        /// leaves the item out). GROUP is one component, such as /board-1, or /board-{F} to
+        /// are indexed at GROUP/FIELD-V, V being the item's FIELD (an integer or string; absent
+        /// or null leaves the item out). GROUP is one component, such as /board-1, or /board-{F} to
         /// take its ID from the item's field F (write a literal '{' as %7B). Examples:
         /// by_updated=ticket.updated_at@/board-1, by_updated=ticket.updated_at@/board-{board}
         #[arg(long = "index", value_name = "DEFINITION")]

@@ -143,8 +143,8 @@
 //! [`encode_into`], [`from_slice`] and [`from_slice_partial`] do, for types that implement
 //! [`Encode`] and [`Decode`]: `#[derive(keypath::codec::Encode, keypath::codec::Decode)]`
 //! with the `derive` feature, beside or instead of serde's derives. The bytes are the same
-//! as through serde (so are the checks, the errors and the nesting limit), so keys written
-//! one way are read the other way. What changes is speed that holds in every build profile:
+//! as through serde (so are the checks, the error offsets and the nesting limit), so keys
+//! written one way are read the other way. What changes is speed that holds in every build profile:
 //! through serde, whether the compiler flattens serde's generic visitors (one 16-byte read for
 //! a `[u8; 16]`, not 16 calls) depends on `codegen-units` and LTO, and with one codegen unit
 //! the serde decoder is several times slower than in the default profile; the derived code

@@ -69,7 +69,9 @@ pub trait Encode {
 /// `#[derive(keypath::codec::Decode)]` (feature `derive`).
 ///
 /// Reads the bytes serde's derived `Deserialize` reads through [`super::from_slice`], with
-/// the same checks and the same errors, and the same nesting limit ([`super::MAX_DEPTH`]).
+/// the same checks, the same errors at the same offsets (only an enum variant index the
+/// enum does not have is worded differently) and the same nesting limit
+/// ([`super::MAX_DEPTH`]).
 ///
 /// ```
 /// # #[cfg(feature = "derive")] {
@@ -206,10 +208,18 @@ impl<'de> Decoder<'de> {
     /// Bytes of the input read so far.
     ///
     /// ```
-    /// use keypath::codec::{Decode, Decoder};
-    /// let input = keypath::codec::to_vec(&(7u64, "ab")).unwrap();
-    /// let (n, used): (u64, usize) = keypath::codec::decode_partial(&input).unwrap();
-    /// assert_eq!((n, used), (7, 2));
+    /// use keypath::codec::{Decode, Decoder, Error};
+    /// /// A number and how many bytes its encoding took.
+    /// struct Sized(u64, usize);
+    /// impl<'de> Decode<'de> for Sized {
+    ///     fn decode(d: &mut Decoder<'de>) -> Result<Self, Error> {
+    ///         let start = d.position();
+    ///         let n = u64::decode(d)?;
+    ///         Ok(Sized(n, d.position() - start))
+    ///     }
+    /// }
+    /// let s: Sized = keypath::codec::decode(&keypath::codec::to_vec(&1234u64).unwrap()).unwrap();
+    /// assert_eq!((s.0, s.1), (1234, 3));
     /// ```
     #[inline]
     pub fn position(&self) -> usize {
