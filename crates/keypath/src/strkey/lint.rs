@@ -891,6 +891,13 @@ impl<'a> Tokens<'a> {
             self.field_start = true;
             return self.token(Tok::Sep, start, start + 1);
         }
+        if first.is_ascii_hexdigit() && uuid_at(key, start) {
+            // Before numbers and words: one that starts with 8 decimal digits would read as
+            // a number, its neighbours as words, and the two kinds could not be compared.
+            self.field_start = false;
+            self.pos = start + UUID_TEXT_LEN;
+            return self.token(Tok::Opaque, start, self.pos);
+        }
         if std::mem::take(&mut self.field_start) {
             // Before splitting at separators: a timestamp holds `:`, a date may hold `/`.
             if let Some((tok, len)) =
@@ -984,6 +991,26 @@ impl<'a> Tokens<'a> {
         self.pos = end;
         self.token(Tok::Punct, start, end)
     }
+}
+
+/// Length of a UUID's text form, 8-4-4-4-12 hex digits.
+const UUID_TEXT_LEN: usize = 36;
+
+/// Whether a UUID's text form starts at `key[start..]` and ends there (no letter or digit
+/// follows). Its hex digits order as bytes when they share a case, so it is one opaque
+/// token, compared as bytes.
+fn uuid_at(key: &[u8], start: usize) -> bool {
+    let Some(text) = key.get(start..start + UUID_TEXT_LEN) else {
+        return false;
+    };
+    let shaped = text.iter().enumerate().all(|(i, b)| match i {
+        8 | 13 | 18 | 23 => *b == b'-',
+        _ => b.is_ascii_hexdigit(),
+    });
+    shaped
+        && !key
+            .get(start + UUID_TEXT_LEN)
+            .is_some_and(u8::is_ascii_alphanumeric)
 }
 
 /// Where the run of bytes satisfying `f` that starts at `start` ends.

@@ -153,6 +153,45 @@ fn negative_numbers() {
     );
 }
 
+/// UUIDs in text form are one opaque token compared as bytes (the order of their hex
+/// digits, whatever their case): one whose first 8 characters are decimal digits is not
+/// read as a number and then compared with its neighbours as another kind of value.
+#[test]
+fn uuids_compare_as_their_bytes() {
+    let keys = [
+        "/user-0a1b2c3d-0000-4000-8000-000000000000/post-1",
+        "/user-12345678-9abc-4def-8123-456789abcdef/post-1",
+        "/user-12345678-9abc-4def-8123-456789abcdef/post-2",
+        "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1",
+        "/user-99999999-0000-4000-8000-000000000000/post-1",
+        "/user-c0ffee00-1234-4567-89ab-cdef01234567/post-1",
+    ];
+    for separators in [&b"/"[..], b"/-"] {
+        let report = Lint::new().separators(separators).unwrap().run(&keys);
+        assert_eq!(
+            (report.out_of_order, report.unjudged),
+            (0, 0),
+            "{separators:?}"
+        );
+        let lint = Lint::new().separators(separators).unwrap();
+        for a in keys {
+            for b in keys {
+                assert_eq!(
+                    lint.meant_cmp(a.as_bytes(), b.as_bytes()),
+                    a.cmp(b),
+                    "{a} {b}"
+                );
+            }
+        }
+    }
+    // A UUID inside a longer word is not one.
+    assert!(lint(&[
+        "k#x12345678-9abc-4def-8123-456789abcdef",
+        "k#x4c9d36e5-6b19-4e6a-828c-226ed667458a"
+    ])
+    .is_clean());
+}
+
 #[test]
 fn case() {
     assert_eq!(
