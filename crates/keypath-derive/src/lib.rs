@@ -7,7 +7,9 @@
 //! that (`skip`, `with`, `flatten`, `tag`, `untagged`, `transparent`, `into`, ...) would make
 //! the two disagree, so the derives refuse them; naming attributes (`rename`, `alias`, ...)
 //! change nothing in this format and are accepted. A field whose type has no keypath impl
-//! can be written and read through serde with `#[keypath(serde)]`.
+//! can be written and read through serde with `#[keypath(serde)]`; `#[keypath(crate =
+//! "path")]` on the type names the keypath crate when it is not `::keypath`. Type
+//! parameters are bounded as serde bounds them (not when only in `PhantomData`).
 
 #![forbid(unsafe_code)]
 
@@ -15,8 +17,8 @@ use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{format_ident, quote};
 use syn::{
-    parse_macro_input, parse_quote, Attribute, Data, DeriveInput, Field, Fields, GenericParam,
-    Generics, Lifetime, LifetimeParam, Token,
+    parse_macro_input, parse_quote, Attribute, Data, DeriveInput, Field, Fields, GenericArgument,
+    GenericParam, Generics, Ident, Lifetime, LifetimeParam, PathArguments, Token, Type,
 };
 
 /// Derives `keypath::codec::Encode`. See the trait's documentation in `keypath`.
@@ -52,11 +54,29 @@ const HARMLESS_SERDE: &[&str] = &[
     "borrow",
 ];
 
-/// Refuses serde attributes that change the encoding, and keypath attributes anywhere but
-/// on fields. Returns whether a field is marked `#[keypath(serde)]` (`field` is true for
-/// fields).
-fn check_attrs(attrs: &[Attribute], field: bool) -> syn::Result<bool> {
-    let mut through_serde = false;
+/// Where an attribute list sits.
+#[derive(Clone, Copy, PartialEq)]
+enum Level {
+    Container,
+    Variant,
+    Field,
+}
+
+/// What the keypath attributes of one item say.
+#[derive(Default)]
+struct Options {
+    /// `#[keypath(serde)]` (fields).
+    through_serde: bool,
+    /// `#[keypath(crate = "path")]` (containers).
+    krate: Option<syn::Path>,
+}
+
+/// Refuses serde attributes that change the encoding (and names serde would take for the
+/// codec's own, which start with NUL), and keypath attributes out of place; returns the
+/// keypath options.
+fn check_attrs(attrs: &[Attribute], level: Level) -> syn::Result<Options> {
+    let mut options = Options::default();
+    let mut borrow = None;
     for attr in attrs {
         if attr.path().is_ident("serde") {
             attr.parse_nested_meta(|meta| {
@@ -72,26 +92,62 @@ fn check_attrs(attrs: &[Attribute], field: bool) -> syn::Result<bool> {
                          keypath::codec::Encode/Decode by hand"
                     )));
                 }
+                if name == "borrow" {
+                    borrow = Some(meta.path.clone());
+                }
+                if name == "rename" {
+                    return check_rename(&meta);
+                }
                 skip_meta_value(&meta)
             })?;
         } else if attr.path().is_ident("keypath") {
-            if !field {
-                return Err(syn::Error::new_spanned(
-                    attr,
-                    "#[keypath(...)] goes on fields only: #[keypath(serde)]",
-                ));
-            }
             attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("serde") {
-                    through_serde = true;
+                if level == Level::Field && meta.path.is_ident("serde") {
+                    options.through_serde = true;
+                    Ok(())
+                } else if level == Level::Container && meta.path.is_ident("crate") {
+                    let path: syn::LitStr = meta.value()?.parse()?;
+                    options.krate = Some(path.parse()?);
                     Ok(())
                 } else {
-                    Err(meta.error("unknown keypath attribute; the only one is #[keypath(serde)]"))
+                    Err(meta.error(
+                        "unknown keypath attribute here; there are #[keypath(serde)] on \
+                         fields and #[keypath(crate = \"path\")] on the type",
+                    ))
                 }
             })?;
         }
     }
-    Ok(through_serde)
+    if let (Some(borrow), true) = (borrow, options.through_serde) {
+        // Serde reads a borrowed `Cow` with helpers of its own, which may not read what its
+        // `Deserialize` impl would (bytes: a byte string, not the sequence serde writes).
+        return Err(syn::Error::new_spanned(
+            borrow,
+            "#[serde(borrow)] with #[keypath(serde)]: serde's derive reads such a field its \
+             own way, which the keypath derive cannot follow; decode it as an owned type",
+        ));
+    }
+    Ok(options)
+}
+
+/// Refuses a `rename` to a name starting with NUL: the codec gives some of those a meaning
+/// (`Desc`'s), so serde's bytes for the type would change.
+fn check_rename(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    let check = |name: &syn::LitStr| {
+        if name.value().starts_with('\0') {
+            Err(syn::Error::new_spanned(
+                name,
+                "names starting with NUL are reserved by keypath's codec",
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    if meta.input.peek(Token![=]) {
+        check(&meta.value()?.parse()?)
+    } else {
+        meta.parse_nested_meta(|inner| check(&inner.value()?.parse()?))
+    }
 }
 
 /// Consumes an attribute's `= value` or `(...)`, whatever it holds.
@@ -108,32 +164,165 @@ fn skip_meta_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
 fn fields_of(fields: &Fields) -> syn::Result<Vec<(&Field, bool)>> {
     fields
         .iter()
-        .map(|f| Ok((f, check_attrs(&f.attrs, true)?)))
+        .map(|f| Ok((f, check_attrs(&f.attrs, Level::Field)?.through_serde)))
         .collect()
 }
 
-/// `generics` with `bound` on every type parameter.
-fn bounded(generics: &Generics, bound: &syn::TypeParamBound) -> Generics {
-    let mut generics = generics.clone();
-    for param in &mut generics.params {
-        if let GenericParam::Type(t) = param {
-            t.bounds.push(bound.clone());
+/// Every field of the type (of all variants), with its `#[keypath(serde)]` mark.
+fn all_fields(input: &DeriveInput) -> syn::Result<Vec<(&Field, bool)>> {
+    match &input.data {
+        Data::Struct(data) => fields_of(&data.fields),
+        Data::Enum(data) => {
+            let mut all = Vec::new();
+            for variant in &data.variants {
+                all.extend(fields_of(&variant.fields)?);
+            }
+            Ok(all)
+        }
+        Data::Union(_) => Ok(Vec::new()),
+    }
+}
+
+/// What a field type needs bounded, as serde's derives find it: the type parameters it
+/// uses (not inside `PhantomData`, which needs nothing of them) and the associated types
+/// of type parameters (`T::Id`).
+#[derive(Default)]
+struct Uses {
+    params: Vec<Ident>,
+    assoc: Vec<Type>,
+}
+
+impl Uses {
+    fn is_empty(&self) -> bool {
+        self.params.is_empty() && self.assoc.is_empty()
+    }
+
+    fn add(&mut self, ty: &Type, params: &[Ident]) {
+        match ty {
+            Type::Path(path) => {
+                if let Some(qself) = &path.qself {
+                    // `<T as Trait>::Assoc`
+                    let mut inner = Uses::default();
+                    inner.add(&qself.ty, params);
+                    if !inner.is_empty() {
+                        self.push_assoc(ty);
+                    }
+                    return;
+                }
+                let segments = &path.path.segments;
+                if path.path.leading_colon.is_none() {
+                    if let Some(first) = segments.first() {
+                        if params.contains(&first.ident) {
+                            if segments.len() == 1 {
+                                if !self.params.contains(&first.ident) {
+                                    self.params.push(first.ident.clone());
+                                }
+                            } else {
+                                self.push_assoc(ty);
+                            }
+                            return;
+                        }
+                    }
+                }
+                if segments.last().is_some_and(|s| s.ident == "PhantomData") {
+                    return;
+                }
+                for segment in segments {
+                    if let PathArguments::AngleBracketed(args) = &segment.arguments {
+                        for arg in &args.args {
+                            match arg {
+                                GenericArgument::Type(t) => self.add(t, params),
+                                GenericArgument::AssocType(a) => self.add(&a.ty, params),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+            Type::Reference(r) => self.add(&r.elem, params),
+            Type::Array(a) => self.add(&a.elem, params),
+            Type::Slice(s) => self.add(&s.elem, params),
+            Type::Paren(p) => self.add(&p.elem, params),
+            Type::Group(g) => self.add(&g.elem, params),
+            Type::Ptr(p) => self.add(&p.elem, params),
+            Type::Tuple(t) => t.elems.iter().for_each(|e| self.add(e, params)),
+            // Trait objects, `impl Trait`, macros: nothing to bound here; a missing impl
+            // shows as a compile error at the field.
+            _ => {}
         }
     }
-    generics
+
+    fn push_assoc(&mut self, ty: &Type) {
+        let text = quote!(#ty).to_string();
+        if !self.assoc.iter().any(|t| quote!(#t).to_string() == text) {
+            self.assoc.push(ty.clone());
+        }
+    }
+}
+
+/// The type's generics with the where bounds the fields need: `native` on the type
+/// parameters and associated types fields use, `serde` on the type of each
+/// `#[keypath(serde)]` field that uses a type parameter.
+fn with_bounds(
+    input: &DeriveInput,
+    mut generics: Generics,
+    native: &Tokens,
+    serde: &Tokens,
+) -> syn::Result<Generics> {
+    let params: Vec<Ident> = input
+        .generics
+        .type_params()
+        .map(|t| t.ident.clone())
+        .collect();
+    let mut uses = Uses::default();
+    let mut predicates: Vec<syn::WherePredicate> = Vec::new();
+    for (field, through_serde) in all_fields(input)? {
+        if through_serde {
+            let mut inner = Uses::default();
+            inner.add(&field.ty, &params);
+            if !inner.is_empty() {
+                let ty = &field.ty;
+                predicates.push(parse_quote!(#ty: #serde));
+            }
+        } else {
+            uses.add(&field.ty, &params);
+        }
+    }
+    for param in &uses.params {
+        predicates.push(parse_quote!(#param: #native));
+    }
+    for ty in &uses.assoc {
+        predicates.push(parse_quote!(#ty: #native));
+    }
+    generics.make_where_clause().predicates.extend(predicates);
+    Ok(generics)
+}
+
+/// The path of the keypath crate: `::keypath`, or `#[keypath(crate = "...")]`.
+fn krate(input: &DeriveInput) -> syn::Result<syn::Path> {
+    Ok(check_attrs(&input.attrs, Level::Container)?
+        .krate
+        .unwrap_or_else(|| parse_quote!(::keypath)))
 }
 
 fn expand_encode(input: &DeriveInput) -> syn::Result<Tokens> {
-    check_attrs(&input.attrs, false)?;
+    let krate = krate(input)?;
     let name = &input.ident;
-    let generics = bounded(&input.generics, &parse_quote!(::keypath::codec::Encode));
+    let generics = with_bounds(
+        input,
+        input.generics.clone(),
+        &quote!(#krate::codec::Encode),
+        &quote!(#krate::codec::__private::Serialize),
+    )?;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
-    let body =
-        match &input.data {
-            Data::Struct(data) => {
-                let writes = fields_of(&data.fields)?.into_iter().enumerate().map(
-                    |(i, (f, through_serde))| {
+    let body = match &input.data {
+        Data::Struct(data) => {
+            let writes =
+                fields_of(&data.fields)?
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (f, through_serde))| {
                         let member = match &f.ident {
                             Some(ident) => quote!(#ident),
                             None => {
@@ -141,71 +330,69 @@ fn expand_encode(input: &DeriveInput) -> syn::Result<Tokens> {
                                 quote!(#index)
                             }
                         };
-                        write_field(&quote!(&self.#member), through_serde)
-                    },
-                );
-                quote! {
-                    #(#writes)*
-                    ::core::result::Result::Ok(())
-                }
+                        write_field(&krate, &quote!(&self.#member), through_serde)
+                    });
+            quote! {
+                #(#writes)*
+                ::core::result::Result::Ok(())
             }
-            Data::Enum(data) => {
-                let arms = data
-                    .variants
-                    .iter()
-                    .enumerate()
-                    .map(|(index, variant)| {
-                        check_attrs(&variant.attrs, false)?;
-                        let index = u32::try_from(index).map_err(|_| {
-                            syn::Error::new_spanned(variant, "more than 2^32 variants")
-                        })?;
-                        let ident = &variant.ident;
-                        let fields = fields_of(&variant.fields)?;
-                        let bindings: Vec<_> = (0..fields.len())
-                            .map(|i| format_ident!("__field{}", i))
-                            .collect();
-                        let pattern = match &variant.fields {
-                            Fields::Named(_) => {
-                                let names = fields.iter().map(|(f, _)| &f.ident);
-                                quote!(Self::#ident { #(#names: #bindings),* })
-                            }
-                            Fields::Unnamed(_) => quote!(Self::#ident(#(#bindings),*)),
-                            Fields::Unit => quote!(Self::#ident),
-                        };
-                        let writes = fields.iter().zip(&bindings).map(|((_, through_serde), b)| {
-                            write_field(&quote!(#b), *through_serde)
-                        });
-                        Ok(quote! {
-                            #pattern => {
-                                __e.__variant(#index);
-                                #(#writes)*
-                                ::core::result::Result::Ok(())
-                            }
-                        })
+        }
+        Data::Enum(data) => {
+            let arms = data
+                .variants
+                .iter()
+                .enumerate()
+                .map(|(index, variant)| {
+                    check_attrs(&variant.attrs, Level::Variant)?;
+                    let index = u32::try_from(index)
+                        .map_err(|_| syn::Error::new_spanned(variant, "more than 2^32 variants"))?;
+                    let ident = &variant.ident;
+                    let fields = fields_of(&variant.fields)?;
+                    let bindings: Vec<_> = (0..fields.len())
+                        .map(|i| format_ident!("__field{}", i))
+                        .collect();
+                    let pattern = match &variant.fields {
+                        Fields::Named(_) => {
+                            let names = fields.iter().map(|(f, _)| &f.ident);
+                            quote!(Self::#ident { #(#names: #bindings),* })
+                        }
+                        Fields::Unnamed(_) => quote!(Self::#ident(#(#bindings),*)),
+                        Fields::Unit => quote!(Self::#ident),
+                    };
+                    let writes = fields.iter().zip(&bindings).map(|((_, through_serde), b)| {
+                        write_field(&krate, &quote!(#b), *through_serde)
+                    });
+                    Ok(quote! {
+                        #pattern => {
+                            __e.__variant(#index);
+                            #(#writes)*
+                            ::core::result::Result::Ok(())
+                        }
                     })
-                    .collect::<syn::Result<Vec<_>>>()?;
-                if arms.is_empty() {
-                    quote!(match *self {})
-                } else {
-                    // On `&Self`, so the bindings are references to the fields.
-                    quote!(match self { #(#arms)* })
-                }
+                })
+                .collect::<syn::Result<Vec<_>>>()?;
+            if arms.is_empty() {
+                quote!(match *self {})
+            } else {
+                // On `&Self`, so the bindings are references to the fields.
+                quote!(match self { #(#arms)* })
             }
-            Data::Union(_) => {
-                return Err(syn::Error::new_spanned(
-                    input,
-                    "keypath::codec::Encode cannot be derived for a union",
-                ))
-            }
-        };
+        }
+        Data::Union(_) => {
+            return Err(syn::Error::new_spanned(
+                input,
+                "keypath::codec::Encode cannot be derived for a union",
+            ))
+        }
+    };
     Ok(quote! {
         #[automatically_derived]
-        impl #impl_generics ::keypath::codec::Encode for #name #ty_generics #where_clause {
+        impl #impl_generics #krate::codec::Encode for #name #ty_generics #where_clause {
             #[inline]
-            fn encode<__S: ::keypath::codec::Sink>(
+            fn encode<__S: #krate::codec::Sink>(
                 &self,
-                __e: &mut ::keypath::codec::Encoder<__S>,
-            ) -> ::core::result::Result<(), ::keypath::codec::Error> {
+                __e: &mut #krate::codec::Encoder<__S>,
+            ) -> ::core::result::Result<(), #krate::codec::Error> {
                 #body
             }
         }
@@ -213,28 +400,31 @@ fn expand_encode(input: &DeriveInput) -> syn::Result<Tokens> {
 }
 
 /// Writes one field (`value` is a reference to it).
-fn write_field(value: &Tokens, through_serde: bool) -> Tokens {
+fn write_field(krate: &syn::Path, value: &Tokens, through_serde: bool) -> Tokens {
     if through_serde {
         quote!(__e.serde(#value)?;)
     } else {
-        quote!(::keypath::codec::Encode::encode(#value, __e)?;)
+        quote!(#krate::codec::Encode::encode(#value, __e)?;)
     }
 }
 
 fn expand_decode(input: &DeriveInput) -> syn::Result<Tokens> {
-    check_attrs(&input.attrs, false)?;
+    let krate = krate(input)?;
     let name = &input.ident;
-    let de = Lifetime::new("'__de", Span::call_site());
-    let mut generics = bounded(
-        &input.generics,
-        &parse_quote!(::keypath::codec::Decode<#de>),
-    );
+    let de = Lifetime::new("'__keypath_de", Span::call_site());
+    let mut generics = input.generics.clone();
     // The input outlives every borrow the value holds.
     let mut de_param = LifetimeParam::new(de.clone());
     for lifetime in input.generics.lifetimes() {
         de_param.bounds.push(lifetime.lifetime.clone());
     }
     generics.params.insert(0, GenericParam::Lifetime(de_param));
+    let generics = with_bounds(
+        input,
+        generics,
+        &quote!(#krate::codec::Decode<#de>),
+        &quote!(#krate::codec::__private::Deserialize<#de>),
+    )?;
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (_, ty_generics, _) = input.generics.split_for_impl();
 
@@ -255,7 +445,7 @@ fn expand_decode(input: &DeriveInput) -> syn::Result<Tokens> {
                     let read = if fields[0].1 {
                         quote!(__d.serde()?)
                     } else {
-                        quote!(::keypath::codec::Decode::decode(__d)?)
+                        quote!(#krate::codec::Decode::decode(__d)?)
                     };
                     nested(quote!(Self(#read)))
                 }
@@ -273,7 +463,7 @@ fn expand_decode(input: &DeriveInput) -> syn::Result<Tokens> {
                 .map_err(|_| syn::Error::new_spanned(input, "more than 2^32 variants"))?;
             let mut arms = Vec::new();
             for (index, variant) in data.variants.iter().enumerate() {
-                check_attrs(&variant.attrs, false)?;
+                check_attrs(&variant.attrs, Level::Variant)?;
                 let ident = &variant.ident;
                 let fields = fields_of(&variant.fields)?;
                 let value = match &variant.fields {
@@ -326,11 +516,11 @@ fn expand_decode(input: &DeriveInput) -> syn::Result<Tokens> {
 
     Ok(quote! {
         #[automatically_derived]
-        impl #impl_generics ::keypath::codec::Decode<#de> for #name #ty_generics #where_clause {
+        impl #impl_generics #krate::codec::Decode<#de> for #name #ty_generics #where_clause {
             #[inline]
             fn decode(
-                __d: &mut ::keypath::codec::Decoder<#de>,
-            ) -> ::core::result::Result<Self, ::keypath::codec::Error> {
+                __d: &mut #krate::codec::Decoder<#de>,
+            ) -> ::core::result::Result<Self, #krate::codec::Error> {
                 #body
             }
         }

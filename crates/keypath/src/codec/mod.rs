@@ -196,6 +196,20 @@
 //! struct Key { id: u64, #[serde(skip)] cache: u64 }
 //! ```
 //!
+//! Type parameters are bounded as serde's derives bound them: `T: Encode` (`Decode`) for a
+//! parameter a field uses, none for one used only in `PhantomData<T>` (a typed ID),
+//! `T::Assoc: Encode` for an associated type. `#[keypath(crate = "path")]` on the type names
+//! the keypath crate when it is not `::keypath`. Two more refusals: `#[serde(borrow)]` on a
+//! `#[keypath(serde)]` field (serde's derive reads such fields with helpers of its own), and
+//! a `rename` to a name that starts with NUL (the codec reserves those):
+//!
+#![cfg_attr(feature = "derive", doc = "```compile_fail")]
+#![cfg_attr(not(feature = "derive"), doc = "```ignore")]
+//! use std::borrow::Cow;
+//! #[derive(keypath::codec::Decode, serde::Deserialize)]
+//! struct Key<'a> { #[serde(borrow)] #[keypath(serde)] data: Cow<'a, [u8]> }
+//! ```
+//!
 //! Implemented for: `bool`, every integer, `f32`, `f64`, `char`, `String` (and `str`,
 //! `&str` borrowed when nothing was escaped), `Option<T>`, `Vec<T>` (and `[T]`), arrays
 //! `[T; N]` (`[u8; N]` read and written in one copy), tuples of up to 12 elements, `()`,
@@ -251,6 +265,12 @@ pub use int128::{
 #[cfg(feature = "derive")]
 pub use keypath_derive::{Decode, Encode};
 pub use native::{Decode, Decoder, Encode, Encoder};
+
+/// What the derives' generated code names (not public API).
+#[doc(hidden)]
+pub mod __private {
+    pub use serde::{Deserialize, Serialize};
+}
 pub use prefix::{prefix_range, KeyRange};
 pub use write::Sink;
 

@@ -264,6 +264,62 @@ proptest! {
     }
 }
 
+/// A typed ID: the type parameter is only a marker, so it needs no keypath impls (as with
+/// serde's derives).
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, PartialEq)]
+struct Id<T> {
+    n: u64,
+    kind: std::marker::PhantomData<T>,
+}
+
+/// Neither keypath's nor serde's traits.
+#[derive(Debug, PartialEq)]
+struct User;
+
+trait Schema {
+    type Key;
+}
+
+struct Tickets;
+
+impl Schema for Tickets {
+    type Key = (u32, String);
+}
+
+/// An associated type as a field: bounded as `S::Key: Encode`, not `S: Encode`.
+#[derive(Encode, Decode, Serialize, Deserialize)]
+struct ByKey<S: Schema> {
+    key: S::Key,
+    #[keypath(serde)]
+    extra: Option<S::Key>,
+}
+
+/// The crate path given explicitly (as when keypath is re-exported under another name).
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, PartialEq)]
+#[keypath(crate = "crate")]
+struct Elsewhere(u8, String);
+
+#[test]
+fn bounds_follow_the_fields() {
+    let id: Id<User> = Id {
+        n: 7,
+        kind: std::marker::PhantomData,
+    };
+    let bytes = encode(&id).unwrap();
+    assert_eq!(bytes, to_vec(&id).unwrap());
+    assert_eq!(decode::<Id<User>>(&bytes).unwrap(), id);
+    let k: ByKey<Tickets> = ByKey {
+        key: (1, "a".into()),
+        extra: Some((2, "b".into())),
+    };
+    let bytes = encode(&k).unwrap();
+    assert_eq!(bytes, to_vec(&k).unwrap());
+    let back: ByKey<Tickets> = decode(&bytes).unwrap();
+    assert_eq!((back.key, back.extra), (k.key, k.extra));
+    let e = Elsewhere(1, "x".into());
+    assert_eq!(decode::<Elsewhere>(&encode(&e).unwrap()).unwrap(), e);
+}
+
 #[test]
 fn borrowed_generic_struct_decodes_in_place() {
     let v = Borrowed {
