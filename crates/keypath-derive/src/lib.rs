@@ -184,12 +184,16 @@ fn all_fields(input: &DeriveInput) -> syn::Result<Vec<(&Field, bool)>> {
 }
 
 /// What a field type needs bounded, as serde's derives find it: the type parameters it
-/// uses (not inside `PhantomData`, which needs nothing of them) and the associated types
-/// of type parameters (`T::Id`).
+/// uses (not inside `PhantomData`, which needs nothing of them), the associated types of
+/// type parameters (`T::Id`), and the lifetimes it borrows for.
 #[derive(Default)]
 struct Uses {
     params: Vec<Ident>,
     assoc: Vec<Type>,
+    lifetimes: Vec<Lifetime>,
+    /// A type this walk does not look into (a trait object, `impl Trait`, a macro, a
+    /// qualified path): every lifetime is taken as used.
+    opaque: bool,
 }
 
 impl Uses {
@@ -207,6 +211,7 @@ impl Uses {
                     if !inner.is_empty() {
                         self.push_assoc(ty);
                     }
+                    self.opaque = true;
                     return;
                 }
                 let segments = &path.path.segments;
@@ -233,22 +238,27 @@ impl Uses {
                             match arg {
                                 GenericArgument::Type(t) => self.add(t, params),
                                 GenericArgument::AssocType(a) => self.add(&a.ty, params),
+                                GenericArgument::Lifetime(l) => self.lifetimes.push(l.clone()),
                                 _ => {}
                             }
                         }
                     }
                 }
             }
-            Type::Reference(r) => self.add(&r.elem, params),
+            Type::Reference(r) => {
+                self.lifetimes.extend(r.lifetime.clone());
+                self.add(&r.elem, params);
+            }
             Type::Array(a) => self.add(&a.elem, params),
             Type::Slice(s) => self.add(&s.elem, params),
             Type::Paren(p) => self.add(&p.elem, params),
             Type::Group(g) => self.add(&g.elem, params),
             Type::Ptr(p) => self.add(&p.elem, params),
             Type::Tuple(t) => t.elems.iter().for_each(|e| self.add(e, params)),
-            // Trait objects, `impl Trait`, macros: nothing to bound here; a missing impl
-            // shows as a compile error at the field.
-            _ => {}
+            // Trait objects, `impl Trait`, macros: no type bounds here (a missing impl shows
+            // as a compile error at the field), every lifetime bounded.
+            Type::Never(_) | Type::Infer(_) => {}
+            _ => self.opaque = true,
         }
     }
 
@@ -413,10 +423,17 @@ fn expand_decode(input: &DeriveInput) -> syn::Result<Tokens> {
     let name = &input.ident;
     let de = Lifetime::new("'__keypath_de", Span::call_site());
     let mut generics = input.generics.clone();
-    // The input outlives every borrow the value holds.
+    // The input outlives every lifetime a field borrows for (not one only in
+    // `PhantomData`, as with serde).
+    let mut borrowed = Uses::default();
+    for (field, _) in all_fields(input)? {
+        borrowed.add(&field.ty, &[]);
+    }
     let mut de_param = LifetimeParam::new(de.clone());
     for lifetime in input.generics.lifetimes() {
-        de_param.bounds.push(lifetime.lifetime.clone());
+        if borrowed.opaque || borrowed.lifetimes.contains(&lifetime.lifetime) {
+            de_param.bounds.push(lifetime.lifetime.clone());
+        }
     }
     generics.params.insert(0, GenericParam::Lifetime(de_param));
     let generics = with_bounds(

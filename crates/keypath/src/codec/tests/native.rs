@@ -299,8 +299,25 @@ struct ByKey<S: Schema> {
 #[keypath(crate = "crate")]
 struct Elsewhere(u8, String);
 
+/// A lifetime only in `PhantomData`: the value borrows nothing, so it decodes from a buffer
+/// that lives shorter than the lifetime (here `'static`).
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, PartialEq)]
+struct Scoped<'a> {
+    name: String,
+    scope: std::marker::PhantomData<&'a ()>,
+}
+
 #[test]
 fn bounds_follow_the_fields() {
+    let bytes = encode(&Scoped {
+        name: "n".into(),
+        scope: std::marker::PhantomData,
+    })
+    .unwrap();
+    let local = bytes.clone();
+    let scoped: Scoped<'static> = decode(&local).unwrap();
+    assert_eq!(scoped.name, "n");
+    drop(local);
     let id: Id<User> = Id {
         n: 7,
         kind: std::marker::PhantomData,
