@@ -102,16 +102,19 @@ pub trait Decode<'de>: Sized {
     #[doc(hidden)]
     #[inline]
     fn decode_array<const N: usize>(d: &mut Decoder<'de>) -> Result<[Self; N], Error> {
-        let mut items = Vec::new();
+        // Through a vector (one allocation): safe code cannot fill an array element by
+        // element when an element may fail. Exactly `N` are pushed, so the conversion
+        // succeeds; its error is reported, not unwrapped, all the same.
+        let mut items = Vec::with_capacity(N);
         for _ in 0..N {
             items.push(d.__field::<Self>()?);
         }
-        let got = items.len();
+        let (got, at) = (items.len(), d.position());
         items.try_into().map_err(|_| {
             Error::unexpected(
                 "an array's elements",
                 Found::Text(format!("{got} of {N} elements")),
-                0,
+                at,
             )
         })
     }
