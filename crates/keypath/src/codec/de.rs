@@ -320,22 +320,22 @@ impl<'de> Deserializer<'de> {
     /// A `bool`: `0x00` or `0x01`.
     #[inline]
     pub(crate) fn bool(&mut self) -> Result<bool, Error> {
-        const EXPECTED: &str = "a bool (0x00 or 0x01)";
-        match self.byte(EXPECTED)? {
-            FALSE => Ok(false),
-            TRUE => Ok(true),
-            _ => Err(self.err(EXPECTED, self.pos - 1)),
-        }
+        self.flag("a bool (0x00 or 0x01)", FALSE, TRUE)
     }
 
     /// An option's tag: `true` for `Some`.
     #[inline]
     pub(crate) fn option_tag(&mut self) -> Result<bool, Error> {
-        const EXPECTED: &str = "an option tag (0x00 or 0x01)";
-        match self.byte(EXPECTED)? {
-            OPTION_NONE => Ok(false),
-            OPTION_SOME => Ok(true),
-            _ => Err(self.err(EXPECTED, self.pos - 1)),
+        self.flag("an option tag (0x00 or 0x01)", OPTION_NONE, OPTION_SOME)
+    }
+
+    /// A byte that must be `no` (false) or `yes` (true).
+    #[inline(always)]
+    fn flag(&mut self, expected: &'static str, no: u8, yes: u8) -> Result<bool, Error> {
+        match self.byte(expected)? {
+            b if b == no => Ok(false),
+            b if b == yes => Ok(true),
+            _ => Err(self.err(expected, self.pos - 1)),
         }
     }
 

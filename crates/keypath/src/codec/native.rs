@@ -255,19 +255,21 @@ impl<'de> Decoder<'de> {
     #[doc(hidden)]
     #[inline(always)]
     pub fn __field<T: Decode<'de>>(&mut self) -> Result<T, Error> {
-        let start = self.de.position();
-        match T::decode(self) {
-            Ok(value) => Ok(value),
-            Err(e) => Err(field_failed(e, start)),
-        }
+        self.field(T::decode)
     }
 
     /// [`Self::__field`] read through serde (derive support).
     #[doc(hidden)]
     #[inline(always)]
     pub fn __serde_field<T: Deserialize<'de>>(&mut self) -> Result<T, Error> {
+        self.field(Self::serde)
+    }
+
+    /// Reads a field with `read`, giving an error without an offset the field's.
+    #[inline(always)]
+    fn field<T>(&mut self, read: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
         let start = self.de.position();
-        match T::deserialize(&mut self.de) {
+        match read(self) {
             Ok(value) => Ok(value),
             Err(e) => Err(field_failed(e, start)),
         }
@@ -309,16 +311,15 @@ impl<'de> Decoder<'de> {
             Err(unknown_variant(index, count, start))
         }
     }
-}
 
-impl<'de> Decoder<'de> {
     /// Reads the variant index of an enum without variants: always an error (derive
     /// support).
     #[doc(hidden)]
     #[inline]
     pub fn __no_variant<T>(&mut self) -> Result<T, Error> {
         let start = self.de.position();
-        let index: u32 = self.de.uint("a variant index")?;
+        // Fails for every index; the error below is for the compiler.
+        let index = self.__variant(0)?;
         Err(unknown_variant(index, 0, start))
     }
 }
