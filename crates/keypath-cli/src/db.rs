@@ -3,27 +3,29 @@
 //! `put --if-version` takes), and a limited list that has more ends with
 //! `{"cursor": "<opaque>"}`.
 //!
-//! The store directory holds the embedded store and `keypath-db.json`, the secondary index
-//! definitions fixed by `init` (so every item is indexed from its first write on).
+//! The store's secondary index definitions are fixed when it is created (`init`, or a
+//! first `put`/`import` without any) and live inside the store, in its configuration record
+//! ([`keypath_store::StoreConfig`]), which the library reads and writes too.
 
 use std::fs;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use keypath::KeyPath;
+use keypath_store::backend::memory::MemoryBackend;
+use keypath_store::backend::redb::OpenError;
 use keypath_store::backend::redb::RedbBackend;
 use keypath_store::backend::{Backend, BackendError};
-use keypath_store::{Cursor, Page, PutMode, Query, RawItem, Store, StoreError};
+use keypath_store::{
+    Cursor, IndexDecl, IndexSource, Page, PutMode, Query, RawItem, Store, StoreConfig, StoreError,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::json;
 use crate::progress::Progress;
 use crate::Failure;
-
-/// Name of the index definitions file in a store directory.
-pub(crate) const CONFIG_FILE: &str = "keypath-db.json";
 
 #[derive(Args, Debug)]
 pub(crate) struct DbArgs {
@@ -161,11 +163,21 @@ pub(crate) struct IndexDef {
     group: IndexGroup,
 }
 
-#[cfg(feature = "dynamodb")]
 impl IndexDef {
     /// The namespace whose items the index takes.
+    #[cfg(feature = "dynamodb")]
     pub(crate) fn namespace(&self) -> &str {
         &self.namespace
+    }
+
+    /// The declaration in the store's configuration.
+    fn to_decl(&self) -> IndexDecl {
+        IndexDecl::field(
+            &self.name,
+            &self.namespace,
+            &self.field,
+            &self.group.to_string(),
+        )
     }
 }
 
@@ -240,18 +252,84 @@ impl From<IndexGroup> for String {
     }
 }
 
-#[derive(Serialize, Deserialize, Debug, Default)]
+/// A store's configuration as the CLI uses it: the store's record, with its field indexes
+/// read into definitions the CLI can compute.
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Config {
     pub(crate) indexes: Vec<IndexDef>,
+    /// The record as read (program indexes included).
+    pub(crate) store: StoreConfig,
+}
+
+impl Config {
+    /// A new store's configuration with the field indexes `indexes`.
+    pub(crate) fn new(indexes: Vec<IndexDef>) -> Config {
+        let store = StoreConfig::new(indexes.iter().map(IndexDef::to_decl).collect());
+        Config { indexes, store }
+    }
+
+    /// Reads a store's record; an index the CLI cannot read is an error naming it.
+    pub(crate) fn from_store(store: StoreConfig) -> Result<Config, Failure> {
+        let mut indexes = Vec::new();
+        for decl in &store.indexes {
+            if let IndexSource::Field { field, group } = &decl.source {
+                let text = format!("{}={}.{}@{}", decl.name, decl.item_type, field, group);
+                indexes.push(parse_index_def(&text).map_err(|e| {
+                    Failure::Store(format!(
+                        "the store declares index {} in a form this release cannot read: {}",
+                        decl.name,
+                        failure_text(e)
+                    ))
+                })?);
+            }
+        }
+        Ok(Config { indexes, store })
+    }
+
+    /// Every declared index name (field and program ones), for `index NAME`.
+    fn index_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.store.indexes.iter().map(|d| d.name.as_str()).collect();
+        names.dedup();
+        names
+    }
+
+    /// The definitions as `init --index` takes them, for messages.
+    pub(crate) fn describe(&self) -> Vec<String> {
+        self.store
+            .indexes
+            .iter()
+            .map(|d| match &d.source {
+                IndexSource::Field { field, group } => {
+                    format!("{}={}.{}@{}", d.name, d.item_type, field, group)
+                }
+                _ => format!("{} (type {}, computed by a program)", d.name, d.item_type),
+            })
+            .collect()
+    }
+}
+
+fn failure_text(f: Failure) -> String {
+    match f {
+        Failure::BadInput(m) | Failure::Store(m) | Failure::NotFound(m) | Failure::Conflict(m) => m,
+        Failure::Io(e) => e.to_string(),
+        Failure::Problems(n) => format!("{n} problems"),
+    }
 }
 
 pub(crate) fn bad(message: impl Into<String>) -> Failure {
     Failure::BadInput(message.into())
 }
 
+/// The exit status a store error maps to: 4 for a condition that does not hold (a version
+/// or existence check, a transaction conflict), 1 for storage, 2 for the rest (bad input).
 pub(crate) fn store_failure(e: StoreError) -> Failure {
     match e {
-        StoreError::Backend(_) => Failure::Store(e.to_string()),
+        StoreError::Backend(_) | StoreError::Config(_) | StoreError::Contention { .. } => {
+            Failure::Store(e.to_string())
+        }
+        StoreError::VersionMismatch { .. }
+        | StoreError::AlreadyExists { .. }
+        | StoreError::Conflict { .. } => Failure::Conflict(e.to_string()),
         other => Failure::BadInput(other.to_string()),
     }
 }
@@ -307,61 +385,81 @@ pub(crate) fn parse_index_defs(texts: &[String]) -> Result<Vec<IndexDef>, Failur
     Ok(defs)
 }
 
-fn config_path(dir: &Path) -> PathBuf {
-    dir.join(CONFIG_FILE)
-}
-
-fn read_config(dir: &Path) -> Result<Option<Config>, Failure> {
+/// Refuses a `--path` that names something other than a directory.
+fn check_dir(dir: &Path) -> Result<(), Failure> {
     if dir.exists() && !dir.is_dir() {
         return Err(bad(format!(
             "{} is not a directory: give a store directory",
             dir.display()
         )));
     }
-    let path = config_path(dir);
-    match fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-            bad(format!(
-                "{}: not a keypath store configuration: {e}",
-                path.display()
-            ))
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(bad(format!("cannot read {}: {e}", path.display()))),
-    }
-}
-
-fn write_config(dir: &Path, config: &Config) -> Result<(), Failure> {
-    let cannot =
-        |e: std::io::Error| bad(format!("cannot create a store in {}: {e}", dir.display()));
-    fs::create_dir_all(dir).map_err(cannot)?;
-    let tmp = dir.join(format!("{CONFIG_FILE}.tmp"));
-    fs::write(
-        &tmp,
-        serde_json::to_vec_pretty(config).expect("config serializes"),
-    )
-    .map_err(cannot)?;
-    fs::rename(&tmp, config_path(dir)).map_err(cannot)?;
     Ok(())
 }
 
-/// Makes `dir` hold the configuration `config`: writes it if there is none, and refuses a
-/// store whose indexes differ (they cannot change). For stores written by a program whose
-/// indexes the CLI can express, such as `keypath demo --path DIR`.
-pub(crate) fn ensure_config(dir: &Path, config: &Config) -> Result<(), Failure> {
-    match read_config(dir)? {
-        None => write_config(dir, config),
-        Some(found) if found.indexes == config.indexes => Ok(()),
-        Some(_) => Err(bad(format!(
-            "{} holds a store with other indexes than {:?}",
+/// The failure for a store that could not be opened: a missing store or a store in use is
+/// the caller's to fix (2), the rest is storage (1).
+fn open_failure(dir: &Path, e: OpenError) -> Failure {
+    match e {
+        OpenError::Missing(_) => bad(format!(
+            "no store at {} (create one with `keypath db --path {} init`, or put an item)",
             dir.display(),
-            config
-                .indexes
-                .iter()
-                .map(|d| format!("{}={}.{}@{}", d.name, d.namespace, d.field, d.group))
-                .collect::<Vec<_>>()
-        ))),
+            dir.display()
+        )),
+        OpenError::InUse(_)
+        | OpenError::Exists(_)
+        | OpenError::OldFormat { .. }
+        | OpenError::Io { .. } => bad(e.to_string()),
+        other => Failure::Store(format!("opening the store in {}: {other}", dir.display())),
     }
+}
+
+/// Creates a store in `dir` with `config`, atomically; a store already there (whoever made
+/// it) is an error that changes nothing.
+pub(crate) async fn create_store(dir: &Path, config: &Config) -> Result<Db<RedbBackend>, Failure> {
+    check_dir(dir)?;
+    let store = Store::create(dir, &config.store)
+        .await
+        .map_err(|e| match e {
+            OpenError::Exists(_) => bad(format!(
+                "a store already exists at {}; its indexes are fixed",
+                dir.display()
+            )),
+            other => open_failure(dir, other),
+        })?;
+    Ok(Db {
+        store,
+        config: config.clone(),
+    })
+}
+
+/// Opens the store in `dir` that has the configuration `config`, creating it with that
+/// configuration if there is none; a store with another configuration is an error. For
+/// stores written by a program whose indexes the CLI can express, such as `keypath demo
+/// --path DIR`.
+pub(crate) async fn open_or_create_as(
+    dir: &Path,
+    config: &Config,
+) -> Result<Db<RedbBackend>, Failure> {
+    let db = match create_store(dir, config).await {
+        Ok(db) => db,
+        Err(_)
+            if dir
+                .join(keypath_store::backend::redb::DATA_FILE_NAME)
+                .exists() =>
+        {
+            Db::open_existing(dir).await?
+        }
+        Err(e) => return Err(e),
+    };
+    if db.config.store.indexes != config.store.indexes {
+        return Err(bad(format!(
+            "{} holds a store with other indexes than {:?}: {:?}",
+            dir.display(),
+            config.describe(),
+            db.config.describe()
+        )));
+    }
+    Ok(db)
 }
 
 /// Checks what a command reads from the shell before the store is opened (and, for `put`
@@ -395,6 +493,20 @@ impl DbBackend for RedbBackend {
     }
 }
 
+/// The in-memory store a first write is tried on.
+impl DbBackend for MemoryBackend {
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        let mut groups: Vec<Vec<u8>> = self
+            .snapshot()
+            .into_iter()
+            .map(|(k, _)| k.group)
+            .filter(|g| g.first().is_some_and(|b| *b >= from))
+            .collect();
+        groups.dedup();
+        Ok(groups)
+    }
+}
+
 /// An open store with its index definitions.
 pub(crate) struct Db<B: Backend> {
     pub(crate) store: Store<B>,
@@ -402,30 +514,32 @@ pub(crate) struct Db<B: Backend> {
 }
 
 impl Db<RedbBackend> {
-    async fn open(dir: &Path, create: bool) -> Result<Self, Failure> {
-        let config = match read_config(dir)? {
-            Some(config) => config,
-            None if create => {
-                let config = Config::default();
-                write_config(dir, &config)?;
-                config
-            }
-            None => {
-                return Err(bad(format!(
-                    "no store at {} (create one with `keypath db --path {} init`, or put an item)",
-                    dir.display(),
-                    dir.display()
-                )))
-            }
-        };
-        let store = Store::open(dir)
+    /// Opens the store in `dir` for reads and writes.
+    pub(crate) async fn open_existing(dir: &Path) -> Result<Self, Failure> {
+        check_dir(dir)?;
+        let store = Store::open_existing(dir)
             .await
-            .map_err(|e| Failure::Store(format!("opening the store in {}: {e}", dir.display())))?;
-        Ok(Db { store, config })
+            .map_err(|e| open_failure(dir, e))?;
+        Db::with_store(store).await
+    }
+
+    /// Opens the store in `dir` for reads only (a read-only file system will do).
+    async fn open_read_only(dir: &Path) -> Result<Self, Failure> {
+        check_dir(dir)?;
+        let store = Store::open_read_only(dir)
+            .await
+            .map_err(|e| open_failure(dir, e))?;
+        Db::with_store(store).await
     }
 }
 
 impl<B: DbBackend> Db<B> {
+    /// The store with its configuration read.
+    pub(crate) async fn with_store(store: Store<B>) -> Result<Self, Failure> {
+        let config = Config::from_store(store.config().await.map_err(store_failure)?)?;
+        Ok(Db { store, config })
+    }
+
     /// The index entries of a JSON item at `path`.
     fn index_entries(
         &self,
@@ -481,6 +595,9 @@ impl<B: DbBackend> Db<B> {
 
 /// `path` with a component `namespace` whose ID is the item's field `field` (an integer or
 /// a string); `None` when the field is absent or null (the item is left out of the index).
+/// A string is read as the key path text form reads an ID: one that reads as an integer or
+/// a UUID there (`"7"`, `"4c9d36e5-6b19-4e6a-828c-226ed667458a"`) becomes that ID, so the
+/// entry is where `/NAMESPACE-7` finds it; any other string is the string ID, as it is.
 fn with_id(
     path: KeyPath,
     namespace: &str,
@@ -502,7 +619,10 @@ fn with_id(
             (None, Some(i)) => path.push(namespace, i),
             _ => return Err(wrong(&n.to_string())),
         },
-        Value::String(s) => path.push(namespace, s.as_str()),
+        Value::String(s) => match id_in_text(namespace, s) {
+            Some(id) => path.push(namespace, id),
+            None => path.push(namespace, s.as_str()),
+        },
         Value::Bool(_) => return Err(wrong("a boolean")),
         Value::Array(_) => return Err(wrong("an array")),
         Value::Object(_) => return Err(wrong("an object")),
@@ -510,6 +630,17 @@ fn with_id(
     pushed
         .map(Some)
         .map_err(|e| bad(format!("{item}: index {}: {e}", def.name)))
+}
+
+/// The integer or UUID ID that `/NAMESPACE-TEXT` holds, if it is one component with such an
+/// ID.
+fn id_in_text(namespace: &str, text: &str) -> Option<keypath::Id> {
+    let probe: KeyPath = format!("/{namespace}-{text}").parse().ok()?;
+    let id = match probe.components() {
+        [one] => one.id()?.clone(),
+        _ => return None,
+    };
+    matches!(id, keypath::Id::Int(_) | keypath::Id::Uuid(_)).then_some(id)
 }
 
 fn item_line(raw: &RawItem) -> Result<String, Failure> {
@@ -579,15 +710,8 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
         .ok_or_else(|| bad("give the store with --path DIR"))?;
     match args.command {
         DbCommand::Init { indexes } => {
-            if read_config(dir)?.is_some() {
-                return Err(bad(format!(
-                    "a store already exists at {}; its indexes are fixed",
-                    dir.display()
-                )));
-            }
             let indexes = parse_index_defs(&indexes)?;
-            write_config(dir, &Config { indexes })?;
-            Db::open(dir, false).await?;
+            create_store(dir, &Config::new(indexes)).await?;
             writeln!(out, "{}", json!({"created": dir.display().to_string()}))?;
             Ok(())
         }
@@ -595,20 +719,24 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
         DbCommand::CreateTable { .. } => Err(bad("create-table needs --dynamodb TABLE")),
         command => {
             precheck(&command)?;
-            let create = matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. });
-            // A put or import that makes a new store and then fails (a path that names no
-            // item, a failed condition, an oversize key, a bad first import line) must not
-            // leave an empty store behind, whose indexes could then no longer be declared.
-            let fresh = create && read_config(dir)?.is_none() && !data_file(dir).exists();
-            let dir_existed = dir.exists();
-            let result = match Db::open(dir, create).await {
-                Ok(db) => db.run(command, out).await,
-                Err(e) => Err(e),
+            let writes = matches!(
+                command,
+                DbCommand::Put { .. } | DbCommand::Import { .. } | DbCommand::Delete { .. }
+            );
+            let missing_before = !data_file(dir).exists();
+            let opened = if writes {
+                Db::open_existing(dir).await
+            } else {
+                Db::open_read_only(dir).await
             };
-            if fresh && result.is_err() {
-                remove_if_empty(dir, dir_existed).await;
+            match opened {
+                Ok(db) => db.run(command, out).await,
+                // Another process may create it meanwhile: `first_write` then opens theirs.
+                Err(_) if missing_before && creates_store(&command) => {
+                    first_write(dir, command, out).await
+                }
+                Err(e) => Err(e),
             }
-            result
         }
     }
 }
@@ -617,24 +745,74 @@ fn data_file(dir: &Path) -> PathBuf {
     dir.join(keypath_store::backend::redb::DATA_FILE_NAME)
 }
 
-/// Removes the store a failed command created in `dir` when it holds no record at all (so
-/// nothing can be lost): its data file, its configuration, and `dir` if the command made it.
-/// A store that cannot be opened again (another process has it) is left as it is.
-async fn remove_if_empty(dir: &Path, dir_existed: bool) {
-    let data = data_file(dir);
-    let empty = !data.exists()
-        || match Store::open(dir).await {
-            Ok(store) => store.backend().groups(0).await.is_ok_and(|g| g.is_empty()),
-            Err(_) => false,
-        };
-    if empty {
-        // Best effort: the command's own error is what the user needs to see.
-        let _ = fs::remove_file(&data);
-        let _ = fs::remove_file(config_path(dir));
-        if !dir_existed {
-            let _ = fs::remove_dir(dir);
+/// Whether a command makes a store where there is none (`put` and `import` do).
+fn creates_store(command: &DbCommand) -> bool {
+    matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. })
+}
+
+/// Runs a `put` or `import` where there is no store. The store is created only for a write
+/// that succeeds: the write (for an import, its configuration line and first item) is first
+/// tried on an empty in-memory store, so a refused write leaves nothing behind, and nothing
+/// is ever deleted. Then the store is created (or, if another process created it meanwhile,
+/// opened: its configuration is the one used) and the command runs on it.
+async fn first_write(dir: &Path, command: DbCommand, out: &mut impl Write) -> Result<(), Failure> {
+    let (config, trial) = match &command {
+        DbCommand::Import { file } => {
+            let first = first_import_records(file)?;
+            let config = first.config.unwrap_or_default();
+            let trial = first.item.map(|item| DbCommand::Put {
+                path: item.key,
+                json: item.value,
+                if_absent: false,
+                if_version: None,
+            });
+            (config, trial.map(|t| (t, Some((first.line, file.clone())))))
+        }
+        DbCommand::Put {
+            path,
+            json,
+            if_absent,
+            if_version,
+        } => (
+            Config::default(),
+            Some((
+                DbCommand::Put {
+                    path: path.clone(),
+                    json: json.clone(),
+                    if_absent: *if_absent,
+                    if_version: *if_version,
+                },
+                None,
+            )),
+        ),
+        _ => unreachable!("only put and import create a store"),
+    };
+    if let Some((trial, import)) = trial {
+        let memory = Store::new(MemoryBackend::new());
+        memory
+            .create_config(&config.store)
+            .await
+            .map_err(store_failure)?;
+        let db = Db::with_store(memory).await?;
+        if let Err(e) = db.run(trial, &mut std::io::sink()).await {
+            return Err(match (e, import) {
+                // Said as the import says it, naming the file and line.
+                (Failure::BadInput(m), Some((line, file))) => bad(format!(
+                    "{}: line {line}: {m} (imported before it: 0 items)",
+                    file.display()
+                )),
+                (e, _) => e,
+            });
         }
     }
+    let db = if config.store.indexes.is_empty() {
+        check_dir(dir)?;
+        let store = Store::open(dir).await.map_err(|e| open_failure(dir, e))?;
+        Db::with_store(store).await?
+    } else {
+        open_or_create_as(dir, &config).await?
+    };
+    db.run(command, out).await
 }
 
 impl<B: DbBackend> Db<B> {
@@ -692,9 +870,8 @@ impl<B: DbBackend> Db<B> {
             }
             DbCommand::Index { name, list } => {
                 let query = build_query(&list)?;
-                if !db.config.indexes.iter().any(|d| d.name == name) {
-                    let known: Vec<&str> =
-                        db.config.indexes.iter().map(|d| d.name.as_str()).collect();
+                let known = db.config.index_names();
+                if !known.contains(&name.as_str()) {
                     return Err(bad(format!(
                         "unknown index {name:?}; this store has {known:?}"
                     )));
@@ -710,6 +887,11 @@ impl<B: DbBackend> Db<B> {
                 import(db, &file, out).await?;
             }
             DbCommand::Export => {
+                // First the configuration, so `import` into a new store declares the same
+                // indexes before the first item.
+                let config: Value = serde_json::from_slice(&db.config.store.to_json())
+                    .map_err(|e| Failure::Store(format!("the store configuration: {e}")))?;
+                writeln!(out, "{}", json!({ "config": config }))?;
                 // Item groups are key path encodings, which start with a namespace letter;
                 // the store's own records (counters, index entries) live in groups
                 // starting `00`.
@@ -741,55 +923,214 @@ impl<B: DbBackend> Db<B> {
     }
 }
 
+/// Longest import line read, in bytes: ample for an item at the store's value limit
+/// (400 KB) written as JSON, and a bound on the memory a line takes.
+pub(crate) const MAX_IMPORT_LINE: usize = 8 << 20;
+
+/// One line of an import file.
+enum ImportLine {
+    /// The end of the file.
+    End,
+    /// A line of only white space.
+    Blank,
+    /// `{"config": ...}`, as `export` writes first.
+    Config(Config),
+    /// `{"key": ..., "value": ...}`.
+    Item(ImportItem),
+}
+
+/// An item line of an import file.
+pub(crate) struct ImportItem {
+    key: String,
+    value: String,
+}
+
+/// Reads import lines, each at most [`MAX_IMPORT_LINE`] bytes, counting them.
+struct ImportReader<R> {
+    reader: R,
+    name: String,
+    line: Vec<u8>,
+    number: u64,
+}
+
+impl<R: BufRead> ImportReader<R> {
+    /// The next line, and the bytes read for it; errors say which line and what is wrong
+    /// (without the items count, which the caller adds).
+    fn next(&mut self) -> Result<(ImportLine, u64), String> {
+        self.line.clear();
+        let read = (&mut self.reader)
+            .take(MAX_IMPORT_LINE as u64 + 1)
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| format!("line {}: {e}", self.number + 1))?;
+        if read == 0 {
+            return Ok((ImportLine::End, 0));
+        }
+        self.number += 1;
+        let ended = self.line.last() == Some(&b'\n');
+        if !ended && self.line.len() > MAX_IMPORT_LINE {
+            return Err(format!(
+                "line {}: longer than {MAX_IMPORT_LINE} bytes",
+                self.number
+            ));
+        }
+        let text = std::str::from_utf8(&self.line)
+            .map_err(|e| format!("line {}: not UTF-8: {e}", self.number))?;
+        let text = text.trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            return Ok((ImportLine::Blank, read as u64));
+        }
+        let at = |e: String| format!("line {}: {e}", self.number);
+        let record = json::parse(text).map_err(at)?;
+        let shape = || at("expected {\"key\": \"<key path>\", \"value\": <item>}".into());
+        if let (Some(config), 1) = (
+            record.get("config"),
+            record.as_object().map_or(0, |o| o.len()),
+        ) {
+            let bytes = serde_json::to_vec(config).map_err(|e| at(e.to_string()))?;
+            let store = StoreConfig::from_json(&bytes).map_err(at)?;
+            let config = Config::from_store(store).map_err(|e| at(failure_text(e)))?;
+            return Ok((ImportLine::Config(config), read as u64));
+        }
+        let (Some(Value::String(key)), Some(value)) = (record.get("key"), record.get("value"))
+        else {
+            return Err(shape());
+        };
+        Ok((
+            ImportLine::Item(ImportItem {
+                key: key.clone(),
+                value: value.to_string(),
+            }),
+            read as u64,
+        ))
+    }
+}
+
+fn import_reader(
+    file: &Path,
+) -> Result<(ImportReader<std::io::BufReader<fs::File>>, u64), Failure> {
+    let name = file.display().to_string();
+    let handle = fs::File::open(file).map_err(|e| bad(format!("{name}: {e}")))?;
+    let size = handle.metadata().map(|m| m.len()).unwrap_or(0);
+    let reader = ImportReader {
+        reader: std::io::BufReader::new(handle),
+        name,
+        line: Vec::new(),
+        number: 0,
+    };
+    Ok((reader, size))
+}
+
+/// What an import into a new store starts with: its configuration line (if any) and its
+/// first item (with its line number).
+pub(crate) struct FirstRecords {
+    pub(crate) config: Option<Config>,
+    pub(crate) item: Option<ImportItem>,
+    pub(crate) line: u64,
+}
+
+/// Reads an import file up to its first item.
+fn first_import_records(file: &Path) -> Result<FirstRecords, Failure> {
+    let (mut reader, _) = import_reader(file)?;
+    let mut config = None;
+    loop {
+        let (line, _) = reader.next().map_err(|e| {
+            bad(format!(
+                "{}: {e} (imported before it: 0 items)",
+                reader.name
+            ))
+        })?;
+        match line {
+            ImportLine::End => {
+                return Ok(FirstRecords {
+                    config,
+                    item: None,
+                    line: reader.number,
+                })
+            }
+            ImportLine::Blank => {}
+            ImportLine::Config(c) if config.is_none() => config = Some(c),
+            ImportLine::Config(_) => {
+                return Err(bad(format!(
+                    "{}: line {}: a second configuration line; only the first line of an \
+                     export holds one (imported before it: 0 items)",
+                    reader.name, reader.number
+                )))
+            }
+            ImportLine::Item(item) => {
+                return Ok(FirstRecords {
+                    config,
+                    item: Some(item),
+                    line: reader.number,
+                })
+            }
+        }
+    }
+}
+
 async fn import<B: DbBackend>(
     db: &Db<B>,
     file: &Path,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let name = file.display().to_string();
-    let handle = fs::File::open(file).map_err(|e| bad(format!("{name}: {e}")))?;
-    let size = handle.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut reader = std::io::BufReader::new(handle);
+    let (mut reader, size) = import_reader(file)?;
     let mut progress = Progress::new("bytes", size);
-    let mut line = String::new();
-    let (mut number, mut items) = (0u64, 0u64);
+    let mut items = 0u64;
+    let mut seen_item = false;
     loop {
-        line.clear();
-        let read = reader
-            .read_line(&mut line)
-            .map_err(|e| bad(format!("{name}: line {}: {e}", number + 1)))?;
-        if read == 0 {
-            break;
-        }
-        number += 1;
-        progress.add(read as u64);
-        let text = line.trim_end_matches(['\n', '\r']);
-        if text.trim().is_empty() {
-            continue;
-        }
-        let context = |e: String| {
+        let context = |e: String, items: u64| {
             let s = if items == 1 { "" } else { "s" };
-            format!("{name}: line {number}: {e} (imported before it: {items} item{s})")
+            format!(
+                "{}: {e} (imported before it: {items} item{s})",
+                file.display()
+            )
         };
-        let at = |e: String| bad(context(e));
-        let record = json::parse(text).map_err(at)?;
-        let shape = || at("expected {\"key\": \"<key path>\", \"value\": <item>}".into());
-        let (Some(Value::String(key)), Some(value)) = (record.get("key"), record.get("value"))
-        else {
-            return Err(shape());
+        let (line, read) = reader.next().map_err(|e| bad(context(e, items)))?;
+        progress.add(read);
+        let number = reader.number;
+        let at = |e: String| context(format!("line {number}: {e}"), items);
+        let item = match line {
+            ImportLine::End => break,
+            ImportLine::Blank => continue,
+            ImportLine::Config(config) => {
+                if seen_item || number > 1 && items > 0 {
+                    return Err(bad(at("a configuration line after items; only the first \
+                         line of an export holds one"
+                        .into())));
+                }
+                if config.store.indexes != db.config.store.indexes {
+                    return Err(bad(at(format!(
+                        "the export's indexes {:?} differ from this store's {:?}: import it \
+                         into a new store (a directory without one), which takes the export's",
+                        config.describe(),
+                        db.config.describe()
+                    ))));
+                }
+                continue;
+            }
+            ImportLine::Item(item) => item,
         };
-        let path: KeyPath = key.parse().map_err(|e| at(format!("key {key:?}: {e}")))?;
-        db.put(&path, value, PutMode::Upsert)
+        seen_item = true;
+        let path: KeyPath = item
+            .key
+            .parse()
+            .map_err(|e| bad(at(format!("key {:?}: {e}", item.key))))?;
+        let value = json::parse(&item.value).map_err(|e| bad(at(e)))?;
+        db.put(&path, &value, PutMode::Upsert)
             .await
             .map_err(|e| match e {
-                Failure::BadInput(m) => at(m),
-                Failure::Store(m) => Failure::Store(context(m)),
+                Failure::BadInput(m) => bad(at(m)),
+                Failure::Store(m) => Failure::Store(at(m)),
+                Failure::Conflict(m) => Failure::Conflict(at(m)),
                 other => other,
             })?;
         items += 1;
     }
     progress.finish();
-    writeln!(out, "{}", json!({"imported": items, "lines": number}))?;
+    writeln!(
+        out,
+        "{}",
+        json!({"imported": items, "lines": reader.number})
+    )?;
     Ok(())
 }
 

@@ -242,21 +242,25 @@ fn show(out: &mut impl Write, items: &[RawItem], at_most: usize) -> Result<(), F
 /// Runs the demo in `dir`, or in a new temporary directory that is removed afterwards.
 pub(crate) async fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<(), Failure> {
     let temp;
-    let dir: &Path = match &dir {
+    let store: Store<RedbBackend> = match &dir {
         Some(d) => {
             // A kept store opens with `keypath db --path DIR`, its ticket index included.
             let indexes = crate::db::parse_index_defs(&[TICKET_INDEX.to_owned()])?;
-            crate::db::ensure_config(d, &crate::db::Config { indexes })?;
-            d
+            crate::db::open_or_create_as(d, &crate::db::Config::new(indexes))
+                .await?
+                .store
         }
         None => {
             temp = tempfile::tempdir().map_err(Failure::Io)?;
-            temp.path()
+            Store::open(temp.path()).await.map_err(|e| {
+                Failure::Store(format!(
+                    "opening the store in {}: {e}",
+                    temp.path().display()
+                ))
+            })?
         }
     };
-    let store: Store<RedbBackend> = Store::open(dir)
-        .await
-        .map_err(|e| Failure::Store(format!("opening the store in {}: {e}", dir.display())))?;
+    let dir: &Path = store.backend().path().parent().unwrap_or(Path::new("."));
     writeln!(out, "keypath demo: an embedded store in {}", dir.display())?;
     writeln!(out)?;
 

@@ -1,35 +1,25 @@
 //! `keypath db --dynamodb TABLE`: the `db` commands on a DynamoDB table (feature `dynamodb`).
 //!
 //! `create-table` makes the table (`pk`/`sk` binary keys, on-demand) and the store in it.
-//! The index definitions that a directory store keeps in `keypath-db.json` live in the table
-//! as one record in a group the store reserves for itself ([`CONFIG_GROUP`], starting `00`,
-//! so it never meets an item), holding the same JSON.
+//! The index definitions live in the table as the store's configuration record
+//! ([`keypath_store::StoreConfig`]), as in a directory store, written once with a condition
+//! that no other is there.
 
 use std::io::Write;
 
 use keypath_store::backend::dynamodb::{client_with_timeout, DynamoDbBackend, OpenError};
-use keypath_store::backend::{
-    Backend, BackendError, Condition, Key, Record, Write as BackendWrite,
-};
-use keypath_store::Store;
+use keypath_store::backend::{Backend, BackendError};
+use keypath_store::layout::config_key;
+use keypath_store::{Store, StoreConfig};
 use serde_json::json;
 
-use crate::db::{bad, parse_index_defs, precheck, Config, Db, DbBackend, DbCommand};
+use crate::db::{bad, parse_index_defs, precheck, store_failure, Config, Db, DbBackend, DbCommand};
 use crate::Failure;
-
-/// Group key of the CLI's configuration record.
-const CONFIG_GROUP: &[u8] = b"\x00\xffkeypath-db";
-/// Sort key of the CLI's configuration record.
-const CONFIG_SORT: &[u8] = &[0x00];
 
 impl DbBackend for DynamoDbBackend {
     async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
         DynamoDbBackend::groups(self, from).await
     }
-}
-
-fn config_key() -> Key {
-    Key::new(CONFIG_GROUP, CONFIG_SORT)
 }
 
 fn open_failure(e: OpenError) -> Failure {
@@ -39,48 +29,19 @@ fn open_failure(e: OpenError) -> Failure {
     }
 }
 
-async fn read_config(backend: &DynamoDbBackend) -> Result<Option<Config>, Failure> {
-    let record = backend
-        .get(config_key())
+/// Writes the configuration for `init` and `create-table`, where a store already there is
+/// an error.
+async fn create_new_config(store: &Store<DynamoDbBackend>, config: &Config) -> Result<(), Failure> {
+    if store
+        .create_config(&config.store)
         .await
-        .map_err(|e| Failure::Store(e.to_string()))?;
-    record
-        .map(|r| {
-            serde_json::from_slice(&r.value).map_err(|e| {
-                bad(format!(
-                    "table {}: not a keypath store configuration: {e}",
-                    backend.table()
-                ))
-            })
-        })
-        .transpose()
-}
-
-/// Writes the configuration if the table has none yet; `false` if it has one.
-async fn create_config(backend: &DynamoDbBackend, config: &Config) -> Result<bool, Failure> {
-    let put = BackendWrite::Put {
-        key: config_key(),
-        record: Record {
-            value: serde_json::to_vec(config).expect("config serializes"),
-            version: 1,
-        },
-        condition: Condition::NotExists,
-    };
-    match backend.write(vec![put]).await {
-        Ok(()) => Ok(true),
-        Err(BackendError::ConditionFailed { .. }) => Ok(false),
-        Err(e) => Err(Failure::Store(e.to_string())),
-    }
-}
-
-/// [`create_config`] for `init` and `create-table`, where a store already there is an error.
-async fn create_new_config(backend: &DynamoDbBackend, config: &Config) -> Result<(), Failure> {
-    if create_config(backend, config).await? {
+        .map_err(store_failure)?
+    {
         Ok(())
     } else {
         Err(bad(format!(
             "a store already exists in table {}; its indexes are fixed",
-            backend.table()
+            store.backend().table()
         )))
     }
 }
@@ -133,7 +94,7 @@ pub(crate) async fn run(
             let backend = DynamoDbBackend::create_table(sdk, table)
                 .await
                 .map_err(open_failure)?;
-            create_new_config(&backend, &Config { indexes }).await?;
+            create_new_config(&Store::new(backend), &Config::new(indexes)).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())
         }
@@ -142,7 +103,7 @@ pub(crate) async fn run(
             let backend = DynamoDbBackend::open(sdk, table)
                 .await
                 .map_err(open_failure)?;
-            create_new_config(&backend, &Config { indexes }).await?;
+            create_new_config(&Store::new(backend), &Config::new(indexes)).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())
         }
@@ -151,31 +112,27 @@ pub(crate) async fn run(
             let backend = DynamoDbBackend::open(sdk, table)
                 .await
                 .map_err(open_failure)?;
-            let config = match read_config(&backend).await? {
-                Some(config) => config,
-                None if matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. }) => {
-                    let config = Config::default();
-                    if create_config(&backend, &config).await? {
-                        config
-                    } else {
-                        // Another client made the store first (a table is shared): use it.
-                        read_config(&backend).await?.ok_or_else(|| {
-                            Failure::Store(format!(
-                                "table {table}: the store configuration was written and is gone"
-                            ))
-                        })?
-                    }
-                }
-                None => {
+            let store = Store::new(backend);
+            let has_config = store
+                .backend()
+                .get(config_key())
+                .await
+                .map_err(|e| Failure::Store(e.to_string()))?
+                .is_some();
+            if !has_config {
+                if !matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. }) {
                     return Err(bad(format!(
                         "no keypath store in table {table} (create one with `keypath db --dynamodb {table} create-table`, or put an item)"
-                    )))
+                    )));
                 }
-            };
-            let db = Db {
-                store: Store::new(backend),
-                config,
-            };
+                // Another client may make the store first (a table is shared): then theirs
+                // is used, read below.
+                store
+                    .create_config(&StoreConfig::default())
+                    .await
+                    .map_err(store_failure)?;
+            }
+            let db = Db::with_store(store).await?;
             db.run(command, out).await
         }
     }

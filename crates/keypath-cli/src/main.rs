@@ -67,14 +67,16 @@ enum Command {
     Db(Box<db::DbArgs>),
 }
 
-/// A failure with the exit status it maps to: 2 for bad input (including a conditional
-/// write that does not hold), 3 for an item that is not there, 1 for I/O and storage, and
-/// 1 for `lint` finding problems (this many kinds).
+/// A failure with the exit status it maps to: 2 for bad input (arguments included), 3 for
+/// an item that is not there, 4 for a conditional write whose condition does not hold (a
+/// version, an existence check), 1 for I/O and storage, and 1 for `lint` finding problems
+/// (this many kinds).
 #[derive(Debug)]
 pub(crate) enum Failure {
     BadInput(String),
     Problems(usize),
     NotFound(String),
+    Conflict(String),
     Store(String),
     Io(io::Error),
 }
@@ -87,9 +89,18 @@ impl From<io::Error> for Failure {
 
 fn main() -> ExitCode {
     quiet_pool_panics();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return argument_error(&e),
+    };
     let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = io::BufWriter::with_capacity(
+        1 << 16,
+        Named {
+            name: "stdout",
+            inner: stdout.lock(),
+        },
+    );
     let result = match cli.command {
         Command::Encode { paths } => paths::encode(&paths, &mut out),
         Command::Decode { keys, base64 } => paths::decode(&keys, base64, &mut out),
@@ -115,11 +126,59 @@ fn main() -> ExitCode {
             (format!("{kinds} kind{s} of problem found"), 1)
         }
         Err(Failure::NotFound(message)) => (message, 3),
+        Err(Failure::Conflict(message)) => (message, 4),
         Err(Failure::Store(message)) => (message, 1),
     };
     let _ = out.flush();
     report(&message);
     ExitCode::from(code)
+}
+
+/// Help and version go to stdout (status 0); any other argument error is one line on stderr
+/// (the first line of clap's message, which names the argument) and status 2.
+fn argument_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        let code = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            2
+        } else {
+            0
+        };
+        return ExitCode::from(code);
+    }
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("bad arguments");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    report(&format!("{first} (see keypath --help)"));
+    ExitCode::from(2)
+}
+
+/// A writer whose errors say what they were writing to ("stdout").
+struct Named<W> {
+    name: &'static str,
+    inner: W,
+}
+
+impl<W: Write> Write for Named<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).map_err(|e| self.named(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().map_err(|e| self.named(e))
+    }
+}
+
+impl<W> Named<W> {
+    fn named(&self, e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), format!("writing to {}: {e}", self.name))
+    }
 }
 
 /// Prints `keypath: <message>` on stderr. A stderr that cannot be written (closed, full, a

@@ -29,11 +29,14 @@ fn keys(lines: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// A command line the argument parser refuses: status 2 and its usage message.
+/// A command line the argument parser refuses: status 2 and one line naming the problem.
 fn refused(o: &Output, needle: &str) {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+    assert!(
+        err.starts_with("keypath: ") && err.contains(needle) && err.lines().count() == 1,
+        "{err}"
+    );
 }
 
 #[test]
@@ -146,7 +149,7 @@ fn index_follows_updates_and_conditions_hold() {
 
     fails(
         &db(d, &["put", "/ticket-2", "{}", "--if-absent"]),
-        2,
+        4,
         "already exists",
     );
     // A read shows the version a conditional put takes.
@@ -170,7 +173,7 @@ fn index_follows_updates_and_conditions_hold() {
             d,
             &["put", "/ticket-2", "{}", "--if-version", &v2.to_string()],
         ),
-        2,
+        4,
         "version",
     );
     let latest = ok(&db(d, &["index", "by_updated", "/board-1"]));
@@ -196,7 +199,12 @@ fn export_import_round_trip() {
     let imported = ok(&db(src.path(), &["import", file.to_str().unwrap()]));
     assert_eq!(imported[0]["imported"], 300);
     let out1 = db(src.path(), &["export"]);
-    let exported = ok(&out1);
+    let mut exported = ok(&out1);
+    // First the store's configuration (no indexes here), then the items.
+    assert_eq!(
+        exported.remove(0),
+        serde_json::json!({"config": {"format": 1, "indexes": []}})
+    );
     assert_eq!(exported.len(), 300);
     // Export is in group, then key order.
     let mut sorted = keys(&exported);
@@ -324,8 +332,12 @@ fn demo_runs_and_checks_itself() {
     // The kept store opens with `keypath db`: every item exports, UUID fields (stored as
     // 16 bytes) as arrays of numbers.
     let all = ok(&db(d, &["export"]));
-    assert_eq!(all.len(), 33_792);
-    let user = all
+    assert_eq!(all.len(), 1 + 33_792);
+    assert_eq!(
+        all[0]["config"]["indexes"][0]["name"], "by_updated",
+        "the export starts with the store's configuration"
+    );
+    let user = all[1..]
         .iter()
         .find(|l| {
             l["key"].as_str().unwrap().starts_with("/user-") && l["value"]["name"].is_string()
@@ -369,7 +381,8 @@ fn demo_runs_and_checks_itself() {
     ok(&db(other.path(), &["init", "--index", "by_x=t.x@/g-1"]));
     let o = keypath(&["demo", "--path", other.path().to_str().unwrap()]);
     fails(&o, 2, "holds a store with other indexes");
-    assert_eq!(ok(&db(other.path(), &["export"])), Vec::<Value>::new());
+    // Nothing but its configuration: no items.
+    assert_eq!(ok(&db(other.path(), &["export"])).len(), 1);
     refused(
         &keypath(&["demo", "--keys-only", "--path", d.to_str().unwrap()]),
         "'--keys-only' cannot be used with '--path <DIR>'",
@@ -500,7 +513,7 @@ fn refused_input_leaves_no_store_behind() {
     nothing();
     fails(
         &db(&fresh, &["put", "/t-1", "{}", "--if-version", "3"]),
-        2,
+        4,
         "item /t-1 is absent, expected version 3",
     );
     nothing();
@@ -552,7 +565,7 @@ fn refused_input_leaves_no_store_behind() {
     );
     fails(
         &db(&fresh, &["put", "--if-version", "3", "/a-9", "1"]),
-        2,
+        4,
         "item /a-9 is absent, expected version 3",
     );
 }
@@ -607,9 +620,6 @@ fn bad_input_campaign_changes_nothing() {
         vec!["put", "/a-1/item-9", "{\"n\": 1} trailing"],
         vec!["put", "/a-1/item-9", "{\"n\": [1]}"],
         vec!["put", "/a-1/item-9", "{\"n\": 1.5}"],
-        // Conditions that do not hold.
-        vec!["put", "/a-1/item-1", "{}", "--if-absent"],
-        vec!["put", "/a-1/item-1", "{}", "--if-version", "999"],
         // Cursors: tampered, truncated, garbage, another query's.
         vec!["list", "/a-1", "--limit", "2", "--cursor", &tampered],
         vec![
@@ -631,6 +641,13 @@ fn bad_input_campaign_changes_nothing() {
     for args in &cases {
         let o = db(d, args);
         fails(&o, 2, "");
+    }
+    // Conditions that do not hold: their own status.
+    for args in [
+        vec!["put", "/a-1/item-1", "{}", "--if-absent"],
+        vec!["put", "/a-1/item-1", "{}", "--if-version", "999"],
+    ] {
+        fails(&db(d, &args), 4, "");
     }
     // Oversize value, through import (an argument cannot be that long).
     let big = d.join("big.jsonl");

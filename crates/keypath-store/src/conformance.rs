@@ -955,6 +955,7 @@ pub struct Census {
 /// - every index entry decodes and points at an existing item that still has exactly that
 ///   index key (no stale or orphan entries);
 /// - every item group has a counter at least as new as its items;
+/// - the configuration record, if any, reads;
 /// - no other records.
 ///
 /// Returns every violation found, one per line.
@@ -992,6 +993,11 @@ pub fn check_consistency(records: &BTreeMap<Key, Record>) -> Result<Census, Stri
                 census.index_entries += 1;
                 if let Err(e) = check_entry(records, key, record) {
                     problem(format!("index entry {key:?}: {e}"));
+                }
+            }
+            [RESERVED_GROUP, crate::layout::TAG_CONFIG] if key.sort == [0x00] => {
+                if let Err(e) = crate::StoreConfig::from_json(&record.value) {
+                    problem(format!("configuration {key:?}: {e}"));
                 }
             }
             [RESERVED_GROUP, ..] => problem(format!("unknown reserved record {key:?}")),

@@ -109,9 +109,8 @@ pub(crate) fn decode_index_path(at: usize, enc: &[u8]) -> Result<KeyPath, Envelo
 
 /// The framing of an envelope, borrowed: nothing decoded beyond UTF-8 checks.
 pub(crate) struct Header<'a> {
-    // The type and the payload are read by the DynamoDB backend (its item attributes); a
-    // write reads only the index keys of the item it replaces.
-    #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
+    // The payload start is read by the DynamoDB backend (its item attributes); a write reads
+    // the type and the index keys of the item it replaces.
     pub item_type: &'a str,
     /// `(index name, offset of the key path, key path encoding)`.
     pub indexes: Vec<(&'a str, usize, &'a [u8])>,

@@ -90,6 +90,21 @@ pub enum StoreError {
         /// The indexes the type declares.
         declared: Vec<String>,
     },
+    /// The store's configuration record cannot be used (see [`StoreConfig`](crate::StoreConfig)),
+    /// or a change to it is invalid.
+    #[error("store configuration: {0}")]
+    Config(String),
+    /// The configuration declares indexes of this item type that a program computes, and
+    /// this write cannot compute them: writing it would leave their entries stale.
+    #[error("items of type {item_type} are indexed by a program (indexes {indexes:?}); write {key} with that program")]
+    IndexedByProgram {
+        /// The item's key path.
+        key: KeyPath,
+        /// The item type.
+        item_type: String,
+        /// The indexes the program computes.
+        indexes: Vec<String>,
+    },
     /// A query whose bounds are not under its group, or other malformed query.
     #[error("invalid query: {0}")]
     InvalidQuery(String),

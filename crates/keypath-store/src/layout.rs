@@ -5,6 +5,8 @@
 //! | item `/g-1/a-2`   | encoding of `/g-1`                                | encoding of `/a-2` (`00` for the root item) |
 //! | group counter     | `00 01` ++ encoding of `/g-1`                     | `00`                      |
 //! | index entry       | `00 02` len name ++ encoding of the index group  | escaped encoding of the index path's rest ++ `00 00` ++ encoding of the base item's path |
+//! | configuration     | `00 03`                                           | `00`                      |
+//! | application's own | `00 FF` ++ anything                               | anything                  |
 //!
 //! Item group keys are key path encodings, which start with a namespace byte (an ASCII
 //! letter or `_`), so every group starting with [`RESERVED_GROUP`] (`00`) is free for the
@@ -33,6 +35,13 @@ pub const RESERVED_GROUP: u8 = 0x00;
 pub const TAG_GROUP_COUNTER: u8 = 0x01;
 /// Second byte of an index entry's group key.
 pub const TAG_INDEX: u8 = 0x02;
+/// Second byte of the group key of the store's configuration record
+/// ([`StoreConfig`](crate::StoreConfig)).
+pub const TAG_CONFIG: u8 = 0x03;
+/// Second byte of group keys an application may use for records of its own beside the
+/// store's, never met by items, counters, index entries or the configuration (the rest of
+/// the group key is the application's).
+pub const TAG_APPLICATION: u8 = 0xFF;
 /// Sort key of a group counter record (the encoding of the empty path).
 pub const COUNTER_SORT_KEY: [u8; 1] = [0x00];
 /// Longest index name, in bytes (its length is stored in one byte).
@@ -53,6 +62,16 @@ pub(crate) fn counter_key(group: &[u8]) -> Key {
 /// `group` makes.
 pub(crate) fn counter_group_len(group: &[u8]) -> usize {
     COUNTER_GROUP_PREFIX.len() + group.len()
+}
+
+/// The key of the store's configuration record: group `00 03`, sort key `00`.
+///
+/// ```
+/// let key = keypath_store::layout::config_key();
+/// assert_eq!((key.group.as_slice(), key.sort.as_slice()), (&[0x00, 0x03][..], &[0x00][..]));
+/// ```
+pub fn config_key() -> Key {
+    Key::new(vec![RESERVED_GROUP, TAG_CONFIG], vec![0x00])
 }
 
 /// Checks an index name: 1 to [`MAX_INDEX_NAME_LEN`] ASCII letters, digits or `_`.

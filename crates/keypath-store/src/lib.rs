@@ -58,6 +58,7 @@
 #![warn(missing_docs)]
 
 pub mod backend;
+mod config;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 mod cursor;
@@ -70,6 +71,7 @@ mod query;
 mod store;
 mod txn;
 
+pub use config::{IndexDecl, IndexSource, StoreConfig, CONFIG_FORMAT};
 pub use cursor::{Cursor, CursorError};
 pub use envelope::EnvelopeError;
 pub use error::StoreError;

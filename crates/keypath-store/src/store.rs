@@ -1,6 +1,7 @@
 //! The store: typed items with secondary indexes over a [`Backend`].
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use keypath::KeyPath;
 
@@ -49,6 +50,8 @@ pub use write::PutMode;
 pub struct Store<B: Backend> {
     backend: Arc<B>,
     limits: Limits,
+    /// Item types whose program indexes this store has seen declared in the configuration.
+    pub(crate) declared: Arc<Mutex<HashSet<&'static str>>>,
 }
 
 impl<B: Backend> Clone for Store<B> {
@@ -56,13 +59,16 @@ impl<B: Backend> Clone for Store<B> {
         Store {
             backend: self.backend.clone(),
             limits: self.limits,
+            declared: self.declared.clone(),
         }
     }
 }
 
 #[cfg(feature = "redb")]
 impl Store<crate::backend::redb::RedbBackend> {
-    /// Opens (or creates) the embedded store in directory `dir`.
+    /// Opens (or creates) the embedded store in directory `dir`. A new store is created
+    /// whole or not at all, without a configuration record (no declared indexes; see
+    /// [`Store::create`] to declare some from the start).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -76,6 +82,73 @@ impl Store<crate::backend::redb::RedbBackend> {
     ) -> Result<Self, crate::backend::redb::OpenError> {
         Ok(Store::new(
             crate::backend::redb::RedbBackend::open(dir).await?,
+        ))
+    }
+
+    /// Creates a new embedded store in directory `dir` with the configuration `config`,
+    /// atomically: the store appears whole, configuration included, or not at all. Fails
+    /// with [`OpenError::Exists`](crate::backend::redb::OpenError::Exists) if there is a
+    /// store already, changing nothing.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use keypath_store::{IndexDecl, Store, StoreConfig};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let config = StoreConfig::new(vec![IndexDecl::field("by_n", "post", "n", "/posts-0")]);
+    /// let store = Store::create(dir.path(), &config).await.unwrap();
+    /// assert_eq!(store.config().await.unwrap(), config);
+    /// assert!(Store::create(dir.path(), &config).await.is_err());
+    /// # });
+    /// ```
+    pub async fn create(
+        dir: impl AsRef<std::path::Path>,
+        config: &crate::StoreConfig,
+    ) -> Result<Self, crate::backend::redb::OpenError> {
+        if let Err(message) = config.validate() {
+            return Err(crate::backend::redb::OpenError::Damaged {
+                path: dir.as_ref().to_owned(),
+                message: format!("refused to create it with an invalid configuration: {message}"),
+            });
+        }
+        Ok(Store::new(
+            crate::backend::redb::RedbBackend::create(dir, vec![config.record()]).await?,
+        ))
+    }
+
+    /// Opens the embedded store in directory `dir`; fails with
+    /// [`OpenError::Missing`](crate::backend::redb::OpenError::Missing) if there is none.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// assert!(keypath_store::Store::open_existing(dir.path()).await.is_err());
+    /// # });
+    /// ```
+    pub async fn open_existing(
+        dir: impl AsRef<std::path::Path>,
+    ) -> Result<Self, crate::backend::redb::OpenError> {
+        Ok(Store::new(
+            crate::backend::redb::RedbBackend::open_existing(dir).await?,
+        ))
+    }
+
+    /// Opens the embedded store in directory `dir` for reads only (see
+    /// [`RedbBackend::open_read_only`](crate::backend::redb::RedbBackend::open_read_only)):
+    /// gets, lists and index queries work on a read-only file system; writes fail.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// drop(keypath_store::Store::open(dir.path()).await.unwrap());
+    /// let store = keypath_store::Store::open_read_only(dir.path()).await.unwrap();
+    /// assert_eq!(store.config().await.unwrap(), keypath_store::StoreConfig::default());
+    /// # });
+    /// ```
+    pub async fn open_read_only(
+        dir: impl AsRef<std::path::Path>,
+    ) -> Result<Self, crate::backend::redb::OpenError> {
+        Ok(Store::new(
+            crate::backend::redb::RedbBackend::open_read_only(dir).await?,
         ))
     }
 }
@@ -134,6 +207,7 @@ impl<B: Backend> Store<B> {
         Store {
             backend: Arc::new(backend),
             limits: Limits::default(),
+            declared: Arc::default(),
         }
     }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use keypath::KeyPath;
 
 use crate::backend::{Backend, Key};
+use crate::config::TypeIndexes;
 use crate::item::{encode_value, Item, RawItem, Versioned};
 use crate::store::write::{index_keys, Expect, ItemWrite, NewItem, ReadCheck};
 use crate::store::{backend_key, Store};
@@ -131,6 +132,8 @@ impl<B: Backend> Transaction<'_, B> {
             item_type: T::TYPE.to_owned(),
             payload: encode_value(&path, item)?,
             indexes: index_keys(item)?,
+            program: TypeIndexes::of::<T>(),
+            raw: false,
         };
         self.buffer(path, Some(new))
     }

@@ -168,14 +168,15 @@ fn sigkill_during_writes_keeps_acknowledged_and_atomic() {
             }
             if diff(&all, &acked.records()).is_none() {
                 acked
-            } else if let Some(next) = next.filter(|n| diff(&all, &n.records()).is_none()) {
+            } else if let Some(next) = next.clone().filter(|n| diff(&all, &n.records()).is_none()) {
                 in_flight_applied += 1;
                 next
             } else {
                 panic!(
-                    "{ctx}: after {acks} acknowledged operations the store is neither after them nor after the next ({:?}):\n{}",
+                    "{ctx}: after {acks} acknowledged operations the store is neither after them nor after the next ({:?}):\n{}against the next:\n{}",
                     ops.get(acks),
-                    diff(&all, &acked.records()).unwrap_or_default()
+                    diff(&all, &acked.records()).unwrap_or_default(),
+                    next.map(|n| diff(&all, &n.records()).unwrap_or_default()).unwrap_or_default()
                 );
             }
         });

@@ -118,8 +118,10 @@ async fn faulted_run<B: Backend>(
             );
             assert!(failed.is_none(), "{ctx}: a second failure at step {step}");
             failed = Some(step);
-            let got = model.dump(backend.inner()).await.unwrap();
             let after = before.after(op);
+            // The groups of the state after it: those before, and the configuration's once
+            // the first ticket is written.
+            let got = after.dump(backend.inner()).await.unwrap();
             if diff(&got, &before.records()).is_none() {
                 // Fully before: the model stays.
             } else if diff(&got, &after.records()).is_none() {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use keypath::{KeyPath, PathError};
 use keypath_store::backend::redb::RedbBackend;
 use keypath_store::{Index, Item, Store};
-use redb::{Database, TableDefinition};
+use redb::{Database, ReadableDatabase, TableDefinition};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

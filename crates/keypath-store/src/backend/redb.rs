@@ -12,7 +12,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use redb::{Database, ReadableTable, TableDefinition};
+use redb::{Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::{
     duplicate_key, Backend, BackendError, Condition, Direction, Entry, Key, Record, Scan, Write,
@@ -20,6 +20,9 @@ use super::{
 
 /// File name of the store inside the directory given to [`RedbBackend::open`].
 pub const DATA_FILE_NAME: &str = "keypath.redb";
+
+/// Ends the name of a store file under construction (`keypath.redb.<pid>.<nanos>.tmp`).
+const TMP_SUFFIX: &str = ".tmp";
 
 /// The one table: `(group, sort) -> (version, value)`. redb orders tuple keys element by
 /// element and byte slices as unsigned bytes, which is exactly the backend order.
@@ -48,8 +51,58 @@ fn record_key(k: &Key) -> (&[u8], &[u8]) {
 /// ```
 #[derive(Clone)]
 pub struct RedbBackend {
-    db: Arc<Database>,
+    db: Arc<Db>,
     path: Arc<PathBuf>,
+}
+
+/// The open file: for reads and writes, or (from [`RedbBackend::open_read_only`]) for reads
+/// only, which needs no write access to the file or its directory.
+enum DbKind {
+    Writable(Database),
+    ReadOnly(ReadOnlyDatabase),
+}
+
+/// The open file, closed on a thread of its own: redb finishes its bookkeeping when a
+/// database is dropped and can panic there on a damaged file; the panic ends that thread,
+/// not the caller's.
+struct Db(Option<DbKind>);
+
+impl Db {
+    fn kind(&self) -> &DbKind {
+        self.0.as_ref().expect("set until dropped")
+    }
+
+    fn begin_read(&self) -> Result<redb::ReadTransaction, redb::TransactionError> {
+        match self.kind() {
+            DbKind::Writable(db) => db.begin_read(),
+            DbKind::ReadOnly(db) => db.begin_read(),
+        }
+    }
+
+    fn begin_write(&self) -> Result<redb::WriteTransaction, BackendError> {
+        match self.kind() {
+            DbKind::Writable(db) => db.begin_write().map_err(storage),
+            DbKind::ReadOnly(_) => Err(BackendError::storage(
+                "the store was opened read-only: it takes no writes".to_owned(),
+            )),
+        }
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Some(db) = self.0.take() {
+            let closing = std::thread::Builder::new()
+                .name("keypath-redb-close".to_owned())
+                .spawn(move || drop(db));
+            // Waited for, so the file is closed (and its lock released) when the last
+            // handle is gone; a panic there is redb's on a damaged file, already reported
+            // by the operation that met the damage.
+            if let Ok(handle) = closing {
+                let _ = handle.join();
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for RedbBackend {
@@ -73,9 +126,13 @@ impl std::fmt::Debug for RedbBackend {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OpenError {
-    /// `open_existing` found no store file.
+    /// `open_existing` or `open_read_only` found no store file.
     #[error("no store at {}: expected the file {DATA_FILE_NAME} there", .0.display())]
     Missing(PathBuf),
+    /// `create` found a store file already there (made by another process, perhaps at the
+    /// same moment); nothing was changed.
+    #[error("a store already exists at {}", .0.display())]
+    Exists(PathBuf),
     /// The directory could not be created or read.
     #[error("cannot use the store directory {}: {source}", path.display())]
     Io {
@@ -92,7 +149,26 @@ pub enum OpenError {
         /// What was found.
         message: String,
     },
-    /// redb could not open the file (corrupt, locked by another process, ...).
+    /// Another process has the store open (a writer excludes every other opener; read-only
+    /// openers exclude writers).
+    #[error("the store file {} is open in another process; a store is used by one process at a time (or read by several)", .0.display())]
+    InUse(PathBuf),
+    /// The file was written by an earlier keypath-store, in a file format this version's redb
+    /// no longer reads. Its data is intact: copy it with the release that wrote it.
+    #[error(
+        "the store file {} was written by an earlier keypath release (redb file format {format}), \
+         which this release cannot open; nothing was changed. Copy it: with the release that \
+         wrote it, `keypath db --path DIR export > items.jsonl`, then with this one \
+         `keypath db --path NEW import items.jsonl`",
+        path.display()
+    )]
+    OldFormat {
+        /// The store file.
+        path: PathBuf,
+        /// The redb file format version found.
+        format: u8,
+    },
+    /// redb could not open the file (corrupt, unreadable, ...).
     #[error("cannot open the store file {}: {source}", path.display())]
     Database {
         /// The store file.
@@ -101,6 +177,23 @@ pub enum OpenError {
         source: Box<redb::Error>,
     },
 }
+
+/// How [`RedbBackend`] opens a directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Open the store, creating it (with the given first records) if there is none.
+    OpenOrCreate,
+    /// Open the store; fail if there is none.
+    Existing,
+    /// Create the store; fail if there is one.
+    Create,
+    /// Open the store for reads only.
+    ReadOnly,
+}
+
+/// A temporary store file left by a creator that died is removed once it is unlocked and at
+/// least this old (a live creator holds its lock from the moment redb opens the file).
+const STALE_TMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl RedbBackend {
     /// Opens the store in directory `dir`, creating the directory and the store file
@@ -114,7 +207,46 @@ impl RedbBackend {
     /// # });
     /// ```
     pub async fn open(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
-        Self::open_in(dir.as_ref().to_owned(), true).await
+        Self::open_in(dir.as_ref().to_owned(), Mode::OpenOrCreate, Vec::new()).await
+    }
+
+    /// [`open`](Self::open), and if it creates the store, the new file holds `records` from
+    /// the start: the file appears whole, with them, or not at all.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use keypath_store::backend::{redb::RedbBackend, Backend, Key, Record};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let first = vec![(Key::new(vec![0, 9], vec![0]), Record { value: b"x".to_vec(), version: 1 })];
+    /// let db = RedbBackend::open_or_create_with(dir.path(), first.clone()).await.unwrap();
+    /// assert_eq!(db.get(first[0].0.clone()).await.unwrap(), Some(first[0].1.clone()));
+    /// # });
+    /// ```
+    pub async fn open_or_create_with(
+        dir: impl AsRef<Path>,
+        records: Vec<(Key, Record)>,
+    ) -> Result<Self, OpenError> {
+        Self::open_in(dir.as_ref().to_owned(), Mode::OpenOrCreate, records).await
+    }
+
+    /// Creates a new store in `dir` holding `records`, atomically: the store file appears
+    /// whole or not at all. Fails with [`OpenError::Exists`] if there is a store already
+    /// (whoever made it), changing nothing.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use keypath_store::backend::redb::{OpenError, RedbBackend};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// RedbBackend::create(dir.path(), Vec::new()).await.unwrap();
+    /// let again = RedbBackend::create(dir.path(), Vec::new()).await;
+    /// assert!(matches!(again, Err(OpenError::Exists(_))));
+    /// # });
+    /// ```
+    pub async fn create(
+        dir: impl AsRef<Path>,
+        records: Vec<(Key, Record)>,
+    ) -> Result<Self, OpenError> {
+        Self::open_in(dir.as_ref().to_owned(), Mode::Create, records).await
     }
 
     /// Opens the store in directory `dir`, failing with [`OpenError::Missing`] if there is none.
@@ -129,7 +261,26 @@ impl RedbBackend {
     /// # });
     /// ```
     pub async fn open_existing(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
-        Self::open_in(dir.as_ref().to_owned(), false).await
+        Self::open_in(dir.as_ref().to_owned(), Mode::Existing, Vec::new()).await
+    }
+
+    /// Opens the store in directory `dir` for reads only: nothing is written to the file or
+    /// the directory, so a store on a read-only mount or owned by another user can be read.
+    /// Several processes may read at once, but not while one has it open for writing
+    /// ([`OpenError::InUse`]). Writes fail with a storage error.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use keypath_store::backend::{redb::RedbBackend, Backend, Key};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// drop(RedbBackend::open(dir.path()).await.unwrap());
+    /// let db = RedbBackend::open_read_only(dir.path()).await.unwrap();
+    /// assert_eq!(db.get(Key::new(vec![1], vec![0])).await.unwrap(), None);
+    /// assert!(db.write(vec![]).await.is_ok()); // an empty batch writes nothing
+    /// # });
+    /// ```
+    pub async fn open_read_only(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
+        Self::open_in(dir.as_ref().to_owned(), Mode::ReadOnly, Vec::new()).await
     }
 
     /// The store file's path.
@@ -145,11 +296,28 @@ impl RedbBackend {
         &self.path
     }
 
-    async fn open_in(dir: PathBuf, create: bool) -> Result<Self, OpenError> {
+    /// Whether the store was opened with [`open_read_only`](Self::open_read_only).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let db = keypath_store::backend::redb::RedbBackend::open(dir.path()).await.unwrap();
+    /// assert!(!db.is_read_only());
+    /// # });
+    /// ```
+    pub fn is_read_only(&self) -> bool {
+        matches!(self.db.kind(), DbKind::ReadOnly(_))
+    }
+
+    async fn open_in(
+        dir: PathBuf,
+        mode: Mode,
+        records: Vec<(Key, Record)>,
+    ) -> Result<Self, OpenError> {
         let file = dir.join(DATA_FILE_NAME);
         let opened = {
             let file = file.clone();
-            tokio::task::spawn_blocking(move || Self::open_blocking(dir, file, create)).await
+            tokio::task::spawn_blocking(move || Self::open_blocking(dir, file, mode, records)).await
         };
         opened.unwrap_or_else(|join| {
             Err(OpenError::Damaged {
@@ -159,16 +327,18 @@ impl RedbBackend {
         })
     }
 
-    fn open_blocking(dir: PathBuf, file: PathBuf, create: bool) -> Result<Self, OpenError> {
-        let db_err = |path: &Path, e: redb::Error| OpenError::Database {
-            path: path.to_owned(),
-            source: Box::new(e),
-        };
+    fn open_blocking(
+        dir: PathBuf,
+        file: PathBuf,
+        mode: Mode,
+        records: Vec<(Key, Record)>,
+    ) -> Result<Self, OpenError> {
         let io_err = |path: &Path, source| OpenError::Io {
             path: path.to_owned(),
             source,
         };
         match std::fs::metadata(&file) {
+            Ok(_) if mode == Mode::Create => return Err(OpenError::Exists(dir)),
             Ok(m) if m.len() == 0 => {
                 // redb would initialize an empty file as a new database, hiding the loss.
                 // A store file is never empty: it is created whole (below).
@@ -178,67 +348,106 @@ impl RedbBackend {
                 });
             }
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if !create {
-                    return Err(OpenError::Missing(dir));
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match mode {
+                Mode::Existing | Mode::ReadOnly => return Err(OpenError::Missing(dir)),
+                Mode::Create | Mode::OpenOrCreate => {
+                    std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+                    let created = Self::create_file(&dir, &file, &records)?;
+                    if !created && mode == Mode::Create {
+                        return Err(OpenError::Exists(dir));
+                    }
                 }
-                std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
-                Self::create_file(&dir, &file)?;
-            }
+            },
             Err(e) => return Err(io_err(&file, e)),
         }
-        let db = Database::open(&file).map_err(|e| db_err(&file, e.into()))?;
-        // Make sure the table exists, so readers can always open it.
-        let txn = db.begin_write().map_err(|e| db_err(&file, e.into()))?;
-        txn.open_table(RECORDS)
-            .map_err(|e| db_err(&file, e.into()))?;
-        txn.commit().map_err(|e| db_err(&file, e.into()))?;
+        let db = if mode == Mode::ReadOnly {
+            DbKind::ReadOnly(Self::open_read_only_file(&file)?)
+        } else {
+            DbKind::Writable(Database::open(&file).map_err(|e| open_err(&file, e))?)
+        };
+        // Every store file has the table from its creation (below), so readers can open it.
         Ok(RedbBackend {
-            db: Arc::new(db),
+            db: Arc::new(Db(Some(db))),
             path: Arc::new(file),
         })
     }
 
-    /// Creates the store file whole: a new database with its table is written to a temporary
-    /// file, then linked into place only if no store file appeared meanwhile. A crash leaves
-    /// either no store file or a complete one (never an empty file, which redb would take
-    /// for a new database).
-    fn create_file(dir: &Path, file: &Path) -> Result<(), OpenError> {
+    /// Opens `file` read-only. A file its last writer did not close (a crash) must be
+    /// repaired first, which redb does only when opening for writing: that is done once,
+    /// then the file is opened read-only again.
+    fn open_read_only_file(file: &Path) -> Result<ReadOnlyDatabase, OpenError> {
+        match ReadOnlyDatabase::open(file) {
+            Err(redb::DatabaseError::RepairAborted) => {
+                let repaired = Database::open(file).map_err(|e| match open_err(file, e) {
+                    OpenError::Database { path, source } => OpenError::Damaged {
+                        path,
+                        message: format!(
+                            "its last writer did not close it (a crash); repairing it needs \
+                             write access, which failed: {source}"
+                        ),
+                    },
+                    other => other,
+                })?;
+                drop(repaired);
+                ReadOnlyDatabase::open(file).map_err(|e| open_err(file, e))
+            }
+            other => other.map_err(|e| open_err(file, e)),
+        }
+    }
+
+    /// Creates the store file `file` holding `records`: built under a temporary name, then
+    /// linked into place, which fails if `file` exists. `false` if another process created
+    /// it first (theirs is kept). The temporary file is always this call's own; temporary
+    /// files of creators that died are removed when unlocked and old ([`STALE_TMP_AGE`]).
+    fn create_file(dir: &Path, file: &Path, records: &[(Key, Record)]) -> Result<bool, OpenError> {
+        remove_stale_tmp_files(dir);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let tmp = dir.join(format!(
-            "{DATA_FILE_NAME}.{}.{nanos}.tmp",
+            "{DATA_FILE_NAME}.{}.{nanos}{TMP_SUFFIX}",
             std::process::id()
         ));
-        let made = (|| -> Result<(), Box<redb::Error>> {
-            let db = Database::create(&tmp).map_err(|e| Box::new(e.into()))?;
-            let txn = db.begin_write().map_err(|e| Box::new(e.into()))?;
-            txn.open_table(RECORDS).map_err(|e| Box::new(e.into()))?;
-            txn.commit().map_err(|e| Box::new(e.into()))?;
-            Ok(())
+        let made = (|| -> Result<Database, redb::Error> {
+            let db = Database::create(&tmp)?;
+            let txn = db.begin_write()?;
+            {
+                let mut table = txn.open_table(RECORDS)?;
+                for (key, record) in records {
+                    table.insert(record_key(key), (record.version, record.value.as_slice()))?;
+                }
+            }
+            txn.commit()?;
+            Ok(db)
         })();
-        let linked = made
-            .map_err(|source| OpenError::Database {
+        let linked = match made {
+            Err(source) => Err(OpenError::Database {
                 path: tmp.clone(),
-                source,
-            })
-            .and_then(|()| match std::fs::hard_link(&tmp, file) {
-                Ok(()) => Ok(()),
-                // Another process created it first: use theirs.
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-                Err(source) => Err(OpenError::Io {
-                    path: file.to_owned(),
-                    source,
-                }),
-            });
+                source: Box::new(source),
+            }),
+            // Linked while this process still holds the file's lock; released right after.
+            Ok(db) => {
+                let linked = match std::fs::hard_link(&tmp, file) {
+                    Ok(()) => Ok(true),
+                    // Another process created it first: use theirs.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+                    Err(source) => Err(OpenError::Io {
+                        path: file.to_owned(),
+                        source,
+                    }),
+                };
+                drop(db);
+                linked
+            }
+        };
+        // The temporary name is this call's own (its process ID and time): never a store.
         let _ = std::fs::remove_file(&tmp);
-        linked?;
+        let linked = linked?;
         // Make the new directory entry durable.
         if let Ok(d) = std::fs::File::open(dir) {
             let _ = d.sync_all();
         }
-        Ok(())
+        Ok(linked)
     }
 
     /// Every group key in the file whose first byte is at least `from`, in byte order (one
@@ -284,7 +493,7 @@ impl RedbBackend {
     where
         T: Send + 'static,
         E: From<BackendError> + Send + 'static,
-        F: FnOnce(&Database) -> Result<T, E> + Send + 'static,
+        F: FnOnce(&Db) -> Result<T, E> + Send + 'static,
     {
         let db = self.db.clone();
         match tokio::task::spawn_blocking(move || work(&db)).await {
@@ -305,7 +514,7 @@ impl RedbBackend {
     where
         T: Send + 'static,
         E: From<BackendError> + Send + 'static,
-        F: FnOnce(&Database, &mut CallerCode) -> Result<T, E> + Send + 'static,
+        F: FnOnce(&Db, &mut CallerCode) -> Result<T, E> + Send + 'static,
     {
         let outcome = self
             .blocking(move |db| guard_caller_panics(|caller| work(db, caller)))
@@ -316,6 +525,70 @@ impl RedbBackend {
 
 /// What a failed blocking task says: its panic message (redb panics on some damaged files;
 /// tokio catches the panic on the blocking pool and it becomes an error here).
+/// Maps redb's open errors to what they mean for a store file.
+fn open_err(file: &Path, e: redb::DatabaseError) -> OpenError {
+    match e {
+        redb::DatabaseError::DatabaseAlreadyOpen => OpenError::InUse(file.to_owned()),
+        redb::DatabaseError::UpgradeRequired(format) => OpenError::OldFormat {
+            path: file.to_owned(),
+            format,
+        },
+        other => OpenError::Database {
+            path: file.to_owned(),
+            source: Box::new(other.into()),
+        },
+    }
+}
+
+/// Removes the temporary store files in `dir` that no live creator holds: unlocked (a
+/// creator holds redb's lock on its file from the moment it opens it until it has linked
+/// it) and older than [`STALE_TMP_AGE`]. Best effort: anything unreadable is left alone.
+fn remove_stale_tmp_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{DATA_FILE_NAME}.");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(middle) = name
+            .strip_prefix(&prefix)
+            .and_then(|n| n.strip_suffix(TMP_SUFFIX))
+        else {
+            continue;
+        };
+        // Only names this module makes: `<pid>.<nanos>`.
+        let is_ours = middle
+            .split_once('.')
+            .is_some_and(|(p, n)| is_digits(p) && is_digits(n));
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_TMP_AGE);
+        if !is_ours || !old {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(handle) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+        else {
+            continue;
+        };
+        // Held while removing, so no creator can take it up in between.
+        if handle.try_lock().is_ok() {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
 fn panic_message(join: tokio::task::JoinError) -> String {
     if !join.is_panic() {
         return join.to_string();
@@ -565,7 +838,7 @@ impl Backend for RedbBackend {
             return Ok(());
         }
         self.blocking(move |db| {
-            let txn = db.begin_write().map_err(storage)?;
+            let txn = db.begin_write()?;
             {
                 let mut table = txn.open_table(RECORDS).map_err(storage)?;
                 apply_writes(&mut table, &writes, &[])?;
@@ -589,7 +862,7 @@ impl Backend for RedbBackend {
         F: FnOnce(Vec<Option<Record>>) -> Result<(Vec<Write>, T), E> + Send + 'static,
     {
         self.blocking_calling(move |db, caller| {
-            let txn = db.begin_write().map_err(storage)?;
+            let txn = db.begin_write()?;
             // One table for the reads and the writes.
             let mut table = txn.open_table(RECORDS).map_err(storage)?;
             let mut got = Vec::with_capacity(keys.len());

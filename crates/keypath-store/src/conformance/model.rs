@@ -101,6 +101,9 @@ pub struct Model {
     items: BTreeMap<KeyPath, (Ticket, u64)>,
     /// Group counters by absolute owner.
     counters: BTreeMap<u64, u64>,
+    /// Whether a ticket was ever written: the store's configuration then declares the
+    /// ticket type's program indexes (in the same atomic write as that first ticket).
+    declared: bool,
 }
 
 impl Model {
@@ -143,6 +146,7 @@ impl Model {
                 model.counters.insert(owner, counter);
             }
         }
+        model.declared = store.config().await? == expected_config();
         Ok(model)
     }
 
@@ -220,7 +224,10 @@ impl Model {
                 .entry(owner)
                 .or_insert_with(|| self.counters.get(&owner).copied().unwrap_or(0) + 1);
             match new {
-                Some(t) => self.items.insert(k, (t, v)),
+                Some(t) => {
+                    self.declared = true;
+                    self.items.insert(k, (t, v))
+                }
                 None => self.items.remove(&k),
             };
         }
@@ -627,18 +634,27 @@ impl Model {
                 .expect("valid");
             groups.push(index_group("by_status", &g));
         }
+        if self.declared {
+            // The configuration, shared by every space: checked once it must be there.
+            groups.push(crate::layout::config_key().group);
+        }
         groups
     }
 
     /// Exactly the records the backend must hold in [`Model::groups`], derived from the
     /// layout documented in [`crate::layout`] and in `src/envelope.rs` (not from the store's
-    /// code): each item's envelope, each group counter, each index entry.
+    /// code): each item's envelope, each group counter, each index entry, and the store's
+    /// configuration once a ticket was written.
     ///
     /// ```
     /// assert!(keypath_store::conformance::model::Model::new(0).records().is_empty());
     /// ```
     pub fn records(&self) -> BTreeMap<Key, Record> {
         let mut out = BTreeMap::new();
+        if self.declared {
+            let (key, record) = expected_config().record();
+            out.insert(key, record);
+        }
         for (&owner, &version) in &self.counters {
             let group = [&[0x00, 0x01][..], &user_group(owner)].concat();
             out.insert(
@@ -745,6 +761,22 @@ impl Model {
             panic!("model: {context}: the backend differs from the model:\n{diff}");
         }
     }
+}
+
+/// The configuration a store holds once a ticket was written: the ticket type's program
+/// indexes, in their declaration order.
+///
+/// ```
+/// let config = keypath_store::conformance::model::expected_config();
+/// assert_eq!(config.indexes.len(), 2);
+/// ```
+pub fn expected_config() -> crate::StoreConfig {
+    crate::StoreConfig::new(
+        Ticket::INDEXES
+            .iter()
+            .map(|i| crate::IndexDecl::program(i.name, Ticket::TYPE))
+            .collect(),
+    )
 }
 
 /// Describes how `got` differs from `expected` (`None` if equal).

@@ -11,10 +11,12 @@ use serde::Serialize;
 
 use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
+use crate::config::{StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
 use crate::item::{encode_value, Item, Versioned};
 use crate::layout::{
-    counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name, ENTRY_FORMAT,
+    config_key, counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name,
+    ENTRY_FORMAT,
 };
 use crate::StoreError;
 
@@ -59,6 +61,12 @@ pub(crate) struct NewItem {
     /// `(index name, index key path)` in the order given; the commit rejects a repeated
     /// name and stores them sorted by name.
     pub indexes: Vec<(String, KeyPath)>,
+    /// For an item of a Rust type with indexes: the declarations its write needs.
+    pub program: Option<TypeIndexes>,
+    /// Written as data (`put_raw`), with index keys the caller computed: refused for item
+    /// types whose indexes a program computes (checked in the commit, against the
+    /// configuration it reads).
+    pub raw: bool,
 }
 
 /// One item write of a commit: `new: None` deletes.
@@ -90,6 +98,7 @@ pub(crate) struct Outcome {
 /// What each write of a backend batch stands for, to explain a failed condition.
 enum Origin {
     Counter,
+    Config,
     Item,
     Index,
     Check(usize),
@@ -109,6 +118,11 @@ struct Encoded {
 
 /// A commit's writes, read checks, encoded items and groups, shared with its planning.
 struct Commit {
+    /// Whether a write is raw (checked against the configuration).
+    raw: bool,
+    /// Item types whose program indexes the configuration may not declare yet: declared in
+    /// the same atomic batch as the writes, if missing.
+    declare: Vec<TypeIndexes>,
     writes: Vec<ItemWrite>,
     checks: Vec<ReadCheck>,
     /// Per write, what it stores.
@@ -120,8 +134,46 @@ struct Commit {
 /// The backend batch of commit `c` from the records read (each group's counter, then each
 /// written item), with the outcome of each write and what each write of the batch stands
 /// for. An unmet expectation (an item present or absent, another version) is an error.
+impl Commit {
+    /// Whether the configuration record is read with the records (last).
+    fn reads_config(&self) -> bool {
+        self.raw || !self.declare.is_empty()
+    }
+}
+
 fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError> {
     let (counters, olds) = got.split_at(c.groups.len());
+    let (olds, config) = match c.reads_config() {
+        true => {
+            let (olds, config) = olds.split_at(c.writes.len());
+            (olds, Some(config[0].as_ref()))
+        }
+        false => (olds, None),
+    };
+    let mut declared = None;
+    if let Some(record) = config {
+        let config = match record {
+            Some(r) => StoreConfig::from_json(&r.value).map_err(StoreError::Config)?,
+            None => StoreConfig::default(),
+        };
+        if c.raw {
+            for (w, old) in c.writes.iter().zip(olds) {
+                check_raw_write(&config, w, old.as_ref())?;
+            }
+        }
+        if let Some(more) = config.declaring(&c.declare) {
+            declared = Some(Write::Put {
+                key: config_key(),
+                record: Record {
+                    value: more.to_json(),
+                    version: record.map_or(1, |r| r.version + 1),
+                },
+                condition: record.map_or(Condition::NotExists, |r| {
+                    Condition::VersionEquals(r.version)
+                }),
+            });
+        }
+    }
     let new_counter: BTreeMap<&[u8], u64> = c
         .groups
         .iter()
@@ -227,6 +279,14 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
             origin.push(Origin::Counter);
         }
     }
+    if let Some(put) = declared {
+        if batch.is_empty() {
+            // Nothing else is written (a delete of nothing): declare nothing either.
+        } else {
+            batch.push(put);
+            origin.push(Origin::Config);
+        }
+    }
     for (i, check) in c.checks.iter().enumerate() {
         let condition = check
             .version
@@ -245,6 +305,37 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
 /// kept when the new item has an index of the same name whose key path encodes to the same
 /// bytes (key path encodings are canonical, so that is the same key path); only the old
 /// index key paths that are dropped are decoded.
+/// Refuses a raw write whose item type, or the type of the item it replaces, has indexes a
+/// program computes: the write's caller cannot compute them.
+fn check_raw_write(
+    config: &StoreConfig,
+    w: &ItemWrite,
+    old: Option<&Record>,
+) -> Result<(), StoreError> {
+    let Some(new) = w.new.as_ref().filter(|n| n.raw) else {
+        return Ok(());
+    };
+    let old_type = match old {
+        Some(r) => Some(Header::parse(&r.value)?.item_type),
+        None => None,
+    };
+    for item_type in std::iter::once(new.item_type.as_str()).chain(old_type) {
+        let indexes: Vec<String> = config
+            .indexes_of(item_type)
+            .filter(|d| !d.source.is_data())
+            .map(|d| d.name.clone())
+            .collect();
+        if !indexes.is_empty() {
+            return Err(StoreError::IndexedByProgram {
+                key: w.path.clone(),
+                item_type: item_type.to_owned(),
+                indexes,
+            });
+        }
+    }
+    Ok(())
+}
+
 fn stale_entries(
     old: &[u8],
     new: &[(String, KeyPath)],
@@ -374,8 +465,16 @@ impl<B: Backend> Store<B> {
             reason: e.to_string(),
         })?;
         let indexes = index_keys(item)?;
-        self.put_encoded(&path, T::TYPE, encode_value(&path, item)?, indexes, mode)
-            .await
+        let program = TypeIndexes::of::<T>();
+        self.put_encoded(
+            &path,
+            T::TYPE,
+            encode_value(&path, item)?,
+            indexes,
+            program,
+            mode,
+        )
+        .await
     }
 
     /// Puts a value of any serializable type at `path` with an explicit item type and index
@@ -406,8 +505,15 @@ impl<B: Backend> Store<B> {
                 return Err(StoreError::InvalidIndexName { name: name.clone() });
             }
         }
-        self.put_encoded(path, item_type, encode_value(path, value)?, indexes, mode)
-            .await
+        self.put_encoded(
+            path,
+            item_type,
+            encode_value(path, value)?,
+            indexes,
+            None,
+            mode,
+        )
+        .await
     }
 
     async fn put_encoded(
@@ -416,6 +522,7 @@ impl<B: Backend> Store<B> {
         item_type: &str,
         payload: Vec<u8>,
         indexes: Vec<(String, KeyPath)>,
+        program: Option<TypeIndexes>,
         mode: PutMode,
     ) -> Result<u64, StoreError> {
         let expect = match mode {
@@ -427,6 +534,8 @@ impl<B: Backend> Store<B> {
             item_type: item_type.to_owned(),
             payload,
             indexes,
+            program,
+            raw: program.is_none(),
         };
         let write = ItemWrite {
             path: path.clone(),
@@ -530,6 +639,8 @@ impl<B: Backend> Store<B> {
                         item_type: T::TYPE.to_owned(),
                         payload: encode_value(path, item)?,
                         indexes: index_keys(item)?,
+                        program: TypeIndexes::of::<T>(),
+                        raw: false,
                     })
                 }
                 None => None,
@@ -667,13 +778,26 @@ impl<B: Backend> Store<B> {
         writes: Vec<ItemWrite>,
         checks: Vec<ReadCheck>,
     ) -> Result<Vec<Outcome>, StoreError> {
+        let mut declare: Vec<TypeIndexes> = Vec::new();
+        for t in writes
+            .iter()
+            .filter_map(|w| w.new.as_ref().and_then(|n| n.program))
+        {
+            if !self.is_declared(t.item_type) && !declare.iter().any(|d| d.item_type == t.item_type)
+            {
+                declare.push(t);
+            }
+        }
         let encoded = writes
             .iter()
             .map(|w| self.encode(w))
             .collect::<Result<Vec<_>, _>>()?;
         let groups: BTreeSet<&[u8]> = writes.iter().map(|w| w.key.group.as_slice()).collect();
         let groups: Vec<Vec<u8>> = groups.into_iter().map(<[u8]>::to_vec).collect();
+        let raw = writes.iter().any(|w| w.new.as_ref().is_some_and(|n| n.raw));
         let commit = Arc::new(Commit {
+            raw,
+            declare,
             writes,
             checks,
             encoded,
@@ -682,6 +806,9 @@ impl<B: Backend> Store<B> {
         for attempt in 0..MAX_ATTEMPTS {
             let mut keys: Vec<Key> = commit.groups.iter().map(|g| counter_key(g)).collect();
             keys.extend(commit.writes.iter().map(|w| w.key.clone()));
+            if commit.reads_config() {
+                keys.push(config_key());
+            }
             // Planned where the backend reads (on the embedded backend, inside its write
             // transaction: one trip to the blocking pool for the whole commit).
             let planning = commit.clone();
@@ -690,7 +817,10 @@ impl<B: Backend> Store<B> {
                 .read_then_write(keys, move |got| plan_commit(&planning, &got))
                 .await?;
             match written {
-                Ok(()) => return Ok(versions),
+                Ok(()) => {
+                    self.mark_declared(commit.declare.iter().map(|t| t.item_type));
+                    return Ok(versions);
+                }
                 Err(BackendError::ConditionFailed { index, .. }) => match origin.get(index) {
                     Some(Origin::Check(i)) => {
                         return Err(StoreError::Conflict {
@@ -698,9 +828,8 @@ impl<B: Backend> Store<B> {
                         })
                     }
                     // A concurrent writer of the group won: read again and retry.
-                    Some(Origin::Counter | Origin::Item | Origin::Index) | None => {
-                        pause(attempt).await
-                    }
+                    Some(Origin::Counter | Origin::Item | Origin::Index | Origin::Config)
+                    | None => pause(attempt).await,
                 },
                 Err(e) => return Err(e.into()),
             }

@@ -1,0 +1,489 @@
+//! `keypath db` loses nothing: races between real processes on a new store, a store a
+//! Rust program wrote, leftover temporary files, bounded imports, read-only stores, exit
+//! statuses, field values read as IDs, and copies that keep the indexes.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use keypath::{KeyPath, PathError};
+use keypath_store::{Index, Item, Query, Store};
+use serde_json::Value;
+
+use common::{fails, ok};
+
+fn keypath(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_keypath"));
+    c.args(args);
+    c
+}
+
+fn db_args<'a>(dir: &'a Path, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec!["db", "--path", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all
+}
+
+fn db(dir: &Path, args: &[&str]) -> Output {
+    keypath(&db_args(dir, args))
+        .output()
+        .expect("the keypath binary runs")
+}
+
+fn spawn(dir: &Path, args: &[&str]) -> Child {
+    keypath(&db_args(dir, args))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the keypath binary runs")
+}
+
+/// Whether a run failed only because another process had the store open.
+fn in_use(o: &Output) -> bool {
+    String::from_utf8_lossy(&o.stderr).contains("open in another process")
+}
+
+/// Runs `args` until it does not fail with the store in use (at most 2 s).
+fn until_not_in_use(dir: &Path, args: &[&str]) -> Output {
+    let start = Instant::now();
+    loop {
+        let o = db(dir, args);
+        if !in_use(&o) || start.elapsed() > Duration::from_secs(2) {
+            return o;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn keys(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .filter_map(|l| l["key"].as_str().map(String::from))
+        .collect()
+}
+
+/// A refused put that would create a store races an upsert into the same new directory:
+/// the refused one creates nothing and deletes nothing, so the upsert, once acknowledged,
+/// is there. (Before, a refused put deleted the store it had made, and with it, in about one
+/// round of five, the other process's acknowledged item.)
+#[test]
+fn a_refused_first_put_never_loses_another_processes_write() {
+    let top = tempfile::tempdir().unwrap();
+    for round in 0..100 {
+        let d = top.path().join(format!("r{round}"));
+        let refused = spawn(&d, &["put", "--if-version", "5", "/a-1", r#"{"b":1}"#]);
+        let acked = until_not_in_use(&d, &["put", "/a-2", r#"{"a":2}"#]);
+        assert!(
+            acked.status.success(),
+            "round {round}: {}",
+            String::from_utf8_lossy(&acked.stderr)
+        );
+        let refused = refused.wait_with_output().unwrap();
+        if !in_use(&refused) {
+            fails(&refused, 4, "item /a-1 is absent, expected version 5");
+        }
+        let got = until_not_in_use(&d, &["get", "/a-2"]);
+        assert_eq!(ok(&got)[0]["value"]["a"], 2, "round {round}");
+    }
+}
+
+/// `init` with an index races the first put into a new directory: one of them creates the
+/// store, atomically with its configuration. If `init` won, the put's item is in the index;
+/// if the put won, `init` says a store exists. Never an acknowledged put missing from a
+/// declared index (before: about one round in 30-60).
+#[test]
+fn init_racing_a_first_put_never_leaves_the_index_incomplete() {
+    let top = tempfile::tempdir().unwrap();
+    let (mut inits, mut puts_first) = (0, 0);
+    for round in 0..100 {
+        let d = top.path().join(format!("r{round}"));
+        let init = spawn(&d, &["init", "--index", "by_n=t.n@/all-0"]);
+        let put = until_not_in_use(&d, &["put", "/t-1", r#"{"n":5}"#]);
+        assert!(
+            put.status.success(),
+            "round {round}: {}",
+            String::from_utf8_lossy(&put.stderr)
+        );
+        let mut init = init.wait_with_output().unwrap();
+        while in_use(&init) {
+            init = db(&d, &["init", "--index", "by_n=t.n@/all-0"]);
+        }
+        if init.status.success() {
+            inits += 1;
+            let listed = ok(&until_not_in_use(&d, &["index", "by_n", "/all-0"]));
+            assert_eq!(keys(&listed), ["/t-1"], "round {round}");
+        } else {
+            puts_first += 1;
+            fails(&init, 2, "a store already exists");
+            let got = ok(&until_not_in_use(&d, &["get", "/t-1"]));
+            assert_eq!(got[0]["value"]["n"], 5, "round {round}");
+        }
+    }
+    // Both orders happen; each was checked.
+    eprintln!("init first: {inits}, put first: {puts_first}");
+}
+
+#[test]
+fn init_refuses_any_existing_store_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["put", "/a-1", "1"]));
+    fails(
+        &db(d, &["init", "--index", "by_n=a.n@/all-0"]),
+        2,
+        "a store already exists",
+    );
+    // A file that is not a store is not taken for one, nor replaced.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("keypath.redb"), b"not a store").unwrap();
+    fails(&db(other.path(), &["init"]), 2, "a store already exists");
+    assert_eq!(
+        std::fs::read(other.path().join("keypath.redb")).unwrap(),
+        b"not a store"
+    );
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Player {
+    id: u64,
+    score: u64,
+}
+
+impl Item for Player {
+    const TYPE: &'static str = "player";
+    const INDEXES: &'static [Index<Self>] = &[Index {
+        name: "by_score",
+        key: |p| {
+            Ok(Some(
+                KeyPath::new()
+                    .push("scores", 0u64)?
+                    .push("score", p.score)?,
+            ))
+        },
+    }];
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new().push("player", self.id)
+    }
+}
+
+async fn scores(dir: &Path) -> Vec<u64> {
+    let store = Store::open(dir).await.unwrap();
+    let query = Query::prefix(&"/scores-0".parse().unwrap()).unwrap();
+    let page = store
+        .query_index::<Player>("by_score", &query)
+        .await
+        .unwrap();
+    page.items.iter().map(|v| v.item.id).collect()
+}
+
+/// A store a Rust program made, with an index its code computes: the CLI reads it, and
+/// refuses to write items of that type (it would drop their entries), so the program's
+/// index query still finds every player.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_keeps_a_program_written_store_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    {
+        let store = Store::open(d).await.unwrap();
+        for id in 1..=3 {
+            store.put(&Player { id, score: id * 10 }).await.unwrap();
+        }
+    }
+    let got = ok(&db(d, &["get", "/player-3"]));
+    assert_eq!(got[0]["value"]["score"], 30);
+    let listed = ok(&db(d, &["index", "by_score", "/scores-0"]));
+    assert_eq!(keys(&listed), ["/player-1", "/player-2", "/player-3"]);
+    fails(
+        &db(d, &["put", "/player-3", r#"{"id":3,"score":99}"#]),
+        2,
+        "items of type player are indexed by a program",
+    );
+    fails(
+        &db(d, &["put", "/player-9", r#"{"id":9,"score":1}"#]),
+        2,
+        "indexed by a program",
+    );
+    let lines = d.join("in.jsonl");
+    std::fs::write(&lines, "{\"key\": \"/player-2\", \"value\": {\"id\": 2}}\n").unwrap();
+    fails(
+        &db(d, &["import", lines.to_str().unwrap()]),
+        2,
+        "indexed by a program",
+    );
+    assert_eq!(scores(d).await, [1, 2, 3]);
+    // Other item types are the CLI's to write; deletes remove every entry an item has.
+    ok(&db(d, &["put", "/note-1", r#"{"text":"hi"}"#]));
+    ok(&db(d, &["delete", "/player-2"]));
+    assert_eq!(scores(d).await, [1, 3]);
+    let config = &ok(&db(d, &["export"]))[0]["config"];
+    assert_eq!(
+        config["indexes"][0],
+        serde_json::json!({"name": "by_score", "type": "player", "kind": "program"})
+    );
+}
+
+/// Temporary files of a creator that was killed are removed by the next creator in the
+/// directory once nobody holds them and they are old; a recent one or one held by a live
+/// process is kept.
+#[test]
+fn leftover_temporary_files_are_removed_only_when_nobody_holds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let stale = d.join("keypath.redb.4242.17.tmp");
+    let held = d.join("keypath.redb.4243.18.tmp");
+    let recent = d.join("keypath.redb.4244.19.tmp");
+    let foreign = d.join("keypath.redb.notes.tmp");
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    for f in [&stale, &held, &recent, &foreign] {
+        std::fs::write(f, vec![7u8; 4096]).unwrap();
+    }
+    for f in [&stale, &held, &foreign] {
+        std::fs::File::options()
+            .write(true)
+            .open(f)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let holder = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(&held)
+        .unwrap();
+    holder.lock().unwrap();
+    ok(&db(d, &["put", "/a-1", "1"]));
+    assert!(!stale.exists(), "an old unheld temporary file is left");
+    assert!(held.exists(), "a held temporary file was removed");
+    assert!(recent.exists(), "a recent temporary file was removed");
+    assert!(foreign.exists(), "a file of another name was removed");
+    drop(holder);
+}
+
+/// A creator killed at random moments leaves either no store or a whole one (with its
+/// configuration), never a store without its indexes.
+#[test]
+fn a_killed_init_leaves_a_whole_store_or_none() {
+    let top = tempfile::tempdir().unwrap();
+    let mut whole = 0;
+    for round in 0..40u64 {
+        let d = top.path().join(format!("r{round}"));
+        let mut child = spawn(&d, &["init", "--index", "by_n=t.n@/all-0"]);
+        std::thread::sleep(Duration::from_micros(500 + round * 250));
+        let _ = child.kill();
+        let _ = child.wait();
+        if d.join("keypath.redb").exists() {
+            whole += 1;
+            let config = &ok(&db(&d, &["export"]))[0]["config"];
+            assert_eq!(config["indexes"][0]["name"], "by_n", "round {round}");
+        } else {
+            fails(&db(&d, &["get", "/t-1"]), 2, "no store at");
+        }
+    }
+    eprintln!("stores made before the kill: {whole} of 40");
+}
+
+/// An import reads at most 8 MiB for a line: an endless line is refused without reading on.
+#[test]
+fn import_lines_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = db(d, &["import", "/dev/zero"]);
+    fails(&o, 2, "/dev/zero: line 1: longer than 8388608 bytes");
+    assert!(
+        !d.join("keypath.redb").exists(),
+        "a refused import made a store"
+    );
+    // In an existing store: the items before the line are kept and counted.
+    let file = d.join("in.jsonl");
+    let mut text = String::from("{\"key\": \"/a-1\", \"value\": 1}\n");
+    text.push_str(&" ".repeat(9 << 20));
+    text.push('\n');
+    std::fs::write(&file, text).unwrap();
+    fails(
+        &db(d, &["import", file.to_str().unwrap()]),
+        2,
+        "line 2: longer than 8388608 bytes (imported before it: 1 item)",
+    );
+    assert_eq!(ok(&db(d, &["get", "/a-1"]))[0]["value"], 1);
+}
+
+#[test]
+fn an_import_line_that_is_not_utf8_says_how_far_it_got() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let file = d.join("in.jsonl");
+    let mut bytes = b"{\"key\": \"/a-1\", \"value\": 1}\n".to_vec();
+    bytes.extend_from_slice(b"{\"key\": \"/a-2\", \"value\": \"\xff\"}\n");
+    std::fs::write(&file, bytes).unwrap();
+    fails(
+        &db(d, &["import", file.to_str().unwrap()]),
+        2,
+        "line 2: not UTF-8: invalid utf-8 sequence of 1 bytes from index 26 (imported before it: 1 item)",
+    );
+}
+
+/// get, list, index and export open the store read-only: they work on a read-only mount,
+/// and leave the file as it was.
+#[test]
+fn reads_work_on_a_read_only_mount() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("store");
+    ok(&db(&d, &["init", "--index", "by_n=a.n@/all-0"]));
+    ok(&db(&d, &["put", "/a-1", r#"{"n": 1}"#]));
+    let before = std::fs::read(d.join("keypath.redb")).unwrap();
+    let bin = env!("CARGO_BIN_EXE_keypath");
+    let p = d.to_str().unwrap();
+    let script = format!(
+        "mount --bind -o ro {p} {p} && touch {p}/probe 2>/dev/null && echo WRITABLE; \
+         {bin} db --path {p} get /a-1 && {bin} db --path {p} list /a-1 && \
+         {bin} db --path {p} index by_n /all-0 && {bin} db --path {p} export; \
+         {bin} db --path {p} put /a-2 1"
+    );
+    let o = Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .output()
+        .expect("unshare (util-linux) runs; this test needs it and root, as CI has");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!out.contains("WRITABLE"), "the mount is writable: {out}");
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5, "{out}\n{err}");
+    assert_eq!(lines[0]["value"]["n"], 1);
+    assert!(lines[3]["config"].is_object());
+    assert!(
+        err.contains("Read-only file system") && err.lines().count() == 1,
+        "the put: {err}"
+    );
+    assert_eq!(std::fs::read(d.join("keypath.redb")).unwrap(), before);
+}
+
+#[test]
+fn exit_statuses_and_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["put", "/a-1", "1"]));
+    // A condition that does not hold: 4.
+    fails(
+        &db(d, &["put", "--if-absent", "/a-1", "2"]),
+        4,
+        "already exists",
+    );
+    fails(
+        &db(d, &["put", "--if-version", "99", "/a-1", "2"]),
+        4,
+        "expected version 99",
+    );
+    // Bad arguments: one line, 2.
+    for args in [
+        vec!["db", "--path", d.to_str().unwrap(), "put"],
+        vec![
+            "db",
+            "--path",
+            d.to_str().unwrap(),
+            "list",
+            "/a-1",
+            "--limit",
+            "x",
+        ],
+        vec!["db", "--nope"],
+        vec!["frobnicate"],
+    ] {
+        let o = keypath(&args).output().unwrap();
+        fails(&o, 2, "(see keypath --help)");
+    }
+    // Help is not an error.
+    let help = keypath(&["db", "--help"]).output().unwrap();
+    assert!(help.status.success());
+    // A write error on stdout names stdout.
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = keypath(&db_args(d, &["export"]))
+        .stdout(full)
+        .output()
+        .unwrap();
+    fails(&o, 1, "writing to stdout: No space left on device");
+}
+
+/// A string field that reads as an integer or a UUID in key path text is filed under that
+/// ID, so the index group written the usual way finds it.
+#[test]
+fn index_fields_read_as_key_path_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(
+        d,
+        &[
+            "init",
+            "--index",
+            "by_user=post.at@/user-{user}",
+            "--index",
+            "by_board=ticket.n@/board-{board}",
+        ],
+    ));
+    let uuid = "4c9d36e5-6b19-4e6a-828c-226ed667458a";
+    ok(&db(
+        d,
+        &[
+            "put",
+            "/post-1",
+            &format!(r#"{{"user": "{uuid}", "at": 5}}"#),
+        ],
+    ));
+    ok(&db(
+        d,
+        &["put", "/ticket-1", r#"{"board": "7", "n": "12"}"#],
+    ));
+    ok(&db(d, &["put", "/ticket-2", r#"{"board": 7, "n": 3}"#]));
+    ok(&db(
+        d,
+        &["put", "/ticket-3", r#"{"board": "seven", "n": 1}"#],
+    ));
+    let by_user = ok(&db(d, &["index", "by_user", &format!("/user-{uuid}")]));
+    assert_eq!(keys(&by_user), ["/post-1"]);
+    // "12" is the integer 12: after 3, as numbers sort.
+    let by_board = ok(&db(d, &["index", "by_board", "/board-7"]));
+    assert_eq!(keys(&by_board), ["/ticket-2", "/ticket-1"]);
+    let seven = ok(&db(d, &["index", "by_board", "/board-seven"]));
+    assert_eq!(keys(&seven), ["/ticket-3"]);
+}
+
+/// `export` then `import` into a new directory copies the whole store: its indexes too.
+#[test]
+fn export_import_copies_the_indexes() {
+    let src = tempfile::tempdir().unwrap();
+    let dst = tempfile::tempdir().unwrap();
+    let (s, t) = (src.path(), dst.path().join("copy"));
+    ok(&db(s, &["init", "--index", "by_n=a.n@/all-0"]));
+    for i in 0..5 {
+        ok(&db(
+            s,
+            &[
+                "put",
+                &format!("/a-{i}"),
+                &format!(r#"{{"n": {}}}"#, 10 - i),
+            ],
+        ));
+    }
+    let export = db(s, &["export"]);
+    let file = dst.path().join("items.jsonl");
+    std::fs::write(&file, &export.stdout).unwrap();
+    ok(&db(&t, &["import", file.to_str().unwrap()]));
+    assert_eq!(db(&t, &["export"]).stdout, export.stdout);
+    let listed = ok(&db(&t, &["index", "by_n", "/all-0"]));
+    assert_eq!(keys(&listed), ["/a-4", "/a-3", "/a-2", "/a-1", "/a-0"]);
+    // Into a store with other indexes: refused before any item, naming both.
+    let other = dst.path().join("other");
+    ok(&db(&other, &["put", "/b-1", "1"]));
+    fails(
+        &db(&other, &["import", file.to_str().unwrap()]),
+        2,
+        "line 1: the export's indexes [\"by_n=a.n@/all-0\"] differ from this store's []",
+    );
+}
