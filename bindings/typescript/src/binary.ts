@@ -332,11 +332,7 @@ function decodeId(b: Uint8Array, offset: number, len: number, type: number): Hel
 
 /** Bytes shown in a message as text (invalid UTF-8 as U+FFFD). */
 function lossy(b: Uint8Array): string {
-  const s = utf8Decode(b, 0, b.length);
-  if (s !== undefined) return s;
-  let out = "";
-  for (const x of b) out += x < 0x80 ? String.fromCharCode(x) : "\uFFFD";
-  return out;
+  return utf8Decode(b, 0, b.length, true)!;
 }
 
 /**

@@ -70,9 +70,25 @@ export class KeyPathError extends Error {
   }
 }
 
-/** A string quoted for a message (JSON string syntax: control characters escaped). */
+/**
+ * A string quoted for a message as the Rust crate quotes it (Rust's `{:?}`): `"` and `\\`
+ * escaped, `\0 \t \n \r`, other control characters as `\u{hex}`, the rest as is.
+ */
 export function quote(s: string): string {
-  return JSON.stringify(s);
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"') out += '\\"';
+    else if (ch === "\\") out += "\\\\";
+    else if (c === 0) out += "\\0";
+    else if (c === 9) out += "\\t";
+    else if (c === 10) out += "\\n";
+    else if (c === 13) out += "\\r";
+    else if (c < 0x20 || (c >= 0x7f && c < 0xa0) || (c >= 0xd800 && c <= 0xdfff)) {
+      out += `\\u{${c.toString(16)}}`;
+    } else out += ch;
+  }
+  return out + '"';
 }
 
 /** `0xAB`: a byte for a message, as the Rust crate prints it. */

@@ -82,9 +82,16 @@ export function fromCodeUnits(units: ArrayLike<number>, start: number, end: numb
 
 /**
  * Decodes strict UTF-8 (no overlong forms, surrogates or values above U+10FFFF; a byte order
- * mark is kept as U+FEFF). Returns `undefined` for invalid input.
+ * mark is kept as U+FEFF). Returns `undefined` for invalid input, or with `lossy` replaces
+ * each maximal invalid subpart with U+FFFD (as Rust's `String::from_utf8_lossy` and the
+ * WHATWG decoder do).
  */
-export function utf8Decode(b: Uint8Array, start: number, end: number): string | undefined {
+export function utf8Decode(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  lossy = false,
+): string | undefined {
   let ascii = true;
   for (let i = start; i < end; i++) {
     if (b[i]! >= 0x80) {
@@ -95,7 +102,7 @@ export function utf8Decode(b: Uint8Array, start: number, end: number): string | 
   if (ascii) return fromCodeUnits(b, start, end);
   const units: number[] = [];
   let i = start;
-  while (i < end) {
+  outer: while (i < end) {
     const b0 = b[i]!;
     if (b0 < 0x80) {
       units.push(b0);
@@ -120,12 +127,19 @@ export function utf8Decode(b: Uint8Array, start: number, end: number): string | 
       if (b0 === 0xf0) lo = 0x90;
       else if (b0 === 0xf4) hi = 0x8f;
     } else {
-      return undefined;
+      if (!lossy) return undefined;
+      units.push(0xfffd);
+      i++;
+      continue;
     }
     for (let k = 1; k <= need; k++) {
-      if (i + k >= end) return undefined;
-      const c = b[i + k]!;
-      if (c < lo || c > hi) return undefined;
+      const c = i + k < end ? b[i + k]! : -1;
+      if (c < lo || c > hi) {
+        if (!lossy) return undefined;
+        units.push(0xfffd);
+        i += k;
+        continue outer;
+      }
       lo = 0x80;
       hi = 0xbf;
       cp = (cp << 6) | (c & 63);
