@@ -45,7 +45,7 @@ enum Command {
         /// Read the encodings as base64 (standard alphabet, as in DynamoDB JSON exports).
         #[arg(long)]
         base64: bool,
-        /// Read a group key and a sort key (GROUP<TAB>SORT lines) and print the joined path.
+        /// Read a group key and a sort key (`GROUP<TAB>SORT` lines) and print the joined path.
         #[arg(long)]
         split: bool,
     },
