@@ -41,8 +41,18 @@ const VARINT_MAX_LEN = 10;
 
 /** The encoder's working buffer, grown as needed; every result is a copy of part of it. */
 let scratch = new Uint8Array(512);
-/** Metadata values of the segments being encoded. */
-const metas: number[] = [];
+/** Metadata values of the segments being encoded (`metaCount` of them), grown as needed. */
+let metas = new Float64Array(64);
+let metaCount = 0;
+
+function pushMeta(v: number): void {
+  if (metaCount === metas.length) {
+    const bigger = new Float64Array(metas.length * 2);
+    bigger.set(metas);
+    metas = bigger;
+  }
+  metas[metaCount++] = v;
+}
 
 function ensure(pos: number, extra: number): void {
   if (pos + extra > scratch.length) {
@@ -100,7 +110,8 @@ function writeId(id: HeldId, pos: number): number {
   }
   if (id instanceof Uuid) {
     ensure(pos, 16);
-    scratch.set(id._bytes, pos);
+    const u = id._bytes;
+    for (let i = 0; i < 16; i++) scratch[pos + i] = u[i]!;
     return pos + 16;
   }
   ensure(pos, 1 + 2 * id.length);
@@ -118,19 +129,19 @@ function writeId(id: HeldId, pos: number): number {
 
 /** Writes the segment section (segments joined by separators, no terminator) from `pos`. */
 function writeSegments(components: readonly HeldComponent[], pos: number): number {
-  metas.length = 0;
+  metaCount = 0;
   for (let i = 0; i < components.length; i++) {
     const c = components[i]!;
     const ns = c.namespace;
     ensure(pos, ns.length + 2);
     if (i > 0) scratch[pos++] = SEPARATOR;
     for (let j = 0; j < ns.length; j++) scratch[pos++] = ns.charCodeAt(j);
-    metas.push(ns.length * 8 + TYPE_NAMESPACE);
+    pushMeta(ns.length * 8 + TYPE_NAMESPACE);
     if (c.id !== undefined) {
       scratch[pos++] = SEPARATOR;
       const start = pos;
       pos = writeId(c.id, pos);
-      metas.push((pos - start) * 8 + idType(c.id));
+      pushMeta((pos - start) * 8 + idType(c.id));
     }
   }
   return pos;
@@ -139,10 +150,10 @@ function writeSegments(components: readonly HeldComponent[], pos: number): numbe
 /** The binary form of a path. */
 export function encodeComponents(components: readonly HeldComponent[]): Uint8Array {
   let pos = writeSegments(components, 0);
-  ensure(pos, 1 + 10 * metas.length);
+  ensure(pos, 1 + 10 * metaCount);
   const out = scratch;
   out[pos++] = TERMINATOR;
-  for (let i = 0; i < metas.length; i++) {
+  for (let i = 0; i < metaCount; i++) {
     let v = metas[i]!;
     while (v >= 0x80) {
       out[pos++] = (v % 0x80) | 0x80;
@@ -177,10 +188,25 @@ function metadataError(position: number, what: string): KeyPathError {
   );
 }
 
-/** Reads one varint forwards from `start`: its value (exact below 2^53) and length. */
-function varintAt(b: Uint8Array, start: number): [number, number] {
+// Results of the varint readers and of findLayout, returned through these instead of arrays
+// (an allocation per varint is most of a decode's time otherwise).
+let varintValue = 0;
+let varintLength = 0;
+let varintStart = 0;
+let layoutCount = 0;
+let layoutMetadataStart = 0;
+
+/**
+ * Reads one varint forwards from `start` into `varintValue` (exact below 2^53) and
+ * `varintLength`.
+ */
+function varintAt(b: Uint8Array, start: number): void {
   const first = b[start]!;
-  if (first < 0x80) return [first, 1];
+  if (first < 0x80) {
+    varintValue = first;
+    varintLength = 1;
+    return;
+  }
   let value = 0;
   const n = Math.min(VARINT_MAX_LEN, b.length - start);
   for (let i = 0; i < n; i++) {
@@ -191,15 +217,21 @@ function varintAt(b: Uint8Array, start: number): [number, number] {
     value += chunk * 2 ** (7 * i);
     if (byte < 0x80) {
       if (i > 0 && byte === 0) throw metadataError(start, "an overlong varint");
-      return [value, i + 1];
+      varintValue = value;
+      varintLength = i + 1;
+      return;
     }
   }
   throw metadataError(start, "an unterminated varint");
 }
 
-/** Reads one varint that ends at `end` (exclusive), backwards: its value and its start. */
-function varintEndingAt(b: Uint8Array, end: number): [number, number] {
-  if (end >= 2 && b[end - 1]! < 0x80 && b[end - 2]! < 0x80) return [b[end - 1]!, end - 1];
+/** Reads one varint that ends at `end` (exclusive), backwards, into `varintValue` and `varintStart`. */
+function varintEndingAt(b: Uint8Array, end: number): void {
+  if (end >= 2 && b[end - 1]! < 0x80 && b[end - 2]! < 0x80) {
+    varintValue = b[end - 1]!;
+    varintStart = end - 1;
+    return;
+  }
   const at = Math.max(end - 1, 0);
   if (end === 0 || b[end - 1]! >= 0x80) {
     throw metadataError(at, "a varint whose last byte has the continuation bit");
@@ -209,26 +241,36 @@ function varintEndingAt(b: Uint8Array, end: number): [number, number] {
     start--;
     if (end - start > VARINT_MAX_LEN) throw metadataError(at, "a varint longer than 10 bytes");
   }
-  return [varintAt(b, start)[0], start];
+  varintAt(b, start);
+  varintStart = start;
 }
 
-/** How many segments an encoding has and where its metadata starts. */
-function findLayout(b: Uint8Array): [count: number, metadataStart: number] {
+/** How many segments an encoding has (`layoutCount`) and where its metadata starts. */
+function findLayout(b: Uint8Array): void {
   if (b.length === 0) {
     throw new KeyPathError("empty", 0, "expected a key path encoding, found no bytes");
   }
-  if (b.length === 1 && b[0] === TERMINATOR) return [0, 1]; // the empty path
+  if (b.length === 1 && b[0] === TERMINATOR) {
+    layoutCount = 0; // the empty path
+    layoutMetadataStart = 1;
+    return;
+  }
   const total = b.length;
   let segBytes = 0;
   let count = 0;
   let end = total;
   for (;;) {
-    const [value, start] = varintEndingAt(b, end);
-    segBytes += Math.floor(value / 8);
+    varintEndingAt(b, end);
+    const start = varintStart;
+    segBytes += Math.floor(varintValue / 8);
     count++;
     // segments + (count - 1) separators + terminator + metadata
     const needed = segBytes + count + (total - start);
-    if (needed === total) return [count, start];
+    if (needed === total) {
+      layoutCount = count;
+      layoutMetadataStart = start;
+      return;
+    }
     if (needed > total || start === 0) {
       throw metadataError(start, "lengths that do not add up to the input length");
     }
@@ -324,7 +366,7 @@ function decodeId(b: Uint8Array, offset: number, len: number, type: number): Hel
       if (len !== 16) {
         throw new KeyPathError("uuid-length", offset, `expected a 16-byte UUID, found ${len} bytes`);
       }
-      return new Uuid(b.subarray(offset, end));
+      return Uuid._own(b.slice(offset, end));
     default:
       throw segmentTypeError(offset, "an ID", type);
   }
@@ -341,7 +383,9 @@ function lossy(b: Uint8Array): string {
  * the byte offset of the problem.
  */
 export function decodeComponents(b: Uint8Array): HeldComponent[] {
-  const [count, metadataStart] = findLayout(b);
+  findLayout(b);
+  const count = layoutCount;
+  const metadataStart = layoutMetadataStart;
   const components: HeldComponent[] = [];
   let index = 0;
   let offset = 0;
@@ -352,11 +396,11 @@ export function decodeComponents(b: Uint8Array): HeldComponent[] {
   let segType = 0;
   const next = (): boolean => {
     if (index === count) return false;
-    const [value, used] = varintAt(b, metaAt);
+    varintAt(b, metaAt);
     segType = b[metaAt]! & 7;
-    metaAt += used;
+    metaAt += varintLength;
     segOffset = offset;
-    segLen = Math.floor(value / 8);
+    segLen = Math.floor(varintValue / 8);
     index++;
     offset += segLen;
     const expected = index === count ? TERMINATOR : SEPARATOR;

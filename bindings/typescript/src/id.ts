@@ -76,6 +76,13 @@ export class Uuid {
     }
   }
 
+  /** @internal A UUID holding `bytes` (16 of them, not shared), without checks. */
+  static _own(bytes: Uint8Array): Uuid {
+    const u = Object.create(Uuid.prototype) as { _bytes: Uint8Array };
+    u._bytes = bytes;
+    return u as Uuid;
+  }
+
   /** A copy of the 16 bytes. */
   toBytes(): Uint8Array {
     return this._bytes.slice();

@@ -26,6 +26,15 @@ function sameId(a: HeldId, b: HeldId): boolean {
   return a === b; // integers are normalized: a value is always the same number or bigint
 }
 
+/** `components` and then `c`, as a new array (a loop: faster than spread for short arrays). */
+function appended(components: readonly HeldComponent[], c: HeldComponent): HeldComponent[] {
+  const n = components.length;
+  const out = new Array<HeldComponent>(n + 1);
+  for (let i = 0; i < n; i++) out[i] = components[i]!;
+  out[n] = c;
+  return out;
+}
+
 /** Byte order of two byte strings: negative, zero or positive. */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
@@ -96,8 +105,7 @@ export class KeyPath {
    * the same bytes; any other input throws a {@link KeyPathError} (and nothing else).
    */
   static decode(bytes: Uint8Array): KeyPath {
-    const b = checkBytes(bytes, "a key path encoding");
-    return new KeyPath(decodeComponents(b), b.slice());
+    return new KeyPath(decodeComponents(checkBytes(bytes, "a key path encoding")));
   }
 
   /**
@@ -148,7 +156,7 @@ export class KeyPath {
    */
   push(namespace: string, id: Id): KeyPath {
     this.#checkCanExtend(checkNamespace(namespace));
-    return new KeyPath([...this._components, { namespace, id: toHeldId(id) }]);
+    return new KeyPath(appended(this._components, { namespace, id: toHeldId(id) }));
   }
 
   /**
@@ -157,7 +165,7 @@ export class KeyPath {
    */
   pushNamespace(namespace: string): KeyPath {
     this.#checkCanExtend(checkNamespace(namespace));
-    return new KeyPath([...this._components, { namespace, id: undefined }]);
+    return new KeyPath(appended(this._components, { namespace, id: undefined }));
   }
 
   #checkCanExtend(namespace: string): void {
