@@ -2,8 +2,8 @@
 //
 //   cd bindings/typescript && npm ci && npm run build && cd bench && npm ci && node bench.mjs
 //
-// Each case runs in rounds of a fixed number of operations after a warm-up; the median round
-// is reported. Results are consumed (summed lengths) so no work is optimized away.
+// Each case runs in rounds of a fixed number of operations after a warm-up; medians are
+// reported. Results are consumed (summed lengths) so no work is optimized away.
 
 import { pack, unpack } from "fdb-tuple";
 
@@ -26,16 +26,22 @@ if (back.length !== 8 || back[3] !== 1234 || !Buffer.from(back[1].value).equals(
   throw new Error("fdb-tuple round trip");
 }
 
-const cases = {
-  "keypath encode (push 4 components, encode)": () =>
-    KeyPath.empty().push("user", uuid).push("post", 1234).push("comment", 1678901234).push("react", 42).encode().length,
-  "fdb-tuple encode (pack 8 values)": () => pack(values).length,
-  "keypath decode (KeyPath.decode)": () => KeyPath.decode(keypathBytes).length,
-  "fdb-tuple decode (unpack)": () => unpack(tupleBytes).length,
-};
+const pairs = [
+  [
+    "encode",
+    ["keypath: push 4 components, encode", () =>
+      KeyPath.empty().push("user", uuid).push("post", 1234).push("comment", 1678901234).push("react", 42).encode().length],
+    ["fdb-tuple: pack the 8 values", () => pack(values).length],
+  ],
+  [
+    "decode",
+    ["keypath: KeyPath.decode", () => KeyPath.decode(keypathBytes).length],
+    ["fdb-tuple: unpack", () => unpack(tupleBytes).length],
+  ],
+];
 
-const OPS = 200_000;
-const ROUNDS = Number(process.env.ROUNDS ?? 9);
+const OPS = 100_000;
+const ROUNDS = Number(process.env.ROUNDS ?? 15);
 
 function round(f) {
   let sink = 0;
@@ -46,11 +52,36 @@ function round(f) {
   return (OPS / ns) * 1e9;
 }
 
-console.log(`node ${process.version}, ${OPS} operations a round, median of ${ROUNDS} rounds`);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (n) => Math.round(n).toLocaleString("en-US").padStart(11);
+
+// The machine may be shared: the two sides of a pair run in alternating rounds, so that both
+// see the same load, and the ratio is taken round by round.
+console.log(`node ${process.version}, ${OPS.toLocaleString("en-US")} operations a round, ${ROUNDS} rounds each, medians`);
 console.log(`encodings: keypath ${keypathBytes.length} bytes, fdb-tuple ${tupleBytes.length} bytes`);
-for (const [name, f] of Object.entries(cases)) {
-  for (let i = 0; i < 3; i++) round(f); // warm-up
-  const rates = Array.from({ length: ROUNDS }, () => round(f)).sort((a, b) => a - b);
-  const median = rates[Math.floor(ROUNDS / 2)];
-  console.log(`${name.padEnd(46)} ${Math.round(median).toLocaleString("en-US").padStart(12)} ops/s`);
+for (const [what, [nameA, a], [nameB, b]] of pairs) {
+  for (let i = 0; i < 5; i++) {
+    round(a);
+    round(b);
+  }
+  const ra = [];
+  const rb = [];
+  const ratio = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    let x, y;
+    if (i % 2 === 0) {
+      x = round(a);
+      y = round(b);
+    } else {
+      y = round(b);
+      x = round(a);
+    }
+    ra.push(x);
+    rb.push(y);
+    ratio.push(x / y);
+  }
+  console.log(`${what}:`);
+  console.log(`  ${nameA.padEnd(38)} ${fmt(median(ra))} ops/s`);
+  console.log(`  ${nameB.padEnd(38)} ${fmt(median(rb))} ops/s`);
+  console.log(`  keypath / fdb-tuple, median of rounds  ${median(ratio).toFixed(2).padStart(10)}x`);
 }

@@ -34,6 +34,13 @@ function readBound<T>(bound: Bound<T> | undefined, which: string): [T, boolean] 
   );
 }
 
+function checkPath(p: unknown, what: string): KeyPath {
+  if (!(p instanceof KeyPath)) {
+    throw new KeyPathError("invalid-bound", undefined, `expected ${what} as a KeyPath, found ${typeof p}`);
+  }
+  return p;
+}
+
 /**
  * A half-open byte range `start <= key < end` of encoded key paths; `end` is `undefined`
  * when the range has no end.
@@ -61,7 +68,7 @@ export class KeyRange {
    * descendants; for the empty path, everything.
    */
   static subtree(path: KeyPath): KeyRange {
-    if (path.isEmpty()) return new KeyRange(Uint8Array.of(TERMINATOR), undefined);
+    if (checkPath(path, "the path").isEmpty()) return new KeyRange(Uint8Array.of(TERMINATOR), undefined);
     return new KeyRange(
       segmentsWith(path._components, TERMINATOR),
       segmentsWith(path._components, AFTER_SEPARATOR),
@@ -70,7 +77,7 @@ export class KeyRange {
 
   /** Everything under the path, without the path itself. */
   static descendants(path: KeyPath): KeyRange {
-    if (path.isEmpty()) return new KeyRange(Uint8Array.of(SEPARATOR), undefined);
+    if (checkPath(path, "the path").isEmpty()) return new KeyRange(Uint8Array.of(SEPARATOR), undefined);
     return new KeyRange(
       segmentsWith(path._components, SEPARATOR),
       segmentsWith(path._components, AFTER_SEPARATOR),
@@ -102,7 +109,7 @@ export class KeyRange {
     upper: Bound<Id> | undefined,
   ): KeyRange {
     // Checked as push would: a valid namespace, after a parent whose last component has an ID.
-    parent.pushNamespace(checkNamespace(namespace));
+    checkPath(parent, "the parent").pushNamespace(checkNamespace(namespace));
     const lo = readBound(lower, "lower");
     const hi = readBound(upper, "upper");
     const withId = (id: HeldId | undefined): HeldComponent[] => [
@@ -130,6 +137,8 @@ export class KeyRange {
   ): KeyRange {
     const lo = readBound(lower, "lower");
     const hi = readBound(upper, "upper");
+    if (lo !== undefined) checkPath(lo[0], "the lower bound");
+    if (hi !== undefined) checkPath(hi[0], "the upper bound");
     const withZero = (b: Uint8Array): Uint8Array => {
       const out = new Uint8Array(b.length + 1);
       out.set(b);
