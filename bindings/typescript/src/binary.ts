@@ -281,8 +281,8 @@ function findLayout(b: Uint8Array): void {
 const NO_ESCAPE = -1;
 
 /**
- * Undoes the escaping of `b[start..end)`: the raw bytes, or throws at the first bad byte
- * (`base` is added to positions: the segment's offset in the input).
+ * Undoes the escaping of `b[start..end)`: the raw bytes (a view of `b` when nothing is
+ * escaped), or throws at the first bad byte, with its offset in `b`.
  */
 function unescape(b: Uint8Array, start: number, end: number): Uint8Array {
   let first = NO_ESCAPE;
