@@ -3,8 +3,12 @@
 //
 //   node dist-test/cross-gen.js SEED COUNT OUTDIR
 //
-// OUTDIR/texts.txt       canonical text of each path (input of `keypath encode` and `keypath sort`)
-// OUTDIR/hex.txt         its encoding in hex (input of `keypath decode`)
+// OUTDIR/texts.txt       canonical text of each path (input of `keypath sort`)
+// OUTDIR/encode_in.txt   those texts, then mutated texts this package accepts (input of `keypath encode`)
+// OUTDIR/encode_out.txt  the encoding of each in hex
+// OUTDIR/decode_in.txt   the encodings of the paths, then mutated encodings this package accepts
+//                        (input of `keypath decode`)
+// OUTDIR/decode_out.txt  the canonical text of each
 // OUTDIR/split_texts.txt text of each path that has a group key
 // OUTDIR/split.txt       GROUP<TAB>SORT hex of those (input of `keypath decode --split`)
 // OUTDIR/ranges.txt      range specs (input of `keypath range`)
@@ -81,7 +85,6 @@ for (let i = 0; i < count; i++) {
 const texts = paths.map((p) => p.toString());
 const lines = (xs: string[]) => xs.map((x) => x + "\n").join("");
 writeFileSync(join(outDir, "texts.txt"), lines(texts));
-writeFileSync(join(outDir, "hex.txt"), lines(paths.map((p) => hex(p.encode()))));
 
 const grouped = paths.filter((p) => p.length > 0 && p.components()[0]!.id !== undefined);
 writeFileSync(join(outDir, "split_texts.txt"), lines(grouped.map((p) => p.toString())));
@@ -102,20 +105,31 @@ writeFileSync(
 
 writeFileSync(join(outDir, "sorted.txt"), lines([...paths].sort(KeyPath.compare).map((p) => p.toString())));
 
-// Rejected inputs, one line each: their messages hold printable ASCII and a few characters
-// that Rust's `{:?}` prints as they are (it escapes some others by Unicode tables).
+// Mutated texts and encodings: the accepted ones join the encode and decode batches (the
+// binary must accept them too, with the same result); rejected ones, one line each, with
+// messages holding printable ASCII and a few characters that Rust's `{:?}` prints as they are
+// (it escapes some others by Unicode tables), are checked one by one for the same message.
+const encodeIn = [...texts];
+const encodeOut = paths.map((p) => hex(p.encode()));
+const decodeIn = [...encodeOut];
+const decodeOut = [...texts];
 const errors: string[] = [];
 const printable = (s: string) => /^[\x20-\x7e\u00e9\ufffd\u{1f600}]*$/u.test(s);
-for (let tries = 0; errors.length < 300 && tries < 100_000; tries++) {
-  if (r.chance(0.5)) {
+const pieces = ["%", "%z", "%é", "%41", "%2F", "-", "/", "~A", "~AB", "~AA", "é", "😀", "1", "0", "-0", "99999999999999999999", "/-", "//", "/é", "/a", "/a-", ""];
+for (let tries = 0; tries < 40_000; tries++) {
+  if (tries % 2 === 0) {
     const t = texts[r.below(texts.length)]!;
     const at = r.below(t.length + 1);
-    const text = t.slice(0, at) + r.pick(["%", "%z", "%é", "-", "/", "~A", "~AB", "é", "😀", "1", "99999999999999999999", "/-", "//", "/é", ""]) + t.slice(at + r.below(3));
-    if (!printable(text)) continue;
+    const text = t.slice(0, at) + r.pick(pieces) + t.slice(at + r.below(3));
+    if (text.includes("\n") || text.endsWith("\r")) continue;
     try {
-      KeyPath.parse(text);
+      const p = KeyPath.parse(text);
+      encodeIn.push(text);
+      encodeOut.push(hex(p.encode()));
     } catch (e) {
-      if (e instanceof KeyPathError && printable(e.message)) errors.push(`encode\t${text}\t${e.message}`);
+      if (errors.length < 300 && e instanceof KeyPathError && printable(text) && printable(e.message)) {
+        errors.push(`encode\t${text}\t${e.message}`);
+      }
     }
   } else {
     const b = Array.from(paths[r.below(paths.length)]!.encode());
@@ -126,10 +140,18 @@ for (let tries = 0; errors.length < 300 && tries < 100_000; tries++) {
     else if (b.length > 0) b[at % b.length] = r.u32() & 0xff;
     const bytes = Uint8Array.from(b);
     try {
-      KeyPath.decode(bytes);
+      const p = KeyPath.decode(bytes);
+      decodeIn.push(hex(bytes));
+      decodeOut.push(p.toString());
     } catch (e) {
-      if (e instanceof KeyPathError && printable(e.message)) errors.push(`decode\t${hex(bytes)}\t${e.message}`);
+      if (errors.length < 300 && e instanceof KeyPathError && printable(e.message)) {
+        errors.push(`decode\t${hex(bytes)}\t${e.message}`);
+      }
     }
   }
 }
+writeFileSync(join(outDir, "encode_in.txt"), lines(encodeIn));
+writeFileSync(join(outDir, "encode_out.txt"), lines(encodeOut));
+writeFileSync(join(outDir, "decode_in.txt"), lines(decodeIn));
+writeFileSync(join(outDir, "decode_out.txt"), lines(decodeOut));
 writeFileSync(join(outDir, "errors.txt"), lines(errors));

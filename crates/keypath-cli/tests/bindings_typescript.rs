@@ -1,7 +1,9 @@
 //! The TypeScript package (`bindings/typescript`): installs its dev dependencies (`npm ci`,
 //! into its git-ignored `node_modules`), builds it, runs its tests (`npm test`), then checks
 //! it against this binary on at least 100,000 random trap-heavy paths: identical bytes,
-//! text, group splits, ranges and sort order. Needs Node.js 20+ and npm; fails without them.
+//! text, group splits, ranges and sort order; mutated texts and encodings that the package
+//! accepts are accepted here with the same result, and rejected ones are rejected with the
+//! same message. Needs Node.js 20+ and npm; fails without them.
 //!
 //! The seed changes with every run and is printed; `KEYPATH_CROSS_SEED=N` repeats a run.
 
@@ -145,11 +147,28 @@ fn typescript_package_tests_and_cross_check() {
         ],
     );
     let texts = read_lines(&out.join("texts.txt"));
-    let hex = read_lines(&out.join("hex.txt"));
     assert_eq!(texts.len(), PATHS);
-    assert_eq!(hex.len(), PATHS);
-    check(seed, &["encode"], &texts, &hex);
-    check(seed, &["decode"], &hex, &texts);
+    // The paths, then mutated texts and encodings that the package accepts.
+    let encode_in = read_lines(&out.join("encode_in.txt"));
+    let decode_in = read_lines(&out.join("decode_in.txt"));
+    assert!(encode_in.len() > PATHS + 1000, "{} texts", encode_in.len());
+    assert!(
+        decode_in.len() > PATHS + 500,
+        "{} encodings",
+        decode_in.len()
+    );
+    check(
+        seed,
+        &["encode"],
+        &encode_in,
+        &read_lines(&out.join("encode_out.txt")),
+    );
+    check(
+        seed,
+        &["decode"],
+        &decode_in,
+        &read_lines(&out.join("decode_out.txt")),
+    );
 
     let split_texts = read_lines(&out.join("split_texts.txt"));
     let split = read_lines(&out.join("split.txt"));
