@@ -32,10 +32,11 @@ export interface KeyCondition {
  * `group` is a group key (`splitGroup().group`, or the one-component path itself). `range`
  * must be built over sort keys, that is from paths without their group component:
  * `KeyRange.children(KeyPath.empty(), "post")` is every post of the group. A range with a
- * start and an end becomes `BETWEEN`, which includes its upper value: that is exact because
- * such an end is never the encoding of a key path, except for ranges that end just before a
- * path (`betweenPaths` with an `excluded` upper bound), which cannot be said in one key
- * condition and throw.
+ * start and an end becomes `BETWEEN`, which includes its upper value: exact when that end is
+ * not itself a key path encoding, which is checked. It practically never is for `subtree`,
+ * `descendants`, `children` and `between` ranges (a segment section and `00` or `02`); it is
+ * for `betweenPaths` with an `excluded` upper bound, which cannot be said in one key
+ * condition and throws.
  *
  * ```ts
  * const user = KeyPath.empty().push("user", new Uuid("4c9d36e5-6b19-4e6a-828c-226ed667458a"));
