@@ -81,6 +81,12 @@ function base64urlDecode(text: string): { bytes: Uint8Array; canonical: boolean 
   return { bytes: out, canonical };
 }
 
+/** Index of the first `code` in `text[from..end)`, or -1 (indexOf would search past `end`). */
+function indexIn(text: string, code: number, from: number, end: number): number {
+  for (let i = from; i < end; i++) if (text.charCodeAt(i) === code) return i;
+  return -1;
+}
+
 function isHexDigit(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 }
@@ -118,8 +124,8 @@ export function parseComponents(text: string): HeldComponent[] {
     }
     const end = Math.min(i, text.length);
     const last = i >= text.length;
-    const dash = text.indexOf("-", start);
-    const hasId = dash >= 0 && dash < end;
+    const dash = indexIn(text, 45 /* - */, start, end);
+    const hasId = dash >= 0;
     const namespace = text.slice(start, hasId ? dash : end);
     if (!isNamespace(namespace)) {
       throw new KeyPathError(
@@ -185,11 +191,11 @@ function parseId(text: string, start: number, end: number): HeldId {
 }
 
 function unescapeString(text: string, start: number, end: number): string {
-  let pct = text.indexOf("%", start);
-  if (pct < 0 || pct >= end) return text.slice(start, end);
+  let pct = indexIn(text, 37 /* % */, start, end);
+  if (pct < 0) return text.slice(start, end);
   let out = "";
   let from = start;
-  while (pct >= 0 && pct < end) {
+  while (pct >= 0) {
     out += text.slice(from, pct);
     const a = pct + 1 < end ? text.charCodeAt(pct + 1) : -1;
     if (a === 47 /* / */ || a === 37 /* % */) {
@@ -210,7 +216,7 @@ function unescapeString(text: string, start: number, end: number): string {
       out += String.fromCharCode(v);
       from = pct + 3;
     }
-    pct = text.indexOf("%", from);
+    pct = indexIn(text, 37 /* % */, from, end);
   }
   return out + text.slice(from, end);
 }
