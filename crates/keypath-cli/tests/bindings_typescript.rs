@@ -1,0 +1,226 @@
+//! The TypeScript package (`bindings/typescript`): installs its dev dependencies (`npm ci`,
+//! into its git-ignored `node_modules`), builds it, runs its tests (`npm test`), then checks
+//! it against this binary on at least 100,000 random trap-heavy paths: identical bytes,
+//! text, group splits, ranges and sort order; mutated texts and encodings that the package
+//! accepts are accepted here with the same result, and rejected ones are rejected with the
+//! same message. Needs Node.js 20+ and npm; fails without them.
+//!
+//! The seed changes with every run and is printed; `KEYPATH_CROSS_SEED=N` repeats a run.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use common::run;
+
+const PATHS: usize = 100_000;
+
+fn package_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bindings/typescript")
+}
+
+/// Runs `program args` in the package directory; fails the test with its output if it fails.
+fn run_in_package(program: &str, args: &[&str]) -> Output {
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(package_dir())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+    assert!(
+        output.status.success(),
+        "`{program} {}` failed ({}):\n{}\n{}",
+        args.join(" "),
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Checks that Node.js 20+ and npm are installed, with a message saying what to install.
+fn require_node() {
+    let install = "the TypeScript package's tests need Node.js 20 or newer and npm on PATH: \
+                   install them (e.g. `apt-get install nodejs npm`, or from nodejs.org) and run \
+                   the tests again";
+    let version = Command::new("node")
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("`node --version` failed ({e}): {install}"));
+    let text = String::from_utf8_lossy(&version.stdout);
+    let major: u32 = text
+        .trim()
+        .trim_start_matches('v')
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    assert!(
+        version.status.success() && major >= 20,
+        "found node {:?}: {install}",
+        text.trim()
+    );
+    let npm = Command::new("npm").arg("--version").output();
+    assert!(
+        npm.as_ref().is_ok_and(|o| o.status.success()),
+        "`npm --version` failed ({npm:?}): {install}"
+    );
+}
+
+/// `npm ci`, unless `node_modules` was installed from the same package-lock.json (the lock
+/// is copied into node_modules after a successful install; `npm ci` removes it first).
+fn install_dev_dependencies() {
+    let dir = package_dir();
+    let lock = fs::read(dir.join("package-lock.json")).expect("package-lock.json is readable");
+    let stamp = dir.join("node_modules/.keypath-installed-lock.json");
+    if fs::read(&stamp).is_ok_and(|installed| installed == lock) {
+        return;
+    }
+    run_in_package("npm", &["ci", "--no-audit", "--no-fund"]);
+    fs::write(&stamp, &lock).expect("node_modules is writable");
+}
+
+fn seed() -> u32 {
+    match std::env::var("KEYPATH_CROSS_SEED") {
+        Ok(s) => s.parse().expect("KEYPATH_CROSS_SEED is a number"),
+        Err(_) => {
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+            (now.as_secs() as u32) ^ now.subsec_nanos()
+        }
+    }
+}
+
+fn read_lines(path: &Path) -> Vec<String> {
+    fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// Runs the binary once with `input` on stdin and checks it prints `want`, line for line.
+fn check(seed: u32, args: &[&str], input: &[String], want: &[String]) {
+    let stdin: String = input.iter().map(|l| format!("{l}\n")).collect();
+    let o = run(args, stdin.as_bytes());
+    assert!(
+        o.status.success(),
+        "seed {seed}: keypath {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let got: Vec<&str> = std::str::from_utf8(&o.stdout).unwrap().lines().collect();
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            g == w,
+            "seed {seed}: keypath {args:?}, line {}: input {:?}\n  TypeScript: {w:?}\n  Rust:       {g:?}",
+            i + 1,
+            input.get(i)
+        );
+    }
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "seed {seed}: keypath {args:?}: line counts differ"
+    );
+}
+
+#[test]
+fn typescript_package_tests_and_cross_check() {
+    require_node();
+    install_dev_dependencies();
+    run_in_package("npm", &["run", "build"]);
+    run_in_package("npm", &["test"]);
+
+    let seed = seed();
+    println!("cross check seed {seed} (KEYPATH_CROSS_SEED={seed} repeats it)");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    run_in_package(
+        "node",
+        &[
+            "dist-test/cross-gen.js",
+            &seed.to_string(),
+            &PATHS.to_string(),
+            out.to_str().unwrap(),
+        ],
+    );
+    let texts = read_lines(&out.join("texts.txt"));
+    assert_eq!(texts.len(), PATHS);
+    // The paths, then mutated texts and encodings that the package accepts.
+    let encode_in = read_lines(&out.join("encode_in.txt"));
+    let decode_in = read_lines(&out.join("decode_in.txt"));
+    assert!(encode_in.len() > PATHS + 1000, "{} texts", encode_in.len());
+    assert!(
+        decode_in.len() > PATHS + 500,
+        "{} encodings",
+        decode_in.len()
+    );
+    check(
+        seed,
+        &["encode"],
+        &encode_in,
+        &read_lines(&out.join("encode_out.txt")),
+    );
+    check(
+        seed,
+        &["decode"],
+        &decode_in,
+        &read_lines(&out.join("decode_out.txt")),
+    );
+
+    let split_texts = read_lines(&out.join("split_texts.txt"));
+    let split = read_lines(&out.join("split.txt"));
+    assert!(
+        split.len() > PATHS / 2,
+        "only {} paths had a group key",
+        split.len()
+    );
+    check(seed, &["encode", "--split"], &split_texts, &split);
+    check(seed, &["decode", "--split"], &split, &split_texts);
+
+    let ranges = read_lines(&out.join("ranges.txt"));
+    assert_eq!(ranges.len(), PATHS);
+    check(
+        seed,
+        &["range"],
+        &ranges,
+        &read_lines(&out.join("ranges_out.txt")),
+    );
+    for kind in ["subtree", "descendants", "children", "between", "paths"] {
+        let n = ranges.iter().filter(|s| s.starts_with(kind)).count();
+        assert!(n > PATHS / 10, "only {n} {kind} ranges");
+    }
+
+    check(
+        seed,
+        &["sort"],
+        &texts,
+        &read_lines(&out.join("sorted.txt")),
+    );
+
+    // Rejected inputs: the same message, at the same place.
+    let errors = read_lines(&out.join("errors.txt"));
+    assert!(errors.len() >= 100, "only {} rejected inputs", errors.len());
+    for line in &errors {
+        let mut fields = line.splitn(3, '\t');
+        let (mode, input, message) = (
+            fields.next().unwrap(),
+            fields.next().unwrap(),
+            fields.next().unwrap(),
+        );
+        let o = run(&[mode], format!("{input}\n").as_bytes());
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "seed {seed}: {mode} {input:?}: {stderr}"
+        );
+        assert_eq!(
+            stderr.trim_end(),
+            format!("keypath: line 1: {message}"),
+            "seed {seed}: {mode} {input:?}"
+        );
+    }
+}
