@@ -64,3 +64,7 @@ def starts_with(path: Components, prefix: Components) -> bool:
     return len(prefix) <= len(path) and all(
         pn == n and (pid is None or same_id(pid, id)) for (pn, pid), (n, id) in zip(prefix, path)
     )
+
+
+def same_path(x: Components, y: Components) -> bool:
+    return len(x) == len(y) and all(a[0] == b[0] and same_id(a[1], b[1]) for a, b in zip(x, y))

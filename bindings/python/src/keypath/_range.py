@@ -265,7 +265,8 @@ class KeyRange:
             return starts_with_components(components, prefix._components)
         if kind == "descendants":
             prefix = self._args[0]  # type: ignore[assignment]
-            return len(components) > len(prefix._components) and starts_with_components(
+            # A namespace-only prefix (/user-1/post) has every /user-1/post-ID below it.
+            return path.encode() != prefix.encode() and starts_with_components(
                 components, prefix._components
             )
         if kind == "children":
