@@ -10,6 +10,7 @@ mod json;
 mod lint;
 mod paths;
 mod progress;
+mod range;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -30,12 +31,34 @@ enum Command {
     Encode {
         /// Key paths in text form, e.g. /user-1/post-2.
         paths: Vec<String>,
+        /// Print standard base64 (with padding) instead of hex.
+        #[arg(long)]
+        base64: bool,
+        /// Print the group (partition) key and the sort key, separated by a TAB.
+        #[arg(long)]
+        split: bool,
     },
     /// Print the canonical text of each binary form given in hex (stdin lines without arguments).
     Decode {
-        /// Encodings in hex (or base64 with --base64).
+        /// Encodings in hex (or base64 with --base64); with --split, GROUP SORT pairs.
         keys: Vec<String>,
         /// Read the encodings as base64 (standard alphabet, as in DynamoDB JSON exports).
+        #[arg(long)]
+        base64: bool,
+        /// Read a group key and a sort key (GROUP<TAB>SORT lines) and print the joined path.
+        #[arg(long)]
+        split: bool,
+    },
+    /// Print the byte range `START<TAB>END` of each query (END `-` when unbounded), from
+    /// TAB-separated specs (stdin lines without arguments): `subtree<TAB>PATH`,
+    /// `descendants<TAB>PATH`, `children<TAB>PARENT<TAB>NAMESPACE`,
+    /// `between<TAB>PARENT<TAB>NAMESPACE<TAB>LOWER<TAB>UPPER` with bounds `*`, `[ID`
+    /// (included) or `(ID` (excluded), ID written as after `NAMESPACE-` in a path, and
+    /// `paths<TAB>LOWER<TAB>UPPER` with bounds `*`, `[PATH` or `(PATH`.
+    Range {
+        /// Range specs (TAB-separated fields).
+        specs: Vec<String>,
+        /// Print standard base64 (with padding) instead of hex.
         #[arg(long)]
         base64: bool,
     },
@@ -91,8 +114,17 @@ fn main() -> ExitCode {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = match cli.command {
-        Command::Encode { paths } => paths::encode(&paths, &mut out),
-        Command::Decode { keys, base64 } => paths::decode(&keys, base64, &mut out),
+        Command::Encode {
+            paths,
+            base64,
+            split,
+        } => paths::encode(&paths, base64, split, &mut out),
+        Command::Decode {
+            keys,
+            base64,
+            split,
+        } => paths::decode(&keys, base64, split, &mut out),
+        Command::Range { specs, base64 } => range::range(&specs, base64, &mut out),
         Command::Sort => paths::sort(&mut out),
         Command::Inspect { key } => paths::inspect(&key, &mut out),
         Command::Lint(args) => lint::run(args, &mut out),

@@ -23,11 +23,24 @@ const BASE64_UNPADDED: GeneralPurpose = GeneralPurpose::new(
 
 fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
-        s.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
-    }
+    push_hex(&mut s, bytes);
     s
+}
+
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    for b in bytes {
+        out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+        out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+    }
+}
+
+/// Appends `bytes` as lowercase hex, or as standard base64 with padding.
+pub(crate) fn push_bytes(out: &mut String, bytes: &[u8], base64: bool) {
+    if base64 {
+        base64::engine::general_purpose::STANDARD.encode_string(bytes, out);
+    } else {
+        push_hex(out, bytes);
+    }
 }
 
 fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
@@ -49,17 +62,14 @@ fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
     Ok(digits.chunks(2).map(|p| p[0] * 16 + p[1]).collect())
 }
 
-fn parse_path(name: &dyn Fn() -> String, text: &str) -> Result<KeyPath, Failure> {
+pub(crate) fn parse_path(name: &dyn Fn() -> String, text: &str) -> Result<KeyPath, Failure> {
     text.parse::<KeyPath>()
         .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))
 }
 
-fn decode_key(
-    name: &dyn Fn() -> String,
-    text: &str,
-    base64: bool,
-) -> Result<(Vec<u8>, KeyPath), Failure> {
-    let bytes = if base64 {
+/// The bytes that `text` spells in hex, or in standard base64 with `base64`.
+fn parse_bytes(name: &dyn Fn() -> String, text: &str, base64: bool) -> Result<Vec<u8>, Failure> {
+    if base64 {
         // Padding is optional, but where there is some it must be exactly right.
         let engine = if text.ends_with('=') {
             &BASE64_PADDED
@@ -72,23 +82,44 @@ fn decode_key(
     } else {
         parse_hex(text)
     }
-    .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;
+    .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))
+}
+
+fn decode_key(
+    name: &dyn Fn() -> String,
+    text: &str,
+    base64: bool,
+) -> Result<(Vec<u8>, KeyPath), Failure> {
+    let bytes = parse_bytes(name, text, base64)?;
     let path =
         KeyPath::decode(&bytes).map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;
     Ok((bytes, path))
 }
 
-pub(crate) fn encode(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
+/// `encode`: each path's binary form, or with `split` its group and sort keys separated by
+/// a TAB, in hex or base64.
+pub(crate) fn encode(
+    args: &[String],
+    base64: bool,
+    split: bool,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
     let mut buf = Vec::with_capacity(256);
     let mut line = String::with_capacity(512);
     for_each_input(args, |name, text| {
         let path = parse_path(name, text)?;
-        buf.clear();
-        path.encode_into(&mut buf);
         line.clear();
-        for b in &buf {
-            line.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
-            line.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+        if split {
+            let (group, sort) = path
+                .split_group()
+                .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;
+            push_bytes(&mut line, &group, base64);
+            line.push('\t');
+            push_bytes(&mut line, &sort, base64);
+        } else {
+            buf.clear();
+            path.encode_into(&mut buf);
+            push_bytes(&mut line, &buf, base64);
         }
         line.push('\n');
         out.write_all(line.as_bytes())?;
@@ -96,12 +127,73 @@ pub(crate) fn encode(args: &[String], out: &mut impl Write) -> Result<(), Failur
     })
 }
 
-pub(crate) fn decode(args: &[String], base64: bool, out: &mut impl Write) -> Result<(), Failure> {
-    for_each_input(args, |name, text| {
-        let (_, path) = decode_key(name, text, base64)?;
+/// `decode`: the canonical text of each encoding, or with `split` of each group key and
+/// sort key pair (`GROUP<TAB>SORT` lines, or arguments taken two at a time).
+pub(crate) fn decode(
+    args: &[String],
+    base64: bool,
+    split: bool,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    if !split {
+        return for_each_input(args, |name, text| {
+            let (_, path) = decode_key(name, text, base64)?;
+            writeln!(out, "{path}")?;
+            Ok(())
+        });
+    }
+    if !args.is_empty() {
+        if let [.., last] = args {
+            if !args.len().is_multiple_of(2) {
+                return Err(Failure::BadInput(format!(
+                    "argument {} ({last:?}, group key): expected a SORT argument after it, \
+                     found none (arguments are GROUP SORT pairs)",
+                    args.len()
+                )));
+            }
+        }
+        for (i, pair) in args.chunks(2).enumerate() {
+            let (g, s) = (&pair[0], &pair[1]);
+            let group_name = || format!("argument {} ({g:?}, group key)", 2 * i + 1);
+            let sort_name = || format!("argument {} ({s:?}, sort key)", 2 * i + 2);
+            let path = decode_split(&group_name, g, &sort_name, s, base64)?;
+            writeln!(out, "{path}")?;
+        }
+        return Ok(());
+    }
+    for_each_input(&[], |name, text| {
+        let Some((g, s)) = text.split_once('\t') else {
+            return Err(Failure::BadInput(format!(
+                "{}: at character {}: expected GROUP<TAB>SORT, found no TAB",
+                name(),
+                text.chars().count()
+            )));
+        };
+        let group_name = || format!("{}: field 1 (group key)", name());
+        let sort_name = || format!("{}: field 2 (sort key)", name());
+        let path = decode_split(&group_name, g, &sort_name, s, base64)?;
         writeln!(out, "{path}")?;
         Ok(())
     })
+}
+
+fn decode_split(
+    group_name: &dyn Fn() -> String,
+    group: &str,
+    sort_name: &dyn Fn() -> String,
+    sort: &str,
+    base64: bool,
+) -> Result<KeyPath, Failure> {
+    let bad = |name: &dyn Fn() -> String, e: &dyn std::fmt::Display| {
+        Failure::BadInput(format!("{}: {e}", name()))
+    };
+    let group = parse_bytes(group_name, group, base64)?;
+    let sort = parse_bytes(sort_name, sort, base64)?;
+    // Each part is checked on its own first, so the message says which one is wrong.
+    KeyPath::decode(&group).map_err(|e| bad(group_name, &e))?;
+    KeyPath::decode(&sort).map_err(|e| bad(sort_name, &e))?;
+    // Both decode: what is left to fail is the group key not being one component with an ID.
+    KeyPath::from_group(&group, &sort).map_err(|e| bad(group_name, &e))
 }
 
 pub(crate) fn sort(out: &mut impl Write) -> Result<(), Failure> {

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 /// The JSON lines a successful `keypath` run printed; fails the test, with its stderr, if
 /// the run did not succeed.
+#[allow(dead_code)] // not every test file that shares this module reads JSON lines
 pub fn ok(o: &Output) -> Vec<Value> {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout.clone())
@@ -26,4 +27,29 @@ pub fn fails(o: &Output, status: i32, needle: &str) {
         err.starts_with("keypath: ") && err.contains(needle),
         "{err}"
     );
+}
+
+/// Runs the `keypath` binary with `args` and `stdin` (written from another thread, so a large
+/// input cannot deadlock against a full stdout pipe).
+#[allow(dead_code)] // not every test file that shares this module runs the binary this way
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keypath"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the keypath binary runs");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let output = child
+        .wait_with_output()
+        .expect("the keypath binary finishes");
+    writer.join().expect("the stdin writer finishes");
+    output
 }
