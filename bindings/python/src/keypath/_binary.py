@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from typing import Dict, List, Optional, Tuple, Union
-from uuid import UUID
+from uuid import UUID, SafeUUID
 
 from ._errors import KeyPathError, rust_debug_str
 
@@ -213,22 +213,30 @@ def find_metadata(data: bytes) -> Tuple[List[int], int]:
     backwards from the end until segments, separators, terminator and metadata account
     for every byte (the sum grows by two or more per segment, so one count fits at most)."""
     total = len(data)
-    if total == 0:
-        raise KeyPathError(0, "expected a key path encoding, found no bytes")
-    if total == 1 and data[0] == TERMINATOR:
-        return [], 1  # the empty path
+    if total < 2:
+        if total == 0:
+            raise KeyPathError(0, "expected a key path encoding, found no bytes")
+        if data[0] == TERMINATOR:
+            return [], 1  # the empty path
     metas: List[int] = []
+    append = metas.append
     segment_bytes = 0
     end = total
     while True:
-        value, start = _varint_ending_at(data, end)
-        metas.append(value)
+        last = data[end - 1]
+        if end >= 2 and not (last | data[end - 2]) & 0x80:
+            value = last  # a one-byte varint (a segment shorter than 16 bytes)
+            start = end - 1
+        else:
+            value, start = _varint_ending_at(data, end)
+        append(value)
         segment_bytes += value >> TYPE_BITS
-        needed = segment_bytes + len(metas) + (total - start)
-        if needed == total:
-            metas.reverse()
-            return metas, start
-        if needed > total or start == 0:
+        # segments + (count - 1) separators + terminator + metadata
+        needed = segment_bytes + len(metas) + total - start
+        if needed >= total or start == 0:
+            if needed == total:
+                metas.reverse()
+                return metas, start
             raise _metadata_error(start, "lengths that do not add up to the input length")
         end = start
 
@@ -324,12 +332,34 @@ def _separator_error(offset: int, expected: int, found: int) -> KeyPathError:
     )
 
 
+# Namespace bytes -> the namespace, for namespaces already seen valid.
+_NS_DECODED: Dict[bytes, str] = {}
+
+
+def _decode_namespace(data: bytes, offset: int, length: int) -> str:
+    raw = data[offset : offset + length]
+    try:
+        namespace = raw.decode("ascii")
+    except UnicodeDecodeError:
+        namespace = ""
+    if _NAMESPACE.fullmatch(namespace) is None:
+        lossy = raw.decode("utf-8", "replace")
+        raise KeyPathError(
+            offset,
+            f"expected a namespace of ASCII letters or '_', found {rust_debug_str(lossy)}",
+        )
+    if len(_NS_DECODED) < _NS_CACHE_MAX:
+        _NS_DECODED[raw] = namespace
+    return namespace
+
+
 def decode_components(data: bytes) -> Components:
     """The components of an encoding; only canonical encodings decode, and anything else
     raises :class:`KeyPathError` with the byte offset of the first problem."""
     metas, _ = find_metadata(data)
     count = len(metas)
     components: List[Tuple[str, Optional[Id]]] = []
+    append = components.append
     offset = 0
     index = 0
     # Segments come in (namespace, ID) pairs; the byte after each segment is checked
@@ -340,35 +370,57 @@ def decode_components(data: bytes) -> Components:
         ns_offset = offset
         offset += length
         index += 1
-        expected = TERMINATOR if index == count else SEPARATOR
+        expected = SEPARATOR if index < count else TERMINATOR
         if data[offset] != expected:
             raise _separator_error(offset, expected, data[offset])
         offset += 1
-        code = meta & 7
-        if code != TYPE_NAMESPACE:
-            raise KeyPathError(ns_offset, f"expected a namespace segment, found type code {code}")
-        raw_ns = data[ns_offset : ns_offset + length]
-        try:
-            namespace = raw_ns.decode("ascii")
-        except UnicodeDecodeError:
-            namespace = ""
-        if not (namespace in _NS_CACHE or _NAMESPACE.fullmatch(namespace)):
-            lossy = raw_ns.decode("utf-8", "replace")
-            raise KeyPathError(
-                ns_offset,
-                f"expected a namespace of ASCII letters or '_', found {rust_debug_str(lossy)}",
-            )
+        if meta & 7 != TYPE_NAMESPACE:
+            raise KeyPathError(ns_offset, f"expected a namespace segment, found type code {meta & 7}")
+        namespace = _NS_DECODED.get(data[ns_offset : ns_offset + length])
+        if namespace is None:
+            namespace = _decode_namespace(data, ns_offset, length)
         if index == count:
-            components.append((namespace, None))
+            append((namespace, None))
             break
         meta = metas[index]
         length = meta >> TYPE_BITS
         id_offset = offset
         offset += length
         index += 1
-        expected = TERMINATOR if index == count else SEPARATOR
+        expected = SEPARATOR if index < count else TERMINATOR
         if data[offset] != expected:
             raise _separator_error(offset, expected, data[offset])
         offset += 1
-        components.append((namespace, _decode_id(data, id_offset, length, meta & 7)))
+        code = meta & 7
+        if code == TYPE_INT:
+            sort = data[id_offset]
+            # A positive integer (sort byte 08..0F) of exactly its segment, minimal.
+            if 7 < sort <= SORT_BYTE_MAX and length == sort - 6 and data[id_offset + 1]:
+                append((namespace, int.from_bytes(data[id_offset + 1 : offset - 1], "big")))
+                continue
+        elif code == TYPE_UUID and length == 16:
+            append((namespace, _uuid_from_bytes(data[id_offset : offset - 1])))
+            continue
+        append((namespace, _decode_id(data, id_offset, length, code)))
     return tuple(components)
+
+
+def _uuid_checked(raw: bytes) -> UUID:
+    return UUID(bytes=raw)
+
+
+def _uuid_unchecked(raw: bytes) -> UUID:
+    # What UUID(bytes=raw) does (uuid.UUID.__init__ sets these two slots the same way),
+    # without its argument checks: raw is 16 bytes.
+    u = object.__new__(UUID)
+    object.__setattr__(u, "int", int.from_bytes(raw, "big"))
+    object.__setattr__(u, "is_safe", SafeUUID.unknown)
+    return u
+
+
+# The fast way where UUID stores exactly these slots (CPython 3.9 to 3.14 do).
+_uuid_from_bytes = (
+    _uuid_unchecked
+    if set(getattr(UUID, "__slots__", ())) == {"int", "is_safe", "__weakref__"}
+    else _uuid_checked
+)
