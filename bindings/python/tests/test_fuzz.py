@@ -13,7 +13,7 @@ import random
 from typing import Callable, List
 
 import pathgen
-from keypath import KeyPath, KeyPathError
+from keypath import KeyPath, KeyPathError, _binary
 
 COUNT = 100_000
 SEED = int(os.environ.get("KEYPATH_FUZZ_SEED", "29"))
@@ -92,17 +92,28 @@ def test_decode_never_raises_anything_else() -> None:
             return rng.choice(pool)
         return mutate_bytes(rng, rng.choice(pool), pool)
 
+    def checked(value: bytes) -> object:
+        # The decoder's slow path alone: one segment at a time, every check in order.
+        try:
+            return _binary._decode_checked(value, _binary.find_metadata(value)[0])
+        except KeyPathError as e:
+            return (e.position, e.problem)
+
     def check(value: object) -> str:
         assert isinstance(value, bytes)
         try:
             path = KeyPath.decode(value)
         except KeyPathError as e:
+            # The fast paths (cached layouts) reject what the slow path rejects, and the
+            # error is the slow path's.
+            assert checked(value) == (e.position, e.problem)
             assert e.position is not None and 0 <= e.position <= max(len(value) - 1, 0), (e, value)
             assert str(e) == f"at byte {e.position}: {e.problem}"
             assert "expected" in e.problem or "integer" in e.problem, e.problem
             return "error"
         assert path.encode() == value
         assert KeyPath.decode(path.encode()) == path
+        assert checked(value) == path._components
         return "ok"
 
     _check("KeyPath.decode", COUNT, make, check)

@@ -8,8 +8,9 @@ end, since integer and UUID segments may hold ``00`` and ``01`` bytes.
 
 from __future__ import annotations
 
+import operator
 import re
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 from uuid import UUID, SafeUUID
 
 from ._errors import KeyPathError, rust_debug_str
@@ -224,9 +225,13 @@ def find_metadata(data: bytes) -> Tuple[List[int], int]:
     end = total
     while True:
         last = data[end - 1]
-        if end >= 2 and not (last | data[end - 2]) & 0x80:
+        before = data[end - 2] if end >= 2 else 0
+        if not (last | before) & 0x80:
             value = last  # a one-byte varint (a segment shorter than 16 bytes)
             start = end - 1
+        elif last and before & 0x80 and end >= 3 and not data[end - 3] & 0x80:
+            value = (before & 0x7F) | (last << 7)  # a two-byte varint, not overlong
+            start = end - 2
         else:
             value, start = _varint_ending_at(data, end)
         append(value)
@@ -353,10 +358,122 @@ def _decode_namespace(data: bytes, offset: int, length: int) -> str:
     return namespace
 
 
+# A layout: where an encoding's segments lie, as its metadata says. Step i is
+# (namespace start, namespace end, ID start, ID end, ID type code), the ID fields -1 for
+# a namespace-only component; the getter reads the separator and terminator bytes, which
+# must equal the expected tuple.
+_Step = Tuple[int, int, int, int, int]
+_Layout = Tuple[int, bytes, "operator.itemgetter[Any]", Tuple[int, ...], Tuple[_Step, ...]]
+# Layouts by input length, for inputs whose metadata bytes match: the backward reading of
+# the metadata depends only on those bytes and on the terminator before them, so equal
+# bytes there give the same layout.
+_LAYOUTS: Dict[int, List[_Layout]] = {}
+_LAYOUTS_MAX = 4096
+_layout_count = 0
+
+
+def _make_layout(data: bytes, metas: List[int], metadata_start: int) -> Optional[_Layout]:
+    steps: List[_Step] = []
+    marks: List[int] = []
+    offset = 0
+    count = len(metas)
+    for i in range(0, count, 2):
+        ns_end = offset + (metas[i] >> TYPE_BITS)
+        if metas[i] & 7 != TYPE_NAMESPACE:
+            return None
+        marks.append(ns_end)
+        if i + 1 == count:
+            steps.append((offset, ns_end, -1, -1, -1))
+            break
+        id_end = ns_end + 1 + (metas[i + 1] >> TYPE_BITS)
+        marks.append(id_end)
+        steps.append((offset, ns_end, ns_end + 1, id_end, metas[i + 1] & 7))
+        offset = id_end + 1
+    if len(marks) < 2:
+        return None  # itemgetter of one index returns the byte, not a tuple: not worth it
+    expected = (SEPARATOR,) * (len(marks) - 1) + (TERMINATOR,)
+    return (metadata_start, data[metadata_start:], operator.itemgetter(*marks), expected, tuple(steps))
+
+
 def decode_components(data: bytes) -> Components:
     """The components of an encoding; only canonical encodings decode, and anything else
     raises :class:`KeyPathError` with the byte offset of the first problem."""
-    metas, _ = find_metadata(data)
+    global _layout_count
+    for layout in _LAYOUTS.get(len(data), ()):
+        start = layout[0]
+        if data[start:] == layout[1]:
+            found = _decode_layout(data, layout)
+            if found is not None:
+                return found
+            break
+    metas, metadata_start = find_metadata(data)
+    if not metas:
+        return ()
+    made = _make_layout(data, metas, metadata_start)
+    if made is not None:
+        # The layout follows from the metadata alone, whether or not the rest is valid.
+        if _layout_count < _LAYOUTS_MAX:
+            _LAYOUTS.setdefault(len(data), []).append(made)
+            _layout_count += 1
+        found = _decode_layout(data, made)
+        if found is not None:
+            return found
+    return _decode_checked(data, metas)
+
+
+def _decode_layout(data: bytes, layout: _Layout) -> Optional[Components]:
+    """The components, for encodings of a known layout whose namespaces were seen before
+    and whose IDs are integers, UUIDs or strings without escapes; ``None`` for anything
+    else or anything wrong, which :func:`_decode_checked` then decodes or reports.
+    Accepts exactly what that accepts for these shapes (the fuzz tests compare
+    re-encodings)."""
+    _, _, getter, expected, steps = layout
+    if getter(data) != expected:
+        return None
+    components: List[Tuple[str, Optional[Id]]] = []
+    append = components.append
+    ns_get = _NS_DECODED.get
+    id: Id
+    for ns_start, ns_end, start, end, code in steps:
+        namespace = ns_get(data[ns_start:ns_end])
+        if namespace is None:
+            return None
+        if code == 1:
+            sort = data[start]
+            # A positive integer (sort byte 08..0F) of exactly its segment, minimal.
+            if 7 < sort <= 15 and end - start == sort - 6 and data[start + 1]:
+                id = int.from_bytes(data[start + 1 : end], "big")
+            else:
+                try:
+                    id = decode_int(data, start, end)
+                except KeyPathError:
+                    return None
+        elif code == 4:
+            if end - start != 16:
+                return None
+            id = _uuid_from_bytes(data[start:end])
+        elif code == 2:
+            raw = data[start:end]
+            if raw == EMPTY_STRING:
+                id = ""
+            elif not raw or _NEEDS_ESCAPE.search(raw) is not None:
+                return None
+            else:
+                try:
+                    id = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    return None
+        elif code < 0:
+            append((namespace, None))
+            break
+        else:
+            return None
+        append((namespace, id))
+    return tuple(components)
+
+
+def _decode_checked(data: bytes, metas: List[int]) -> Components:
+    """The components, one segment at a time, with an error for whatever is wrong."""
     count = len(metas)
     components: List[Tuple[str, Optional[Id]]] = []
     append = components.append

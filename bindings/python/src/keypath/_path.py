@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, NamedTuple, Optional, Tuple, Union
+import functools
+from typing import Callable, Iterable, List, NamedTuple, Optional, Tuple, Union
 from uuid import UUID
 
 from ._binary import (
@@ -29,6 +30,12 @@ class Component(NamedTuple):
 
     namespace: str
     id: Optional[Id]
+
+
+# Component from a (namespace, id) pair, without NamedTuple's Python-level __new__.
+_component: Callable[[Tuple[str, Optional[Id]]], Component] = functools.partial(
+    tuple.__new__, Component
+)
 
 
 def check_namespace(namespace: str) -> str:
@@ -218,7 +225,7 @@ class KeyPath:
         >>> KeyPath.parse("/user-1/post").components
         (Component(namespace='user', id=1), Component(namespace='post', id=None))
         """
-        return tuple(Component(ns, id) for ns, id in self._components)
+        return tuple(map(_component, self._components))
 
     @property
     def parent(self) -> Optional[KeyPath]:
