@@ -92,6 +92,35 @@ def test_decode_never_raises_anything_else() -> None:
             return rng.choice(pool)
         return mutate_bytes(rng, rng.choice(pool), pool)
 
+    def metadata(value: bytes) -> object:
+        # The metadata, read one varint at a time by the general reader only.
+        try:
+            if value == b"\x00":
+                return ([], 1)
+            if not value:
+                return _binary.find_metadata(value)
+            metas, segment_bytes, end = [], 0, len(value)
+            while True:
+                meta, start = _binary._varint_ending_at(value, end)
+                metas.append(meta)
+                segment_bytes += meta >> 3
+                needed = segment_bytes + len(metas) + len(value) - start
+                if needed == len(value):
+                    return (metas[::-1], start)
+                if needed > len(value) or start == 0:
+                    return (start, "lengths")
+                end = start
+        except KeyPathError as e:
+            return (e.position, e.problem)
+
+    def found_metadata(value: bytes) -> object:
+        try:
+            return _binary.find_metadata(value)
+        except KeyPathError as e:
+            if e.problem.endswith("lengths that do not add up to the input length"):
+                return (e.position, "lengths")
+            return (e.position, e.problem)
+
     def checked(value: bytes) -> object:
         # The decoder's slow path alone: one segment at a time, every check in order.
         try:
@@ -101,6 +130,9 @@ def test_decode_never_raises_anything_else() -> None:
 
     def check(value: object) -> str:
         assert isinstance(value, bytes)
+        # The metadata reader's fast paths (one- and two-byte varints) agree with the
+        # general reader.
+        assert found_metadata(value) == metadata(value), value
         try:
             path = KeyPath.decode(value)
         except KeyPathError as e:

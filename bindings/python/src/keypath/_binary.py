@@ -229,7 +229,7 @@ def find_metadata(data: bytes) -> Tuple[List[int], int]:
         if not (last | before) & 0x80:
             value = last  # a one-byte varint (a segment shorter than 16 bytes)
             start = end - 1
-        elif last and before & 0x80 and end >= 3 and not data[end - 3] & 0x80:
+        elif 0 < last < 0x80 and before & 0x80 and end >= 3 and not data[end - 3] & 0x80:
             value = (before & 0x7F) | (last << 7)  # a two-byte varint, not overlong
             start = end - 2
         else:
