@@ -117,7 +117,7 @@ def random_range(
     if kind == 3:
         ns = rng.choice(pathgen.NAMESPACES[:6])
         ids = ids_at[len(parent)] if len(parent) < len(ids_at) else []
-        low, high = random_id_bound(rng, ids), random_id_bound(rng, ids)  # type: ignore[arg-type]
+        low, high = random_id_bound(rng, ids), random_id_bound(rng, ids)
         r = KeyRange.between(KeyPath(parent), ns, low, high)  # type: ignore[arg-type]
         spec = f"between\t{alt_text(rng, parent)}\t{ns}\t{bound_text(rng, low)}\t{bound_text(rng, high)}"
         return spec, r
@@ -196,7 +196,7 @@ def main() -> None:
     specs, answers = [], []
     others = all_comps[:2000]
     ids_at: List[List[pathgen.Id]] = [
-        [o[d][1] for o in others if len(o) > d and o[d][1] is not None] for d in range(5)
+        [i for o in others if len(o) > d for i in [o[d][1]] if i is not None] for d in range(5)
     ]
     for comps in all_comps:
         spec, r = random_range(rng, comps, others, ids_at)

@@ -20,7 +20,7 @@ def _rank(id: Id) -> int:
 
 
 def _sign(x: object, y: object) -> int:
-    return (x > y) - (x < y)  # type: ignore[operator]
+    return int((x > y) - (x < y))  # type: ignore[operator]
 
 
 def cmp_ids(a: Id, b: Id) -> Optional[int]:

@@ -232,6 +232,8 @@ def test_ranges_of_the_format_table() -> None:
     assert (r.start, r.end) == (b"", None)
     with pytest.raises(KeyPathError):
         KeyRange.children(p, "not-a-namespace")
+    with pytest.raises(KeyPathError, match="only the last component may lack an ID"):
+        KeyRange.children(KeyPath.parse("/a-1/b"), "c")
     with pytest.raises(TypeError):
         KeyRange.between(p, "a", 5, None)  # type: ignore[arg-type]
 

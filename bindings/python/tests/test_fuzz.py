@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Callable, List
+from typing import Callable, List, Tuple, cast
 
 import pathgen
 from keypath import KeyPath, KeyPathError, _binary
@@ -162,7 +162,7 @@ def test_from_group_never_raises_anything_else() -> None:
         return (group, sort)
 
     def check(value: object) -> str:
-        group, sort = value  # type: ignore[misc]
+        group, sort = cast(Tuple[bytes, bytes], value)
         try:
             path = KeyPath.from_group(group, sort)
         except KeyPathError:

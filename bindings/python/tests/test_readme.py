@@ -8,7 +8,7 @@ import re
 import sys
 import types
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
@@ -24,7 +24,7 @@ class StandInDynamoDB:
 
     def query(self, TableName: str, KeyConditionExpression: str, ExpressionAttributeValues: Dict[str, Any]) -> Dict[str, Any]:
         values = {k: v["B"] for k, v in ExpressionAttributeValues.items()}
-        conditions = {
+        conditions: Dict[str, Callable[[bytes], bool]] = {
             "pk = :pk AND sk BETWEEN :start AND :end": lambda sk: values[":start"] <= sk <= values[":end"],
             "pk = :pk AND sk >= :start": lambda sk: sk >= values[":start"],
             "pk = :pk AND sk < :end": lambda sk: sk < values[":end"],

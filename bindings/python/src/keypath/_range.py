@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Generic, Optional, Tuple, TypeVar, Union
 from uuid import UUID
 
+from ._errors import KeyPathError
 from ._binary import SEPARATOR, TERMINATOR, Components, Id, encode_id, encode_segments
 from ._path import IdLike, KeyPath, check_namespace, normalize_id, starts_with_components
 
@@ -189,6 +190,12 @@ class KeyRange:
         [False, True, True, False]
         """
         namespace = check_namespace(namespace)
+        if parent._components and parent._components[-1][1] is None:
+            raise KeyPathError(
+                None,
+                f"cannot add /{namespace} after the namespace-only component "
+                f"/{parent._components[-1][0]}: only the last component may lack an ID",
+            )
         low = _id_bound(lower)
         high = _id_bound(upper)
         base = encode_segments(parent._components)
