@@ -399,12 +399,13 @@ def decode_components(data: bytes) -> Components:
     """The components of an encoding; only canonical encodings decode, and anything else
     raises :class:`KeyPathError` with the byte offset of the first problem."""
     global _layout_count
+    known = False
     for layout in _LAYOUTS.get(len(data), ()):
-        start = layout[0]
-        if data[start:] == layout[1]:
+        if data[layout[0] :] == layout[1]:
             found = _decode_layout(data, layout)
             if found is not None:
                 return found
+            known = True
             break
     metas, metadata_start = find_metadata(data)
     if not metas:
@@ -412,7 +413,7 @@ def decode_components(data: bytes) -> Components:
     made = _make_layout(data, metas, metadata_start)
     if made is not None:
         # The layout follows from the metadata alone, whether or not the rest is valid.
-        if _layout_count < _LAYOUTS_MAX:
+        if not known and _layout_count < _LAYOUTS_MAX:
             _LAYOUTS.setdefault(len(data), []).append(made)
             _layout_count += 1
         found = _decode_layout(data, made)
@@ -423,8 +424,8 @@ def decode_components(data: bytes) -> Components:
 
 def _decode_layout(data: bytes, layout: _Layout) -> Optional[Components]:
     """The components, for encodings of a known layout whose namespaces were seen before
-    and whose IDs are integers, UUIDs or strings without escapes; ``None`` for anything
-    else or anything wrong, which :func:`_decode_checked` then decodes or reports.
+    and whose IDs are integers, UUIDs, or strings and bytes without escapes; ``None`` for
+    anything else or anything wrong, which :func:`_decode_checked` then decodes or reports.
     Accepts exactly what that accepts for these shapes (the fuzz tests compare
     re-encodings)."""
     _, _, getter, expected, steps = layout
@@ -463,6 +464,11 @@ def _decode_layout(data: bytes, layout: _Layout) -> Optional[Components]:
                     id = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     return None
+        elif code == 3:
+            raw = data[start:end]
+            if raw[:1] != b"\xff" or _NEEDS_ESCAPE.search(raw, 1) is not None:
+                return None
+            id = raw[1:]
         elif code < 0:
             append((namespace, None))
             break
