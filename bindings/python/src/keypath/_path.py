@@ -15,7 +15,7 @@ from ._binary import (
     is_valid_namespace,
 )
 from ._errors import KeyPathError, rust_debug_str
-from ._text import format_components, format_id, parse_components
+from ._text import format_components, parse_components
 
 __all__ = ["KeyPath", "Component", "IdLike", "normalize_id", "check_namespace"]
 
@@ -337,8 +337,3 @@ def starts_with_components(components: Components, prefix: Components) -> bool:
 
 def _same_id(a: Id, b: Optional[Id]) -> bool:
     return type(a) is type(b) and a == b
-
-
-def id_text(id: Id) -> str:
-    """An ID's canonical text (as after ``namespace-``)."""
-    return format_id(id)

@@ -10,7 +10,6 @@ id        = int / uuid / bytes / string            ; tried in this order, on the
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 from typing import List, Optional, Tuple
 from uuid import UUID
