@@ -1,4 +1,5 @@
-//! `#[serde(with = "keypath::codec::jiff_timestamp")]`: a `jiff::Timestamp` as integers.
+//! `#[serde(with = "keypath::codec::jiff_timestamp")]`: a `jiff::Timestamp` (jiff 1.x) as
+//! integers.
 //!
 //! The instant is written as the tuple (seconds since 1970-01-01T00:00:00Z as `i64`, rounded
 //! down, then nanoseconds within that second as `u32`, `0..=999_999_999`), two sort-byte

@@ -97,8 +97,8 @@
     not(feature = "uuid"),
     doc = " `raw_uuid` (feature `uuid`: an attribute for a field, the newtype `raw_uuid::RawUuid` anywhere). `chrono::DateTime<Utc>` (feature `chrono`),"
 )]
-//! `time::OffsetDateTime` (feature `time`) and `jiff::Timestamp` (feature `jiff`) are
-//! stored as integers, seconds then nanoseconds since the Unix epoch, with the attribute
+//! `time::OffsetDateTime` (feature `time`) and `jiff::Timestamp` (feature `jiff`, jiff 1.x)
+//! are stored as integers, seconds then nanoseconds since the Unix epoch, with the attribute
 //! modules `codec::chrono_utc`, `codec::time_utc` and `codec::jiff_timestamp`: keys order
 //! by time (the crates' own serde forms are text, which does not).
 //!
