@@ -122,8 +122,17 @@ pub(crate) enum DbCommand {
         /// The JSON lines file.
         file: PathBuf,
     },
-    /// Print every item of the store as JSON lines.
-    Export,
+    /// Check the store: every index entry matches an item that has it, every item has the
+    /// entries its declared indexes give, every group counter is current. Prints a summary
+    /// line; exits 1 with one line per problem on stderr if it finds any.
+    Check,
+    /// Print the store's configuration, then every item, as JSON lines.
+    Export {
+        /// Skip records that are not items the store wrote (another tool's, in a shared
+        /// DynamoDB table), naming each on stderr, instead of stopping at the first.
+        #[arg(long)]
+        skip_foreign: bool,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -152,6 +161,10 @@ pub(crate) struct ListArgs {
     /// Only keys up to this path.
     #[arg(long, value_name = "PATH")]
     lte: Option<String>,
+    /// Skip records that are not items the store wrote (another tool's, in a shared
+    /// DynamoDB table), naming each on stderr, instead of failing on the first.
+    #[arg(long)]
+    skip_foreign: bool,
 }
 
 /// A secondary index declared for the CLI's JSON items.
@@ -327,6 +340,7 @@ pub(crate) fn store_failure(e: StoreError) -> Failure {
         StoreError::Backend(_) | StoreError::Config(_) | StoreError::Contention { .. } => {
             Failure::Store(e.to_string())
         }
+        StoreError::NotAnItem { .. } => Failure::Store(format!("{e}{SKIP_HINT}")),
         StoreError::VersionMismatch { .. }
         | StoreError::AlreadyExists { .. }
         | StoreError::Conflict { .. } => Failure::Conflict(e.to_string()),
@@ -865,7 +879,7 @@ impl<B: DbBackend> Db<B> {
             }
             DbCommand::List(list) => {
                 let query = build_query(&list)?;
-                let page = db.store.list_raw(&query).await.map_err(store_failure)?;
+                let page = db.list(&query, list.skip_foreign).await?;
                 print_page(page, out)?;
             }
             DbCommand::Index { name, list } => {
@@ -886,7 +900,8 @@ impl<B: DbBackend> Db<B> {
             DbCommand::Import { file } => {
                 import(db, &file, out).await?;
             }
-            DbCommand::Export => {
+            DbCommand::Check => db.check(out).await?,
+            DbCommand::Export { skip_foreign } => {
                 // First the configuration, so `import` into a new store declares the same
                 // indexes before the first item.
                 let config: Value = serde_json::from_slice(&db.config.store.to_json())
@@ -901,13 +916,23 @@ impl<B: DbBackend> Db<B> {
                     .groups(1)
                     .await
                     .map_err(|e| Failure::Store(e.to_string()))?;
-                for group in groups {
-                    let group = KeyPath::decode(&group).map_err(|e| {
-                        Failure::Store(format!("a stored group key does not decode: {e}"))
-                    })?;
+                for bytes in groups {
+                    let group = match KeyPath::decode(&bytes) {
+                        Ok(group) => group,
+                        Err(e) => {
+                            let record = keypath_store::ForeignRecord::new(bytes, Vec::new());
+                            let what =
+                                format!("the group {} is not a key path: {e}", record.describe());
+                            if !skip_foreign {
+                                return Err(Failure::Store(format!("{what}{SKIP_HINT}")));
+                            }
+                            report_skipped(&what);
+                            continue;
+                        }
+                    };
                     let mut query = Query::prefix(&group).map_err(store_failure)?.limit(1000);
                     loop {
-                        let page = db.store.list_raw(&query).await.map_err(store_failure)?;
+                        let page = db.list(&query, skip_foreign).await?;
                         for raw in &page.items {
                             writeln!(out, "{}", item_line(raw)?)?;
                         }
@@ -1064,6 +1089,79 @@ fn first_import_records(file: &Path) -> Result<FirstRecords, Failure> {
                 })
             }
         }
+    }
+}
+
+/// How a failure over a record the store did not write ends.
+const SKIP_HINT: &str = " (list and export take --skip-foreign to skip such records)";
+
+/// Names a skipped record on stderr.
+fn report_skipped(what: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "keypath: skipped {what}");
+}
+
+impl<B: DbBackend> Db<B> {
+    /// `check`: the store's consistency check over every record, with the entries of the
+    /// field indexes the configuration declares computed again from each item.
+    async fn check(&self, out: &mut impl Write) -> Result<(), Failure> {
+        let backend = self.store.backend();
+        let groups = backend
+            .groups(0)
+            .await
+            .map_err(|e| Failure::Store(e.to_string()))?;
+        let records = keypath_store::check::dump_groups(backend, groups)
+            .await
+            .map_err(|e| Failure::Store(e.to_string()))?;
+        let expected = |path: &KeyPath, item_type: &str, payload: &[u8]| {
+            let namespace = path.components().last()?.namespace();
+            if !self.config.indexes.iter().any(|d| d.namespace == namespace) {
+                return None;
+            }
+            let raw = RawItem::from_payload(path.clone(), item_type, 0, payload.to_vec());
+            let json::Stored(value) = raw.decode().ok()?;
+            // An item whose entries cannot be computed is reported by the check's own
+            // comparison (it then expects none).
+            Some(self.index_entries(path, &value).unwrap_or_default())
+        };
+        match keypath_store::check::check_store(&records, expected) {
+            Ok(census) => {
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"ok": true, "items": census.items, "index_entries": census.index_entries, "counters": census.counters})
+                )?;
+                Ok(())
+            }
+            Err(problems) => {
+                let mut err = std::io::stderr().lock();
+                let count = problems.lines().count();
+                for line in problems.lines() {
+                    let _ = writeln!(err, "keypath: {line}");
+                }
+                Err(Failure::Store(format!(
+                    "check found {count} problem{}",
+                    if count == 1 { "" } else { "s" }
+                )))
+            }
+        }
+    }
+
+    /// Lists a page; with `skip_foreign`, records the store did not write are named on
+    /// stderr and left out.
+    async fn list(&self, query: &Query, skip_foreign: bool) -> Result<Page<RawItem>, Failure> {
+        if !skip_foreign {
+            return self.store.list_raw(query).await.map_err(store_failure);
+        }
+        let mut skipped = Vec::new();
+        let page = self
+            .store
+            .list_raw_skipping(query, &mut skipped)
+            .await
+            .map_err(store_failure)?;
+        for (record, reason) in skipped {
+            report_skipped(&format!("{}: {reason}", record.describe()));
+        }
+        Ok(page)
     }
 }
 

@@ -137,8 +137,14 @@ pub(crate) fn decode(
 ) -> Result<(), Failure> {
     if !split {
         return for_each_input(args, |name, text| {
-            let (_, path) = decode_key(name, text, base64)?;
-            writeln!(out, "{path}")?;
+            let bytes = parse_bytes(name, text, base64)?;
+            match KeyPath::decode(&bytes) {
+                Ok(path) => writeln!(out, "{path}")?,
+                Err(e) => match store_record(&bytes) {
+                    Some(what) => writeln!(out, "{what}")?,
+                    None => return Err(Failure::BadInput(format!("{}: {e}", name()))),
+                },
+            }
             Ok(())
         });
     }
@@ -183,17 +189,67 @@ fn decode_split(
     sort_name: &dyn Fn() -> String,
     sort: &str,
     base64: bool,
-) -> Result<KeyPath, Failure> {
+) -> Result<Decoded, Failure> {
     let bad = |name: &dyn Fn() -> String, e: &dyn std::fmt::Display| {
         Failure::BadInput(format!("{}: {e}", name()))
     };
     let group = parse_bytes(group_name, group, base64)?;
     let sort = parse_bytes(sort_name, sort, base64)?;
+    if KeyPath::decode(&group).is_err() {
+        if let Some(what) = store_record(&group) {
+            return Ok(Decoded::StoreRecord(what));
+        }
+    }
     // Each part is checked on its own first, so the message says which one is wrong.
     KeyPath::decode(&group).map_err(|e| bad(group_name, &e))?;
     KeyPath::decode(&sort).map_err(|e| bad(sort_name, &e))?;
     // Both decode: what is left to fail is the group key not being one component with an ID.
-    KeyPath::from_group(&group, &sort).map_err(|e| bad(group_name, &e))
+    KeyPath::from_group(&group, &sort)
+        .map(Decoded::Path)
+        .map_err(|e| bad(group_name, &e))
+}
+
+/// What a decoded key is: a key path, or a record the store keeps for itself.
+enum Decoded {
+    Path(KeyPath),
+    StoreRecord(String),
+}
+
+impl std::fmt::Display for Decoded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Decoded::Path(p) => p.fmt(f),
+            Decoded::StoreRecord(what) => f.write_str(what),
+        }
+    }
+}
+
+/// Names a group key of the store's own records (keypath_store::layout), such as a
+/// DynamoDB export holds beside the items: `(store record: ...)`. `None` for anything else.
+fn store_record(group: &[u8]) -> Option<String> {
+    use keypath_store::layout::{
+        RESERVED_GROUP, TAG_APPLICATION, TAG_CONFIG, TAG_GROUP_COUNTER, TAG_INDEX,
+    };
+    let what = match group {
+        [RESERVED_GROUP, TAG_GROUP_COUNTER, item_group @ ..] => {
+            format!(
+                "the version counter of group {}",
+                KeyPath::decode(item_group).ok()?
+            )
+        }
+        [RESERVED_GROUP, TAG_INDEX, len, rest @ ..] => {
+            let name = std::str::from_utf8(rest.get(..usize::from(*len))?).ok()?;
+            let index_group = KeyPath::decode(&rest[usize::from(*len)..]).ok()?;
+            if name.is_empty() {
+                return None;
+            }
+            format!("entries of index {name} under {index_group}")
+        }
+        [RESERVED_GROUP, TAG_CONFIG] => "the store's configuration".to_owned(),
+        [RESERVED_GROUP, TAG_APPLICATION, ..] => "an application's own record".to_owned(),
+        _ => return None,
+    };
+    Some(format!("(store record: {what})"))
 }
 
 pub(crate) fn sort(out: &mut impl Write) -> Result<(), Failure> {

@@ -487,3 +487,157 @@ fn export_import_copies_the_indexes() {
         "line 1: the export's indexes [\"by_n=a.n@/all-0\"] differ from this store's []",
     );
 }
+
+/// Writes `value` at `path` straight into the store's file, as another tool sharing the
+/// key space would (no envelope, no index entries, no counter).
+async fn write_foreign(dir: &Path, group: Vec<u8>, sort: Vec<u8>, value: &[u8]) {
+    use keypath_store::backend::{redb::RedbBackend, Backend, Condition, Key, Record, Write};
+    let backend = RedbBackend::open_existing(dir).await.unwrap();
+    let record = Record {
+        value: value.to_vec(),
+        version: 1,
+    };
+    let put = Write::Put {
+        key: Key::new(group, sort),
+        record,
+        condition: Condition::None,
+    };
+    backend.write(vec![put]).await.unwrap();
+}
+
+fn stderr_of(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Records the store did not write: every error names the key (text and base64), list and
+/// export can skip them (naming each on stderr), delete removes one, and decode names the
+/// store's own keys.
+#[tokio::test(flavor = "multi_thread")]
+async fn records_the_store_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["put", "/a-1/b-1", "1"]));
+    ok(&db(d, &["put", "/a-1/b-3", "3"]));
+    let (g, s) = "/a-1/b-2"
+        .parse::<KeyPath>()
+        .unwrap()
+        .split_group()
+        .unwrap();
+    write_foreign(d, g, s, b"{\"from\": \"another tool\"}").await;
+    let o = db(d, &["list", "/a-1"]);
+    fails(
+        &o,
+        1,
+        "the record at /a-1/b-2 (group YQEIAQAIEQ==, sort key YgEIAgAIEQ==, base64) is not an item this store wrote",
+    );
+    assert!(
+        stderr_of(&o).contains("--skip-foreign"),
+        "{}",
+        stderr_of(&o)
+    );
+    fails(&db(d, &["export"]), 1, "/a-1/b-2 (group YQEIAQAIEQ==");
+    let o = db(d, &["list", "/a-1", "--skip-foreign"]);
+    assert_eq!(keys(&ok(&o)), ["/a-1/b-1", "/a-1/b-3"]);
+    assert!(
+        stderr_of(&o).starts_with("keypath: skipped /a-1/b-2 (group YQEIAQAIEQ=="),
+        "{}",
+        stderr_of(&o)
+    );
+    // Paging goes past it.
+    let first = ok(&db(d, &["list", "/a-1", "--skip-foreign", "--limit", "1"]));
+    let cursor = first[1]["cursor"].as_str().unwrap().to_owned();
+    let rest = ok(&db(
+        d,
+        &[
+            "list",
+            "/a-1",
+            "--skip-foreign",
+            "--limit",
+            "1",
+            "--cursor",
+            &cursor,
+        ],
+    ));
+    assert_eq!(keys(&rest), ["/a-1/b-3"]);
+    // A group whose key is not a key path at all.
+    write_foreign(d, b"USER#1".to_vec(), b"PROFILE".to_vec(), b"x").await;
+    fails(&db(d, &["export"]), 1, "VVNFUiMx");
+    let o = db(d, &["export", "--skip-foreign"]);
+    assert_eq!(keys(&ok(&o)), ["/a-1/b-1", "/a-1/b-3"]);
+    assert_eq!(stderr_of(&o).lines().count(), 2, "{}", stderr_of(&o));
+    // delete removes the record at a key path, whoever wrote it.
+    ok(&db(d, &["delete", "/a-1/b-2"]));
+    assert_eq!(
+        keys(&ok(&db(d, &["list", "/a-1"]))),
+        ["/a-1/b-1", "/a-1/b-3"]
+    );
+    // decode names the store's own keys.
+    let named = |b64: &str| {
+        let o = keypath(&["decode", "--base64", b64]).output().unwrap();
+        String::from_utf8(ok_raw(&o)).unwrap()
+    };
+    assert_eq!(named("AAM="), "(store record: the store's configuration)\n");
+    // 00 01 ++ the encoding of /a-1
+    assert_eq!(
+        named("AAFhAQgBAAgR"),
+        "(store record: the version counter of group /a-1)\n"
+    );
+    // 00 02, the name's length and "by_n", then the encoding of /all-0
+    assert_eq!(
+        named("AAIEYnlfbmFsbAEH/wAYEQ=="),
+        "(store record: entries of index by_n under /all-0)\n"
+    );
+    fails(
+        &keypath(&["decode", "--base64", "AAc="]).output().unwrap(),
+        2,
+        "",
+    );
+}
+
+fn ok_raw(o: &Output) -> Vec<u8> {
+    assert!(o.status.success(), "{}", stderr_of(o));
+    o.stdout.clone()
+}
+
+/// `check` passes on a store the CLI wrote and names each problem of a damaged one.
+#[tokio::test(flavor = "multi_thread")]
+async fn check_finds_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["init", "--index", "by_n=a.n@/all-0"]));
+    for i in 0..4 {
+        ok(&db(
+            d,
+            &["put", &format!("/a-{i}"), &format!(r#"{{"n": {i}}}"#)],
+        ));
+    }
+    let report = ok(&db(d, &["check"]));
+    assert_eq!(
+        report[0],
+        serde_json::json!({"ok": true, "items": 4, "index_entries": 4, "counters": 4})
+    );
+    // An item written past the CLI without its field index's entry, and an entry removed.
+    {
+        let store = Store::open_existing(d).await.unwrap();
+        store
+            .put_raw(
+                &"/a-9".parse().unwrap(),
+                "a",
+                &serde_json::json!({"n": 9}),
+                vec![],
+                keypath_store::PutMode::Upsert,
+            )
+            .await
+            .unwrap();
+    }
+    let o = db(d, &["check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr_of(&o));
+    let err = stderr_of(&o);
+    assert!(
+        err.contains(
+            "/a-9: its index keys are none, its type's declared indexes give by_n /all-0/n-9"
+        ),
+        "{err}"
+    );
+    assert!(err.ends_with("keypath: check found 1 problem\n"), "{err}");
+}

@@ -20,7 +20,6 @@ use keypath::KeyPath;
 pub const ENVELOPE_FORMAT: u8 = 0x01;
 
 /// A decoded envelope (for checks: the store itself reads envelopes through [`Header`]).
-#[cfg(any(test, feature = "conformance"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Envelope {
     pub item_type: String,
@@ -67,7 +66,6 @@ pub(crate) fn encode_header_into<'a>(
     }
 }
 
-#[cfg(any(test, feature = "conformance"))]
 impl Envelope {
     /// Appends the encoding to `out`. The caller has checked that the type name and index
     /// names fit in 255 bytes and index paths in 65535. (The store writes envelopes with

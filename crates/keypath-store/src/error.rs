@@ -135,6 +135,16 @@ pub enum StoreError {
     /// something else).
     #[error("{0}")]
     Corrupt(String),
+    /// A record where an item belongs that is not an item this store wrote (another tool's
+    /// record in a shared DynamoDB table, or damage): named by its key, as key path text
+    /// when it reads as one, and as the base64 of its group and sort keys.
+    #[error("the record at {} is not an item this store wrote: {reason}", .record.describe())]
+    NotAnItem {
+        /// Where the record is.
+        record: ForeignRecord,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The item's key path changed in an update closure.
     #[error("update of {key} returned an item with another key path, {found}")]
     KeyChanged {
@@ -143,6 +153,59 @@ pub enum StoreError {
         /// The key path of the returned item.
         found: KeyPath,
     },
+}
+
+/// Where a record that is not an item is: its backend keys, and its key path if they read
+/// as one.
+///
+/// ```
+/// let r = keypath_store::ForeignRecord::new(b"a\x01\x08\x01".to_vec(), vec![0x00]);
+/// assert!(r.describe().contains("base64"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ForeignRecord {
+    /// The group (partition) key.
+    pub group: Vec<u8>,
+    /// The sort key.
+    pub sort: Vec<u8>,
+    /// The key path the keys form, if they form one.
+    pub key: Option<KeyPath>,
+}
+
+impl ForeignRecord {
+    /// The record at `group`/`sort`.
+    ///
+    /// ```
+    /// let r = keypath_store::ForeignRecord::new(vec![1], vec![2]);
+    /// assert_eq!(r.key, None);
+    /// ```
+    pub fn new(group: Vec<u8>, sort: Vec<u8>) -> ForeignRecord {
+        let key = KeyPath::from_group(&group, &sort).ok();
+        ForeignRecord { group, sort, key }
+    }
+
+    /// `KEY (group G, sort key S, base64)`, or without the key path where there is none.
+    ///
+    /// ```
+    /// let path: keypath::KeyPath = "/a-1".parse().unwrap();
+    /// let (g, s) = path.split_group().unwrap();
+    /// let text = keypath_store::ForeignRecord::new(g, s).describe();
+    /// assert_eq!(text, "/a-1 (group YQEIAQAIEQ==, sort key AA==, base64)");
+    /// ```
+    pub fn describe(&self) -> String {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let keys = format!(
+            "group {}, sort key {}, base64",
+            b64.encode(&self.group),
+            b64.encode(&self.sort)
+        );
+        match &self.key {
+            Some(key) => format!("{key} ({keys})"),
+            None => format!("a key that is not a key path ({keys})"),
+        }
+    }
 }
 
 impl From<EnvelopeError> for StoreError {

@@ -115,6 +115,23 @@ impl RawItem {
         })
     }
 
+    /// A raw item from an encoded payload as stored (what [`RawItem::payload`] returns and
+    /// [`check_store`](crate::check::check_store) hands over), not checked until decoded.
+    ///
+    /// ```
+    /// let raw = keypath_store::RawItem::new("/a-1".parse().unwrap(), "n", 0, &5u32).unwrap();
+    /// let again = keypath_store::RawItem::from_payload(raw.key().clone(), "n", 0, raw.payload().to_vec());
+    /// assert_eq!(again.decode::<u32>().unwrap(), 5);
+    /// ```
+    pub fn from_payload(key: KeyPath, item_type: &str, version: u64, payload: Vec<u8>) -> RawItem {
+        RawItem {
+            key,
+            item_type: item_type.to_owned(),
+            version,
+            payload,
+        }
+    }
+
     /// The key path.
     ///
     /// ```

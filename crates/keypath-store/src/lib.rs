@@ -58,6 +58,7 @@
 #![warn(missing_docs)]
 
 pub mod backend;
+pub mod check;
 mod config;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
@@ -74,7 +75,7 @@ mod txn;
 pub use config::{IndexDecl, IndexSource, StoreConfig, CONFIG_FORMAT};
 pub use cursor::{Cursor, CursorError};
 pub use envelope::EnvelopeError;
-pub use error::StoreError;
+pub use error::{ForeignRecord, StoreError};
 pub use item::{Index, Item, RawItem, Versioned};
 pub use limits::Limits;
 pub use query::{Page, Query};

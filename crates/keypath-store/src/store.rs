@@ -177,8 +177,20 @@ pub(crate) fn item_from_value<I>(
     value: &[u8],
     make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
 ) -> Result<I, StoreError> {
-    let (item_type, payload_start) = Header::frame(value, |_, _, _| {})?;
+    let (item_type, payload_start) = match Header::frame(value, |_, _, _| {}) {
+        Ok(framed) => framed,
+        Err(e) => return Err(not_an_item(&key, e)),
+    };
     make(key, version, item_type, &value[payload_start..])
+}
+
+/// The error for a record at `key` whose value is not an item's envelope.
+pub(crate) fn not_an_item(key: &KeyPath, reason: impl std::fmt::Display) -> StoreError {
+    let (group, sort) = key.split_group().unwrap_or_default();
+    StoreError::NotAnItem {
+        record: crate::ForeignRecord::new(group, sort),
+        reason: reason.to_string(),
+    }
 }
 
 /// An undecoded item from its stored parts (the type name is checked as UTF-8 here).

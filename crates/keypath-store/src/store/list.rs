@@ -17,6 +17,9 @@ use crate::StoreError;
 /// Most records read by one backend scan of a list.
 const SCAN_BATCH: usize = 1000;
 
+/// Where [`Store::list_raw_skipping`] collects what it skips.
+type Skips = std::sync::Arc<std::sync::Mutex<Vec<(crate::ForeignRecord, String)>>>;
+
 fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(format!("stored {what} is corrupt: {e}"))
 }
@@ -65,7 +68,56 @@ impl<B: Backend> Store<B> {
     /// type name and payload. Runs inside the backend's scan ([`Backend::scan_fold`]), so on
     /// the embedded backend everything from key decoding to the finished item happens on
     /// the blocking thread that reads the records, over borrowed bytes.
+    /// [`Store::list_raw`], skipping the records in the query's range that are not items
+    /// this store wrote (see [`StoreError::NotAnItem`]) instead of failing on them: each is
+    /// added to `skipped`, and the page and its cursor go on past it.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend, Condition, Key, Record, Write};
+    /// use keypath_store::{PutMode, Query, Store};
+    /// let store = Store::new(MemoryBackend::new());
+    /// let a1: keypath::KeyPath = "/a-1/b-1".parse().unwrap();
+    /// store.put_raw(&a1, "b", &1, vec![], PutMode::Upsert).await.unwrap();
+    /// let (g, s) = "/a-1/b-2".parse::<keypath::KeyPath>().unwrap().split_group().unwrap();
+    /// let record = Record { value: b"someone else's".to_vec(), version: 1 };
+    /// let put = Write::Put { key: Key::new(g, s), record, condition: Condition::None };
+    /// store.backend().write(vec![put]).await.unwrap();
+    /// let query = Query::prefix(&"/a-1".parse().unwrap()).unwrap();
+    /// assert!(store.list_raw(&query).await.is_err());
+    /// let mut skipped = Vec::new();
+    /// let page = store.list_raw_skipping(&query, &mut skipped).await.unwrap();
+    /// assert_eq!(page.items.len(), 1);
+    /// assert_eq!(skipped[0].0.key.as_ref().unwrap().to_string(), "/a-1/b-2");
+    /// # });
+    /// ```
+    pub async fn list_raw_skipping(
+        &self,
+        query: &Query,
+        skipped: &mut Vec<(crate::ForeignRecord, String)>,
+    ) -> Result<Page<RawItem>, StoreError> {
+        let sink = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let page = self
+            .list_with_skips(query, super::raw_from_parts, Some(sink.clone()))
+            .await?;
+        skipped.append(&mut sink.lock().unwrap_or_else(|p| p.into_inner()));
+        Ok(page)
+    }
+
     async fn list_with<I, M>(&self, query: &Query, make: M) -> Result<Page<I>, StoreError>
+    where
+        I: Keyed + Send + 'static,
+        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Copy + Send + 'static,
+    {
+        self.list_with_skips(query, make, None).await
+    }
+
+    async fn list_with_skips<I, M>(
+        &self,
+        query: &Query,
+        make: M,
+        skips: Option<Skips>,
+    ) -> Result<Page<I>, StoreError>
     where
         I: Keyed + Send + 'static,
         M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Copy + Send + 'static,
@@ -88,6 +140,7 @@ impl<B: Backend> Store<B> {
                 0
             };
             let scanned = Scanned::new(Vec::with_capacity(room));
+            let skips = skips.clone();
             self.backend
                 .scan_fold(scan, scanned, move |scanned, sort, version, value| {
                     scanned.records += 1;
@@ -100,7 +153,17 @@ impl<B: Backend> Store<B> {
                     // The item goes straight into the page: each move of it on the way (a
                     // step of a scan, then a page) was one more copy, which stalls when it
                     // reads the item in wider pieces than it was just written in.
-                    match list_step(group, plan, sort, version, value, make)? {
+                    let step = match list_step(group, plan, sort, version, value, make) {
+                        Err(StoreError::NotAnItem { record, reason }) if skips.is_some() => {
+                            if let Some(skips) = &skips {
+                                let mut skips = skips.lock().unwrap_or_else(|p| p.into_inner());
+                                skips.push((record, reason));
+                            }
+                            None
+                        }
+                        other => other?,
+                    };
+                    match step {
                         Some(item) => scanned.select(item),
                         None => scanned.pass(sort),
                     }
@@ -487,7 +550,10 @@ fn list_step<I>(
     value: &[u8],
     make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
 ) -> Result<Option<I>, StoreError> {
-    let key = KeyPath::from_group_path(group, sort).map_err(|err| corrupt("key", err))?;
+    let key = KeyPath::from_group_path(group, sort).map_err(|err| StoreError::NotAnItem {
+        record: crate::ForeignRecord::new(group.encode(), sort.to_vec()),
+        reason: format!("its key is not a key path: {err}"),
+    })?;
     // The plan's filters are over the part after the group.
     if !plan.matches_after(&key, group.len()) {
         return Ok(None);

@@ -222,7 +222,17 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
         let condition = found.map_or(Condition::NotExists, Condition::VersionEquals);
         if let Some(r) = old {
             let new_indexes = w.new.as_ref().map_or(&[][..], |n| n.indexes.as_slice());
-            for key in stale_entries(&r.value, new_indexes, &w.path)? {
+            let stale = match stale_entries(&r.value, new_indexes, &w.path) {
+                Ok(stale) => stale,
+                // A record the store did not write has no entries: a delete removes just
+                // it; a put does not replace it.
+                Err(StoreError::Corrupt(_)) if w.new.is_none() => Vec::new(),
+                Err(StoreError::Corrupt(reason)) => {
+                    return Err(crate::store::not_an_item(&w.path, reason))
+                }
+                Err(e) => return Err(e),
+            };
+            for key in stale {
                 batch.push(Write::Delete {
                     key,
                     condition: Condition::None,
@@ -316,7 +326,11 @@ fn check_raw_write(
         return Ok(());
     };
     let old_type = match old {
-        Some(r) => Some(Header::parse(&r.value)?.item_type),
+        Some(r) => Some(
+            Header::parse(&r.value)
+                .map_err(|e| crate::store::not_an_item(&w.path, e))?
+                .item_type,
+        ),
         None => None,
     };
     for item_type in std::iter::once(new.item_type.as_str()).chain(old_type) {

@@ -1,0 +1,267 @@
+//! The store's consistency check: every index entry matches an item that has exactly that
+//! index key, every item has its entries, every group's counter is at least as new as its
+//! items, the configuration reads, and nothing else is in the store's key space.
+//! [`check_store`] adds what the configuration declares as data: the entries a field
+//! index must have.
+
+use std::collections::BTreeMap;
+
+use keypath::KeyPath;
+
+use crate::backend::{Backend, BackendError, Key, Record, Scan};
+use crate::envelope::Envelope;
+use crate::layout::{split_entry, ENTRY_FORMAT, RESERVED_GROUP, TAG_GROUP_COUNTER, TAG_INDEX};
+use crate::store::write::entry_key;
+
+/// Reads every record of `groups` (whole-group scans) into one map.
+///
+/// ```
+/// use keypath_store::backend::memory::MemoryBackend;
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let all = keypath_store::check::dump_groups(&MemoryBackend::new(), [b"g".to_vec()]).await;
+/// assert!(all.unwrap().is_empty());
+/// # });
+/// ```
+pub async fn dump_groups<B: Backend>(
+    backend: &B,
+    groups: impl IntoIterator<Item = Vec<u8>>,
+) -> Result<BTreeMap<Key, Record>, BackendError> {
+    let mut out = BTreeMap::new();
+    for group in groups {
+        for e in backend.scan(Scan::group(group.clone())).await? {
+            out.insert(Key::new(group.clone(), e.sort), e.record);
+        }
+    }
+    Ok(out)
+}
+
+/// Reads every record of a redb store file into one map.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let dir = tempfile::tempdir().unwrap();
+/// let db = keypath_store::backend::redb::RedbBackend::open(dir.path()).await.unwrap();
+/// assert!(keypath_store::check::dump_redb(&db).await.unwrap().is_empty());
+/// # });
+/// ```
+#[cfg(feature = "redb")]
+pub async fn dump_redb(
+    backend: &crate::backend::redb::RedbBackend,
+) -> Result<BTreeMap<Key, Record>, BackendError> {
+    let groups = backend.groups(0).await?;
+    dump_groups(backend, groups).await
+}
+
+/// What [`check_consistency`] found in a consistent store.
+///
+/// ```
+/// let c = keypath_store::check::Census::default();
+/// assert_eq!((c.items, c.index_entries, c.counters), (0, 0, 0));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Census {
+    /// Item records.
+    pub items: usize,
+    /// Index entry records.
+    pub index_entries: usize,
+    /// Group counter records.
+    pub counters: usize,
+}
+
+#[cfg_attr(
+    feature = "redb",
+    doc = " Checks the store invariants over every record of a backend (as [`dump_redb`] or"
+)]
+#[cfg_attr(
+    not(feature = "redb"),
+    doc = " Checks the store invariants over every record of a backend (as `dump_redb`, feature `redb`, or"
+)]
+/// `MemoryBackend::snapshot` give them), for any item types:
+///
+/// - every item decodes, and each of its index keys has its entry, whose value is the
+///   item's path length and whose version is the item's;
+/// - every index entry decodes and points at an existing item that still has exactly that
+///   index key (no stale or orphan entries);
+/// - every item group has a counter at least as new as its items;
+/// - the configuration record, if any, reads;
+/// - no other records.
+///
+/// Returns every violation found, one per line.
+///
+/// ```
+/// use keypath_store::{backend::memory::MemoryBackend, PutMode, Store};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let store = Store::new(MemoryBackend::new());
+/// let idx = vec![("by_x".to_owned(), "/x-1/y-2".parse().unwrap())];
+/// store.put_raw(&"/a-1/b-2".parse().unwrap(), "t", &1, idx, PutMode::Upsert).await.unwrap();
+/// let census = keypath_store::check::check_consistency(
+///     &store.backend().snapshot().into_iter().collect()).unwrap();
+/// assert_eq!((census.items, census.index_entries, census.counters), (1, 1, 1));
+/// # });
+/// ```
+pub fn check_consistency(records: &BTreeMap<Key, Record>) -> Result<Census, String> {
+    check_store(records, |_, _, _| None)
+}
+
+/// [`check_consistency`], and for each item, the index keys `expected` gives for it
+/// (`Some`, from the item's key path, type name and payload) must be exactly the item's
+/// index keys: how a writer of data-defined indexes (`keypath db`) checks that none is
+/// missing. `None` leaves an item's index keys to the item.
+///
+/// ```
+/// use keypath_store::{backend::memory::MemoryBackend, PutMode, Store};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let store = Store::new(MemoryBackend::new());
+/// store.put_raw(&"/a-1".parse().unwrap(), "a", &1, vec![], PutMode::Upsert).await.unwrap();
+/// let all = store.backend().snapshot().into_iter().collect();
+/// let wants_one = |_: &keypath::KeyPath, _: &str, _: &[u8]| {
+///     Some(vec![("by_x".to_owned(), "/x-1".parse().unwrap())])
+/// };
+/// let problems = keypath_store::check::check_store(&all, wants_one).unwrap_err();
+/// assert!(problems.contains("by_x"), "{problems}");
+/// # });
+/// ```
+pub fn check_store(
+    records: &BTreeMap<Key, Record>,
+    expected: impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
+) -> Result<Census, String> {
+    let mut problems = String::new();
+    let mut census = Census::default();
+    let mut problem = |text: String| {
+        problems.push_str(&text);
+        problems.push('\n');
+    };
+    for (key, record) in records {
+        match key.group.as_slice() {
+            [RESERVED_GROUP, TAG_GROUP_COUNTER, item_group @ ..] => {
+                census.counters += 1;
+                if key.sort != [0x00] || !record.value.is_empty() {
+                    problem(format!("counter {key:?}: unexpected sort key or value"));
+                }
+                if KeyPath::decode(item_group).is_err() {
+                    problem(format!("counter {key:?}: group is not a key path"));
+                }
+            }
+            [RESERVED_GROUP, TAG_INDEX, ..] => {
+                census.index_entries += 1;
+                if let Err(e) = check_entry(records, key, record) {
+                    problem(format!("index entry {key:?}: {e}"));
+                }
+            }
+            [RESERVED_GROUP, crate::layout::TAG_CONFIG] if key.sort == [0x00] => {
+                if let Err(e) = crate::StoreConfig::from_json(&record.value) {
+                    problem(format!("configuration {key:?}: {e}"));
+                }
+            }
+            [RESERVED_GROUP, ..] => problem(format!("unknown reserved record {key:?}")),
+            _ => {
+                census.items += 1;
+                if let Err(e) = check_item(records, key, record, &expected) {
+                    problem(format!("item {key:?}: {e}"));
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(census)
+    } else {
+        Err(problems)
+    }
+}
+
+fn check_item(
+    records: &BTreeMap<Key, Record>,
+    key: &Key,
+    record: &Record,
+    expected: &impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
+) -> Result<(), String> {
+    let path = KeyPath::from_group(&key.group, &key.sort).map_err(|e| {
+        format!(
+            "{} (not a key path: {e})",
+            crate::ForeignRecord::new(key.group.clone(), key.sort.clone()).describe()
+        )
+    })?;
+    let env = Envelope::decode(&record.value)
+        .map_err(|e| format!("{path}: not an item this store wrote: {e}"))?;
+    if let Some(mut wanted) = expected(&path, &env.item_type, &env.payload) {
+        let mut has = env.indexes.clone();
+        wanted.sort();
+        has.sort();
+        if wanted != has {
+            return Err(format!(
+                "{path}: its index keys are {}, its type's declared indexes give {}",
+                show_keys(&has),
+                show_keys(&wanted)
+            ));
+        }
+    }
+    let counter = records.get(&crate::layout::counter_key(&key.group));
+    if counter.is_none_or(|c| c.version < record.version) {
+        return Err(format!(
+            "version {} but the group counter is {:?}",
+            record.version,
+            counter.map(|c| c.version)
+        ));
+    }
+    for (name, index_path) in &env.indexes {
+        let ek = entry_key(name, index_path, &path).map_err(|e| e.to_string())?;
+        let expected = Record {
+            value: vec![ENTRY_FORMAT],
+            version: record.version,
+        };
+        match records.get(&ek) {
+            Some(r) if *r == expected => {}
+            Some(r) => {
+                return Err(format!(
+                    "index {name} entry {ek:?} is {r:?}, expected {expected:?}"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "index {name} entry {ek:?} for {index_path} is missing"
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_entry(records: &BTreeMap<Key, Record>, key: &Key, record: &Record) -> Result<(), String> {
+    let g = &key.group;
+    let name_len = usize::from(*g.get(2).ok_or("short group")?);
+    let name = g
+        .get(3..3 + name_len)
+        .and_then(|n| std::str::from_utf8(n).ok())
+        .ok_or("bad index name")?;
+    let index_group = KeyPath::decode(&g[3 + name_len..]).map_err(|e| e.to_string())?;
+    let (rest, base) = split_entry(&key.sort, &record.value)?;
+    let full = index_group.join(&rest).map_err(|e| e.to_string())?;
+    if entry_key(name, &full, &base).ok().as_ref() != Some(key) {
+        return Err(format!("is not where index {name} keeps {full} of {base}"));
+    }
+    let (bg, bs) = base.split_group().map_err(|e| e.to_string())?;
+    let item = records
+        .get(&Key::new(bg, bs))
+        .ok_or_else(|| format!("points at {base}, which does not exist"))?;
+    let env = Envelope::decode(&item.value).map_err(|e| format!("item {base}: {e}"))?;
+    if !env.indexes.iter().any(|(n, p)| n == name && *p == full) {
+        return Err(format!("points at {base}, whose {name} key is not {full}"));
+    }
+    if item.version != record.version {
+        return Err(format!(
+            "version {} but {base} is at version {}",
+            record.version, item.version
+        ));
+    }
+    Ok(())
+}
+
+fn show_keys(keys: &[(String, KeyPath)]) -> String {
+    if keys.is_empty() {
+        return "none".to_owned();
+    }
+    keys.iter()
+        .map(|(name, path)| format!("{name} {path}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
