@@ -41,11 +41,6 @@ pub(crate) fn escape_into(raw: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(rest);
 }
 
-/// Length of the escaped form of `raw`.
-pub(crate) fn escaped_len(raw: &[u8]) -> usize {
-    raw.len() + raw.iter().filter(|&&b| b <= ESCAPE_MAX_RAW).count()
-}
-
 /// Why escaped content is malformed: the offset (within the content) of the bad byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum UnescapeError {
