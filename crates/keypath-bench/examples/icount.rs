@@ -8,7 +8,8 @@
 //!
 //! Operations: `keypath-encode`/`-decode`/`-cmp`/`-parse`/`-print` (key paths; `-cmp`
 //! compares the example with the same path ending in `react-43`), `bytes-cmp` (the two
-//! encodings compared as byte slices) and `memcpy` (the example's 63 encoded bytes copied
+//! encodings compared as byte slices), `keypath-view-decode` (validation into a `KeyPathRef`,
+//! no copy) and `memcpy` (the example's 63 encoded bytes copied
 //! into a reused buffer), the floors of `-cmp` and `-encode`; `path-from-group` (a two-segment
 //! sort key decoded under its group, as a store list does for each item),
 //! `storekey-encode`/`-decode` (the same fields as a storekey tuple), and for the codec
@@ -146,6 +147,9 @@ fn main() {
             }),
             "keypath-decode" => run(n, || {
                 black_box(KeyPath::decode(black_box(&encoded)).unwrap());
+            }),
+            "keypath-view-decode" => run(n, || {
+                black_box(keypath::KeyPathRef::decode(black_box(&encoded)).unwrap());
             }),
             "path-from-group" => {
                 // What a store list does per item: a sort key decoded under its group.
