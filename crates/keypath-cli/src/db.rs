@@ -201,7 +201,12 @@ impl std::str::FromStr for IndexGroup {
             });
         }
         let group: KeyPath = text.parse().map_err(|e| format!("bad GROUP: {e}"))?;
-        if group.len() != 1 || group.segments().next().is_none_or(|c| c.id_type().is_none()) {
+        if group.len() != 1
+            || group
+                .segments()
+                .next()
+                .is_none_or(|c| c.id_type().is_none())
+        {
             return Err(one.to_owned());
         }
         Ok(IndexGroup::Fixed(group))

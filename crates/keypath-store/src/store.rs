@@ -86,7 +86,11 @@ pub(crate) fn backend_key(path: &KeyPath) -> Result<Key, StoreError> {
         key: path.to_string(),
         reason: e.to_string(),
     })?;
-    if path.segments().last().is_some_and(|c| c.id_type().is_none()) {
+    if path
+        .segments()
+        .last()
+        .is_some_and(|c| c.id_type().is_none())
+    {
         return Err(StoreError::InvalidKey {
             key: path.to_string(),
             reason: "an item's last component needs an ID".to_owned(),

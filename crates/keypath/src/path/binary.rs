@@ -181,18 +181,122 @@ pub(crate) fn meta(len: usize, type_code: u8) -> u64 {
     ((len as u64) << TYPE_BITS) | u64::from(type_code)
 }
 
-/// The layout of an encoding: [`find_metadata_common`], else [`find_metadata`].
+/// The layout of an encoding: [`scan_metadata`], else [`find_metadata`].
 #[inline]
 pub(crate) fn find_layout(bytes: &[u8]) -> Result<Layout, DecodeError> {
-    match find_metadata_common(bytes) {
+    match scan_metadata(bytes, &mut [0; FAST_SEGMENTS]) {
         Some(layout) => Ok(layout),
         None => find_metadata(bytes),
     }
 }
 
+/// Segments the fast paths keep the metadata of on the stack.
+pub(crate) const FAST_SEGMENTS: usize = 32;
+
+/// [`find_metadata`] for the common shape, in one backward pass that also keeps each
+/// segment's metadata value in `metas` (last segment first): at most [`FAST_SEGMENTS`]
+/// segments, every varint at most 3 bytes long (segments shorter than 256 KiB), the byte
+/// before the metadata the terminator. `None` for anything else, which [`find_metadata`]
+/// then reads (or reports) in full; where this finds a layout, [`find_metadata`] finds the
+/// same one (a property test compares them).
+#[inline]
+pub(crate) fn scan_metadata(bytes: &[u8], metas: &mut [u32; FAST_SEGMENTS]) -> Option<Layout> {
+    let total = bytes.len();
+    if bytes == [TERMINATOR] {
+        return Some(Layout {
+            count: 0,
+            metadata_start: 1,
+        }); // the empty path
+    }
+    let (mut seg_bytes, mut count, mut end) = (0usize, 0usize, total);
+    loop {
+        // One varint, read backwards: its last byte has the high bit clear, the bytes
+        // before it that have it set are its earlier bytes.
+        let last = *bytes.get(end.checked_sub(1)?)?;
+        if last & 0x80 != 0 {
+            return None;
+        }
+        let mut start = end - 1;
+        let mut value = u32::from(last);
+        while let Some(&b) = bytes.get(start.wrapping_sub(1)) {
+            if b & 0x80 == 0 {
+                break;
+            }
+            if end - start == 3 {
+                return None; // a longer varint: the full reader decides
+            }
+            start -= 1;
+            value = (value << 7) | u32::from(b & 0x7F);
+        }
+        if end - start > 1 && last == 0 {
+            return None; // overlong
+        }
+        *metas.get_mut(count)? = value;
+        count += 1;
+        seg_bytes += (value >> TYPE_BITS) as usize;
+        // segments + (count - 1) separators + terminator + metadata
+        let needed = seg_bytes + count + (total - start);
+        if needed >= total {
+            let terminated = start > 0 && bytes[start - 1] == TERMINATOR;
+            return (needed == total && terminated).then_some(Layout {
+                count,
+                metadata_start: start,
+            });
+        }
+        end = start;
+    }
+}
+
+/// [`validate`] without errors, for the common shape (see [`scan_metadata`]): `None` for
+/// anything it does not accept, which [`validate_checked`] then decides and reports. Accepts
+/// only what [`validate_checked`] accepts (a property test compares them).
+#[inline]
+pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
+    let mut metas = [0u32; FAST_SEGMENTS];
+    let layout = scan_metadata(bytes, &mut metas)?;
+    let mut offset = 0;
+    let mut is_namespace = true;
+    for i in (0..layout.count).rev() {
+        let m = metas[i];
+        let len = (m >> TYPE_BITS) as usize;
+        let type_code = (m & TYPE_MASK as u32) as u8;
+        let end = offset + len;
+        let expected = if i == 0 { TERMINATOR } else { SEPARATOR };
+        if *bytes.get(end)? != expected {
+            return None;
+        }
+        let content = bytes.get(offset..end)?;
+        let ok = if is_namespace {
+            type_code == TYPE_NAMESPACE && namespace::is_valid(content)
+        } else {
+            match type_code {
+                TYPE_INT => matches!(I65::decode(content), Ok((_, used)) if used == len),
+                TYPE_UUID => len == 16,
+                _ => validate_id(content, type_code, offset).is_ok(),
+            }
+        };
+        if !ok {
+            return None;
+        }
+        is_namespace = !is_namespace;
+        offset = end + 1;
+    }
+    Some(layout)
+}
+
 /// Checks that `bytes` is one canonical key path encoding, in one pass over its segments;
 /// returns its layout. Errors name the first problem and its byte offset.
+#[inline]
 pub(crate) fn validate(bytes: &[u8]) -> Result<Layout, DecodeError> {
+    match validate_fast(bytes) {
+        Some(layout) => Ok(layout),
+        None => validate_checked(bytes),
+    }
+}
+
+/// [`validate`] one step at a time, with an error for whatever is wrong.
+#[cold]
+pub(crate) fn validate_checked(bytes: &[u8]) -> Result<Layout, DecodeError> {
     let layout = find_layout(bytes)?;
     let mut offset = 0;
     let mut meta_at = layout.metadata_start;
@@ -269,8 +373,9 @@ fn validate_id(content: &[u8], type_code: u8, offset: usize) -> Result<(), Decod
             }
         }
         TYPE_BYTES => match content.split_first() {
-            Some((&BYTES_MARKER, rest)) => check_escapes(rest)
-                .map_err(|(pos, b)| at(1 + pos, DecodeErrorKind::Escape(b))),
+            Some((&BYTES_MARKER, rest)) => {
+                check_escapes(rest).map_err(|(pos, b)| at(1 + pos, DecodeErrorKind::Escape(b)))
+            }
             Some((&b, _)) => Err(at(0, DecodeErrorKind::BytesMarker(format!("0x{b:02X}")))),
             None => Err(at(
                 0,
@@ -341,7 +446,9 @@ pub(crate) struct Seg {
 impl Seg {
     /// The segment's bytes in `bytes`.
     pub(crate) fn content(self, bytes: &[u8]) -> &[u8] {
-        bytes.get(self.offset..self.offset + self.len).unwrap_or_default()
+        bytes
+            .get(self.offset..self.offset + self.len)
+            .unwrap_or_default()
     }
 }
 
@@ -497,42 +604,6 @@ pub(crate) struct Layout {
     pub(crate) metadata_start: usize,
 }
 
-/// [`find_metadata`] for the common shape: every metadata varint one byte long (every
-/// segment shorter than 16 bytes) and the byte before the metadata the terminator. `None`
-/// for anything else, which [`find_metadata`] then reads (or reports) in full; where this
-/// finds a layout, [`find_metadata`] finds the same one (a property test compares them).
-#[inline]
-pub(crate) fn find_metadata_common(bytes: &[u8]) -> Option<Layout> {
-    if bytes == [TERMINATOR] {
-        return Some(Layout {
-            count: 0,
-            metadata_start: 1,
-        }); // the empty path
-    }
-    let total = bytes.len();
-    let (mut seg_bytes, mut count, mut start) = (0usize, 0usize, total);
-    loop {
-        // A one-byte varint: its high bit clear, and the byte before it too (that byte is
-        // the next varint, or the terminator).
-        let &meta = bytes.get(start.checked_sub(1)?)?;
-        if meta & 0x80 != 0 {
-            return None;
-        }
-        start -= 1;
-        count += 1;
-        seg_bytes += usize::from(meta >> TYPE_BITS);
-        // segments + (count - 1) separators + terminator + count one-byte varints
-        let needed = seg_bytes + 2 * count;
-        if needed >= total {
-            let terminated = start > 0 && bytes[start - 1] == TERMINATOR;
-            return (needed == total && terminated).then_some(Layout {
-                count,
-                metadata_start: start,
-            });
-        }
-    }
-}
-
 /// Finds the metadata by reading varints backwards from the end until the segment lengths,
 /// separators, terminator and metadata account for every byte (see the module docs).
 pub(crate) fn find_metadata(bytes: &[u8]) -> Result<Layout, DecodeError> {
@@ -570,4 +641,3 @@ pub(crate) fn find_metadata(bytes: &[u8]) -> Result<Layout, DecodeError> {
         end = start;
     }
 }
-

@@ -440,14 +440,28 @@ impl KeyPath {
     }
 
     fn from_group_ref(group: KeyPathRef<'_>, sort: &[u8]) -> Result<KeyPath, DecodeError> {
-        let mut segments = group.segments();
-        match (segments.next(), segments.next()) {
-            (Some(first), None) if first.id_type().is_some() => {}
+        let group = group.as_bytes();
+        // One component with an ID is two segments (a valid encoding alternates them).
+        let group_layout = match binary::find_layout(group) {
+            Ok(layout) if layout.count == 2 => layout,
             _ => return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey)),
+        };
+        let sort_layout = binary::validate(sort)?;
+        if sort_layout.count == 0 {
+            return Ok(KeyPath::from_valid(group.to_vec()));
         }
-        let sort = KeyPathRef::decode(sort)?;
-        let mut out = Vec::new();
-        concat_into(group, sort, &mut out);
+        let (g, s) = (group_layout.metadata_start, sort_layout.metadata_start);
+        let (Some(group_segments), Some(sort_segments)) = (group.get(..g - 1), sort.get(..s - 1))
+        else {
+            return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
+        };
+        let mut out = Vec::with_capacity(group.len() + sort.len());
+        out.extend_from_slice(group_segments);
+        out.push(SEPARATOR);
+        out.extend_from_slice(sort_segments);
+        out.push(TERMINATOR);
+        out.extend_from_slice(&group[g..]);
+        out.extend_from_slice(&sort[s..]);
         Ok(KeyPath::from_valid(out))
     }
 

@@ -747,18 +747,9 @@ proptest! {
     fn views_agree_on_encodings(a in any_path()) {
         let bytes = a.encode();
         views_agree(&bytes)?;
-        // The common shape (every segment shorter than 16 bytes, so one-byte metadata) takes
-        // the fast metadata reader.
-        let short = comps(&a).iter().all(|(ns, id)| {
-            let mut segment = Vec::new();
-            if let Some(id) = id {
-                binary::encode_id(id, &mut segment);
-            }
-            ns.len() < 16 && segment.len() < 16
-        });
-        if short {
-            prop_assert!(binary::find_metadata_common(&bytes).is_some(), "{}", a);
-        }
+        // Generated paths have the common shape (at most 32 segments, each shorter than
+        // 256 KiB), which the fast validator takes.
+        prop_assert!(binary::validate_fast(&bytes).is_some(), "{}", a);
     }
 
     /// One-component paths with any one byte changed to any value.
@@ -829,23 +820,35 @@ fn component_list() -> impl Strategy<Value = Vec<(String, Option<Id>)>> {
         proptest::option::of(namespace),
     )
         .prop_map(|(with_ids, trailing)| {
-            let mut list: Vec<(String, Option<Id>)> =
-                with_ids.into_iter().map(|(ns, id)| (ns, Some(id))).collect();
+            let mut list: Vec<(String, Option<Id>)> = with_ids
+                .into_iter()
+                .map(|(ns, id)| (ns, Some(id)))
+                .collect();
             list.extend(trailing.map(|ns| (ns, None)));
             list
         })
 }
 
-/// The fast metadata reader finds only layouts the checked one finds; the view and the
+/// The fast metadata reader finds only layouts the checked one finds, the fast validator
+/// accepts only what the checked one accepts; the view and the
 /// owned decoder accept the same bytes (with the same error otherwise); and what they accept
 /// is canonical: rebuilt from its components with the builder it is the same bytes, and its
 /// text parses back to it.
 fn views_agree(bytes: &[u8]) -> Result<(), TestCaseError> {
     let checked_layout = binary::find_metadata(bytes);
-    if let Some(layout) = binary::find_metadata_common(bytes) {
+    if let Some(layout) = binary::scan_metadata(bytes, &mut [0; binary::FAST_SEGMENTS]) {
         prop_assert_eq!(
             checked_layout.as_ref().ok(),
             Some(&layout),
+            "{:02x?}",
+            bytes
+        );
+    }
+    // The fast validator accepts only what the checked one accepts, with the same layout.
+    if let Some(layout) = binary::validate_fast(bytes) {
+        prop_assert_eq!(
+            binary::validate_checked(bytes),
+            Ok(layout),
             "{:02x?}",
             bytes
         );

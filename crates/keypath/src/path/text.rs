@@ -20,7 +20,7 @@ use super::binary::{
 };
 use super::escape::{self, BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET};
 use super::id::Id;
-use super::{is_valid_namespace, KeyPath};
+use super::{namespace, KeyPath};
 use crate::int::I65;
 
 /// Where and why text is not a key path.
@@ -181,9 +181,7 @@ fn is_int_text(s: &[u8]) -> bool {
     match s {
         [b'0'] => true,
         [b'-', b'0', ..] | [b'0', ..] => false,
-        [b'-', digits @ ..] | digits => {
-            !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
-        }
+        [b'-', digits @ ..] | digits => !digits.is_empty() && digits.iter().all(u8::is_ascii_digit),
     }
 }
 
@@ -209,23 +207,25 @@ const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
 /// Uppercase hex digits (for `%HH`).
 const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 
+/// Where each byte's two hex digits start in a UUID's text.
+const UUID_DIGITS: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+
 /// The 16 bytes of a UUID in text (8-4-4-4-12 hex digits, any case), or `None`.
+#[inline]
 fn parse_uuid_text(b: &[u8]) -> Option<[u8; 16]> {
     let b: &[u8; 36] = b.try_into().ok()?;
     if b[8] != b'-' || b[13] != b'-' || b[18] != b'-' || b[23] != b'-' {
         return None;
     }
     let mut out = [0u8; 16];
-    let mut at = 0;
     let mut bad = 0;
-    for (i, byte) in out.iter_mut().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            at += 1;
-        }
-        let (hi, lo) = (HEX_VALUE[usize::from(b[at])], HEX_VALUE[usize::from(b[at + 1])]);
+    for (byte, &at) in out.iter_mut().zip(&UUID_DIGITS) {
+        let (hi, lo) = (
+            HEX_VALUE[usize::from(b[at])],
+            HEX_VALUE[usize::from(b[at + 1])],
+        );
         bad |= hi | lo;
         *byte = (hi << 4) | (lo & 0x0F);
-        at += 2;
     }
     (bad & 0xF0 == 0).then_some(out)
 }
@@ -327,38 +327,98 @@ fn string_into(raw: &str, at: usize, out: &mut Vec<u8>) -> Result<(), ParseError
     Ok(())
 }
 
-/// The metadata values of the segments parsed so far: on the stack for up to 16 segments.
+/// The metadata varints of the segments parsed so far: on the stack for the first 64 bytes.
 struct Metas {
-    inline: [u64; 16],
+    inline: [u8; 64],
     len: usize,
-    spill: Vec<u64>,
+    spill: Vec<u8>,
 }
 
 impl Metas {
     fn new() -> Metas {
         Metas {
-            inline: [0; 16],
+            inline: [0; 64],
             len: 0,
             spill: Vec::new(),
         }
     }
 
     #[inline]
-    fn push(&mut self, m: u64) {
-        match self.inline.get_mut(self.len) {
-            Some(slot) => {
-                *slot = m;
-                self.len += 1;
-            }
-            None => self.spill.push(m),
+    fn push(&mut self, mut m: u64) {
+        // Room for the longest varint (10 bytes), or the rest goes to the heap.
+        if self.len + 10 > self.inline.len() || !self.spill.is_empty() {
+            return encode_varint(m, &mut self.spill);
         }
+        while m >= 0x80 {
+            self.inline[self.len] = (m as u8) | 0x80;
+            self.len += 1;
+            m >>= 7;
+        }
+        self.inline[self.len] = m as u8;
+        self.len += 1;
     }
 
     fn write(&self, out: &mut Vec<u8>) {
-        for &m in self.inline[..self.len].iter().chain(&self.spill) {
-            encode_varint(m, out);
+        out.extend_from_slice(&self.inline[..self.len]);
+        out.extend_from_slice(&self.spill);
+    }
+}
+
+/// End of the component that starts at `start`: the next unescaped `/` or the end ("%/"
+/// and "%%" are two-byte escapes, and "%HH" has no '/' after its '%').
+fn component_end(b: &[u8], start: usize) -> usize {
+    let mut i = start;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'%' => i += 2,
+            b'/' => break,
+            _ => i += 1,
         }
     }
+    i.min(b.len())
+}
+
+/// The error for the component at `start`, whose namespace is not valid.
+#[cold]
+fn namespace_error(text: &str, start: usize) -> ParseError {
+    let part = &text[start..component_end(text.as_bytes(), start)];
+    let namespace = part.split_once('-').map_or(part, |(ns, _)| ns);
+    ParseError::new(start, ParseErrorKind::Namespace(namespace.into()))
+}
+
+/// The common ID texts that end a component, parsed without finding the component's end
+/// first: an integer or a UUID followed by `/` or the end of the text. Writes the segment
+/// and returns its type code and the end of its text, or `None` (writing nothing) for
+/// anything else, which [`parse_id_into`] then parses from the whole ID text.
+#[inline]
+fn parse_common_id(text: &[u8], out: &mut Vec<u8>) -> Option<(u8, usize)> {
+    let ends = |at: usize| matches!(text.get(at), None | Some(b'/'));
+    // An integer: "0", or an optional '-' and digits not starting with '0'; at most 19
+    // digits, which cannot overflow (longer ones go to the full parser, which checks).
+    let negative = text.first() == Some(&b'-');
+    let digits_at = usize::from(negative);
+    let digits = text
+        .get(digits_at..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits > 0 && ends(digits_at + digits) {
+        let d = &text[digits_at..digits_at + digits];
+        if digits > 19 || (d[0] == b'0' && (digits > 1 || negative)) {
+            return None;
+        }
+        let magnitude = d.iter().fold(0u64, |m, &c| m * 10 + u64::from(c - b'0'));
+        I65::from_sign_magnitude(negative, magnitude).encode_into(out);
+        return Some((TYPE_INT, digits_at + digits));
+    }
+    if ends(36) {
+        if let Some(uuid) = text.get(..36).and_then(parse_uuid_text) {
+            out.extend_from_slice(&uuid);
+            return Some((TYPE_UUID, 36));
+        }
+    }
+    None
 }
 
 impl FromStr for KeyPath {
@@ -378,50 +438,42 @@ impl FromStr for KeyPath {
         let mut metas = Metas::new();
         let mut start = 1;
         loop {
-            // The component ends at the next unescaped '/' ("%/" and "%%" are two-byte
-            // escapes, and "%HH" has no '/' after its '%').
-            let mut i = start;
-            while let Some(&c) = b.get(i) {
-                match c {
-                    b'%' => i += 2,
-                    b'/' => break,
-                    _ => i += 1,
-                }
-            }
-            let end = i.min(b.len());
-            let last = end == b.len();
-            let part = &text[start..end];
-            let (namespace, id) = match part.split_once('-') {
-                Some((ns, id)) => (ns, Some(id)),
-                None => (part, None),
-            };
-            if !is_valid_namespace(namespace) {
-                return Err(ParseError::new(
-                    start,
-                    ParseErrorKind::Namespace(namespace.into()),
-                ));
+            // A component: its namespace, then '-' and an ID, or '/' or the end.
+            let after = start + namespace::prefix_len(&b[start..]);
+            let next = b.get(after).copied();
+            if after == start || !matches!(next, None | Some(b'-' | b'/')) {
+                return Err(namespace_error(text, start));
             }
             if start > 1 {
                 out.push(SEPARATOR);
             }
-            out.extend_from_slice(namespace.as_bytes());
-            metas.push(meta(namespace.len(), TYPE_NAMESPACE));
-            match id {
-                Some(raw) => {
+            out.extend_from_slice(&b[start..after]);
+            metas.push(meta(after - start, TYPE_NAMESPACE));
+            let end = match next {
+                Some(b'-') => {
+                    let id_at = after + 1;
                     out.push(SEPARATOR);
                     let id_start = out.len();
-                    let type_code = parse_id_into(raw, start + namespace.len() + 1, &mut out)?;
+                    let (type_code, end) = match parse_common_id(&b[id_at..], &mut out) {
+                        Some((type_code, len)) => (type_code, id_at + len),
+                        None => {
+                            let end = component_end(b, id_at);
+                            (parse_id_into(&text[id_at..end], id_at, &mut out)?, end)
+                        }
+                    };
                     metas.push(meta(out.len() - id_start, type_code));
+                    end
                 }
-                None if !last => {
+                Some(_) => {
+                    let namespace = &text[start..after];
                     return Err(ParseError::new(
                         start,
                         ParseErrorKind::IdRequired(namespace.into()),
-                    ))
+                    ));
                 }
-                None => {}
-            }
-            if last {
+                None => after,
+            };
+            if end >= b.len() {
                 break;
             }
             start = end + 1;
@@ -492,7 +544,11 @@ pub(crate) fn write_path(bytes: &[u8], f: &mut impl Write) -> fmt::Result {
 }
 
 /// Writes the canonical text of a valid ID segment of type `type_code`.
-fn write_id_segment<W: Write>(type_code: u8, content: &[u8], t: &mut TextOut<'_, W>) -> fmt::Result {
+fn write_id_segment<W: Write>(
+    type_code: u8,
+    content: &[u8],
+    t: &mut TextOut<'_, W>,
+) -> fmt::Result {
     match type_code {
         TYPE_INT => {
             let v = I65::decode(content).map_or(I65::ZERO, |(v, _)| v);
@@ -583,7 +639,9 @@ fn write_string_segment<W: Write>(content: &[u8], t: &mut TextOut<'_, W>) -> fmt
         t.put(&content[run..i])?;
         match b {
             ESCAPE => {
-                let raw = content.get(i + 1).map_or(0, |e| e.wrapping_sub(ESCAPE_OFFSET));
+                let raw = content
+                    .get(i + 1)
+                    .map_or(0, |e| e.wrapping_sub(ESCAPE_OFFSET));
                 pct(raw, t)?;
                 i += 2;
             }

@@ -116,7 +116,9 @@ impl<'a> KeyPathRef<'a> {
     pub(crate) fn sections(self) -> (&'a [u8], &'a [u8]) {
         let start = binary::find_layout(self.bytes).map_or(self.bytes.len(), |l| l.metadata_start);
         (
-            self.bytes.get(..start.saturating_sub(1)).unwrap_or_default(),
+            self.bytes
+                .get(..start.saturating_sub(1))
+                .unwrap_or_default(),
             self.bytes.get(start..).unwrap_or_default(),
         )
     }
@@ -134,7 +136,10 @@ impl<'a> KeyPathRef<'a> {
         let Some((f, l)) = span else {
             return KeyPath::new();
         };
-        let segments = self.bytes.get(f.offset..l.offset + l.len).unwrap_or_default();
+        let segments = self
+            .bytes
+            .get(f.offset..l.offset + l.len)
+            .unwrap_or_default();
         let metas = self.bytes.get(f.meta_start..l.meta_end).unwrap_or_default();
         let mut out = Vec::with_capacity(segments.len() + 1 + metas.len());
         out.extend_from_slice(segments);
@@ -262,7 +267,8 @@ impl<'a> Segment<'a> {
     /// assert_eq!(types, [Some(IdType::Str), None]);
     /// ```
     pub fn id_type(&self) -> Option<IdType> {
-        self.id.and_then(|(type_code, _)| binary::id_type_of(type_code))
+        self.id
+            .and_then(|(type_code, _)| binary::id_type_of(type_code))
     }
 
     /// The ID's bytes as they are in the encoding (the ID segment), or `None` without an ID.
