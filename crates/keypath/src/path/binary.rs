@@ -184,7 +184,7 @@ pub(crate) fn meta(len: usize, type_code: u8) -> u64 {
 /// The layout of an encoding: [`scan_metadata`], else [`find_metadata`].
 #[inline]
 pub(crate) fn find_layout(bytes: &[u8]) -> Result<Layout, DecodeError> {
-    match scan_metadata(bytes, &mut [0; FAST_SEGMENTS]) {
+    match scan_metadata(bytes, None) {
         Some(layout) => Ok(layout),
         None => find_metadata(bytes),
     }
@@ -194,13 +194,16 @@ pub(crate) fn find_layout(bytes: &[u8]) -> Result<Layout, DecodeError> {
 pub(crate) const FAST_SEGMENTS: usize = 32;
 
 /// [`find_metadata`] for the common shape, in one backward pass that also keeps each
-/// segment's metadata value in `metas` (last segment first): at most [`FAST_SEGMENTS`]
-/// segments, every varint at most 3 bytes long (segments shorter than 256 KiB), the byte
+/// segment's metadata value in `metas` if given (last segment first; then at most
+/// [`FAST_SEGMENTS`] segments): every varint at most 3 bytes long (segments shorter than 256 KiB), the byte
 /// before the metadata the terminator. `None` for anything else, which [`find_metadata`]
 /// then reads (or reports) in full; where this finds a layout, [`find_metadata`] finds the
 /// same one (a property test compares them).
 #[inline]
-pub(crate) fn scan_metadata(bytes: &[u8], metas: &mut [u32; FAST_SEGMENTS]) -> Option<Layout> {
+pub(crate) fn scan_metadata(
+    bytes: &[u8],
+    mut metas: Option<&mut [u32; FAST_SEGMENTS]>,
+) -> Option<Layout> {
     let total = bytes.len();
     if bytes == [TERMINATOR] {
         return Some(Layout {
@@ -231,7 +234,9 @@ pub(crate) fn scan_metadata(bytes: &[u8], metas: &mut [u32; FAST_SEGMENTS]) -> O
         if end - start > 1 && last == 0 {
             return None; // overlong
         }
-        *metas.get_mut(count)? = value;
+        if let Some(metas) = metas.as_deref_mut() {
+            *metas.get_mut(count)? = value;
+        }
         count += 1;
         seg_bytes += (value >> TYPE_BITS) as usize;
         // segments + (count - 1) separators + terminator + metadata
@@ -253,7 +258,7 @@ pub(crate) fn scan_metadata(bytes: &[u8], metas: &mut [u32; FAST_SEGMENTS]) -> O
 #[inline]
 pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
     let mut metas = [0u32; FAST_SEGMENTS];
-    let layout = scan_metadata(bytes, &mut metas)?;
+    let layout = scan_metadata(bytes, Some(&mut metas))?;
     let mut offset = 0;
     let mut is_namespace = true;
     for i in (0..layout.count).rev() {

@@ -121,10 +121,50 @@ impl From<Infallible> for PathError {
 /// The empty path (`KeyPath::new()`, text `/`, the single byte `00`) has no components. It
 /// is not a key of its own: it is the sort-key part of a group's root item (see
 /// [`KeyPath::split_group`]) and the starting point of the builder.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone)]
 pub struct KeyPath {
     // Invariant: one canonical encoding (see `binary::validate`).
-    bytes: Vec<u8>,
+    repr: Repr,
+}
+
+/// Longest encoding a [`KeyPath`] holds inline, without a heap allocation (the published
+/// example is 63 bytes). Inline or not is not part of a path's value: equality, order and
+/// hash are the bytes'.
+const INLINE: usize = 70;
+
+/// A path's bytes: inline when short, else on the heap.
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Vec<u8>),
+}
+
+impl PartialEq for KeyPath {
+    fn eq(&self, other: &KeyPath) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for KeyPath {}
+
+impl PartialOrd for KeyPath {
+    fn partial_cmp(&self, other: &KeyPath) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for KeyPath {
+    /// The byte order of the encodings, which is the logical order (`docs/FORMAT.md`).
+    #[inline]
+    fn cmp(&self, other: &KeyPath) -> std::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+impl std::hash::Hash for KeyPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state)
+    }
 }
 
 impl Default for KeyPath {
@@ -138,23 +178,23 @@ pub(crate) fn is_valid_namespace(namespace: &str) -> bool {
     namespace::is_valid(namespace.as_bytes())
 }
 
-/// `out` with the encoding of `head` followed by the components of `tail` (both valid
-/// encodings, `head` not ending in a namespace-only component unless `tail` is empty).
-fn concat_into(head: KeyPathRef<'_>, tail: KeyPathRef<'_>, out: &mut Vec<u8>) {
+/// The path `head` followed by the components of `tail` (both valid encodings, `head` not
+/// ending in a namespace-only component unless `tail` is empty).
+fn concat(head: KeyPathRef<'_>, tail: KeyPathRef<'_>) -> KeyPath {
     if tail.is_empty() || head.is_empty() {
         let whole = if tail.is_empty() { head } else { tail };
-        out.extend_from_slice(whole.as_bytes());
-        return;
+        return whole.to_key_path();
     }
     let (head_segments, head_metas) = head.sections();
     let (tail_segments, tail_metas) = tail.sections();
-    out.reserve(head.as_bytes().len() + tail.as_bytes().len());
-    out.extend_from_slice(head_segments);
-    out.push(SEPARATOR);
-    out.extend_from_slice(tail_segments);
-    out.push(TERMINATOR);
-    out.extend_from_slice(head_metas);
-    out.extend_from_slice(tail_metas);
+    KeyPath::from_valid_parts(&[
+        head_segments,
+        &[SEPARATOR],
+        tail_segments,
+        &[TERMINATOR],
+        head_metas,
+        tail_metas,
+    ])
 }
 
 impl KeyPath {
@@ -164,13 +204,53 @@ impl KeyPath {
     /// assert!(keypath::KeyPath::new().is_empty());
     /// ```
     pub fn new() -> KeyPath {
-        KeyPath::from_valid(vec![TERMINATOR])
+        KeyPath::from_valid_slice(&[TERMINATOR])
     }
 
     /// The path whose encoding is `bytes`, which the caller has made or validated.
     pub(crate) fn from_valid(bytes: Vec<u8>) -> KeyPath {
         debug_assert!(binary::validate(&bytes).is_ok(), "{bytes:02x?}");
-        KeyPath { bytes }
+        KeyPath {
+            repr: Repr::Heap(bytes),
+        }
+    }
+
+    /// The path whose encoding is the concatenation of `parts`, which the caller has made
+    /// valid: written inline when short enough (no allocation), else to the heap.
+    #[inline]
+    pub(crate) fn from_valid_parts(parts: &[&[u8]]) -> KeyPath {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let repr = match u8::try_from(total) {
+            Ok(len) if total <= INLINE => {
+                let mut inline = [0u8; INLINE];
+                let mut at = 0;
+                for part in parts {
+                    inline[at..at + part.len()].copy_from_slice(part);
+                    at += part.len();
+                }
+                Repr::Inline { len, bytes: inline }
+            }
+            _ => Repr::Heap(parts.concat()),
+        };
+        let path = KeyPath { repr };
+        debug_assert!(binary::validate(path.as_bytes()).is_ok(), "{path:?}");
+        path
+    }
+
+    /// The path whose encoding is `bytes`, which the caller has validated: copied inline
+    /// when short enough, else to the heap.
+    #[inline]
+    pub(crate) fn from_valid_slice(bytes: &[u8]) -> KeyPath {
+        debug_assert!(binary::validate(bytes).is_ok(), "{bytes:02x?}");
+        let repr = match u8::try_from(bytes.len()) {
+            Ok(len) if bytes.len() <= INLINE => {
+                let mut inline = [0u8; INLINE];
+                inline[..bytes.len()].copy_from_slice(bytes);
+                Repr::Inline { len, bytes: inline }
+            }
+            _ => Repr::Heap(bytes.to_vec()),
+        };
+        KeyPath { repr }
     }
 
     /// Appends `/namespace-id`. The ID may be any integer type in range, `&str`/`String`,
@@ -232,7 +312,7 @@ impl KeyPath {
             }
         }
         let (segments, metas) = view.sections();
-        let mut out = Vec::with_capacity(self.bytes.len() + namespace.len() + 16);
+        let mut out = Vec::with_capacity(self.as_bytes().len() + namespace.len() + 16);
         out.extend_from_slice(segments);
         if !segments.is_empty() {
             out.push(SEPARATOR);
@@ -250,7 +330,7 @@ impl KeyPath {
         if let Some(m) = id_meta {
             encode_varint(m, &mut out);
         }
-        self.bytes = out;
+        *self = KeyPath::from_valid_slice(&out);
         Ok(())
     }
 
@@ -261,7 +341,7 @@ impl KeyPath {
     /// assert_eq!(path.as_path_ref().to_string(), "/a-1");
     /// ```
     pub fn as_path_ref(&self) -> KeyPathRef<'_> {
-        KeyPathRef::new_unchecked(&self.bytes)
+        KeyPathRef::new_unchecked(self.as_bytes())
     }
 
     /// The components in order, as borrowed [`Segment`]s.
@@ -345,9 +425,7 @@ impl KeyPath {
                 });
             }
         }
-        let mut out = Vec::new();
-        concat_into(self.as_path_ref(), tail.as_path_ref(), &mut out);
-        Ok(KeyPath::from_valid(out))
+        Ok(concat(self.as_path_ref(), tail.as_path_ref()))
     }
 
     /// Whether `prefix`'s components are the first components of `self` (every path starts
@@ -384,7 +462,7 @@ impl KeyPath {
     /// ```
     pub fn split_group(&self) -> Result<(Vec<u8>, Vec<u8>), PathError> {
         let (group, rest) = self.group_parts()?;
-        Ok((group.bytes, rest.bytes))
+        Ok((group.into_bytes(), rest.into_bytes()))
     }
 
     /// Like [`KeyPath::split_group`], as paths: the first component and the rest.
@@ -448,21 +526,21 @@ impl KeyPath {
         };
         let sort_layout = binary::validate(sort)?;
         if sort_layout.count == 0 {
-            return Ok(KeyPath::from_valid(group.to_vec()));
+            return Ok(KeyPath::from_valid_slice(group));
         }
         let (g, s) = (group_layout.metadata_start, sort_layout.metadata_start);
         let (Some(group_segments), Some(sort_segments)) = (group.get(..g - 1), sort.get(..s - 1))
         else {
             return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
         };
-        let mut out = Vec::with_capacity(group.len() + sort.len());
-        out.extend_from_slice(group_segments);
-        out.push(SEPARATOR);
-        out.extend_from_slice(sort_segments);
-        out.push(TERMINATOR);
-        out.extend_from_slice(&group[g..]);
-        out.extend_from_slice(&sort[s..]);
-        Ok(KeyPath::from_valid(out))
+        Ok(KeyPath::from_valid_parts(&[
+            group_segments,
+            &[SEPARATOR],
+            sort_segments,
+            &[TERMINATOR],
+            &group[g..],
+            &sort[s..],
+        ]))
     }
 
     /// The binary form: the bytes the path holds (free).
@@ -471,18 +549,25 @@ impl KeyPath {
     /// let path: keypath::KeyPath = "/post-1234".parse().unwrap();
     /// assert_eq!(path.as_bytes(), [0x70, 0x6F, 0x73, 0x74, 0x01, 0x09, 0x04, 0xD2, 0x00, 0x20, 0x19]);
     /// ```
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        match &self.repr {
+            Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Repr::Heap(bytes) => bytes,
+        }
     }
 
-    /// The binary form, without a copy.
+    /// The binary form as a vector (without a copy when the path is held on the heap).
     ///
     /// ```
     /// let path: keypath::KeyPath = "/a-1".parse().unwrap();
     /// assert_eq!(path.clone().into_bytes(), path.encode());
     /// ```
     pub fn into_bytes(self) -> Vec<u8> {
-        self.bytes
+        match self.repr {
+            Repr::Inline { len, bytes } => bytes[..usize::from(len)].to_vec(),
+            Repr::Heap(bytes) => bytes,
+        }
     }
 
     /// The binary form as a new vector (one allocation). Its byte order is the order of
@@ -493,7 +578,7 @@ impl KeyPath {
     /// assert_eq!(path.encode(), [0x70, 0x6F, 0x73, 0x74, 0x01, 0x09, 0x04, 0xD2, 0x00, 0x20, 0x19]);
     /// ```
     pub fn encode(&self) -> Vec<u8> {
-        self.bytes.clone()
+        self.as_bytes().to_vec()
     }
 
     /// Appends the binary form to `out` (one copy); allocates nothing when `out` has the
@@ -507,7 +592,7 @@ impl KeyPath {
     /// ```
     #[inline]
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.bytes);
+        out.extend_from_slice(self.as_bytes());
     }
 
     /// Length of the binary form in bytes.
@@ -520,7 +605,7 @@ impl KeyPath {
     /// assert_eq!(path.encoded_len(), 63);
     /// ```
     pub fn encoded_len(&self) -> usize {
-        self.bytes.len()
+        self.as_bytes().len()
     }
 
     /// Decodes a binary form (the whole input): checks it in one pass and copies it once.
@@ -535,15 +620,13 @@ impl KeyPath {
     /// ```
     pub fn decode(bytes: &[u8]) -> Result<KeyPath, DecodeError> {
         binary::validate(bytes)?;
-        Ok(KeyPath {
-            bytes: bytes.to_vec(),
-        })
+        Ok(KeyPath::from_valid_slice(bytes))
     }
 }
 
 impl AsRef<[u8]> for KeyPath {
     fn as_ref(&self) -> &[u8] {
-        &self.bytes
+        self.as_bytes()
     }
 }
 

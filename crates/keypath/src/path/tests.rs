@@ -836,13 +836,19 @@ fn component_list() -> impl Strategy<Value = Vec<(String, Option<Id>)>> {
 /// text parses back to it.
 fn views_agree(bytes: &[u8]) -> Result<(), TestCaseError> {
     let checked_layout = binary::find_metadata(bytes);
-    if let Some(layout) = binary::scan_metadata(bytes, &mut [0; binary::FAST_SEGMENTS]) {
+    if let Some(layout) = binary::scan_metadata(bytes, Some(&mut [0; binary::FAST_SEGMENTS])) {
         prop_assert_eq!(
             checked_layout.as_ref().ok(),
             Some(&layout),
             "{:02x?}",
             bytes
         );
+    }
+    if let Ok(layout) = &checked_layout {
+        // Without keeping the metadata there is no limit on the segment count.
+        if let Some(fast) = binary::scan_metadata(bytes, None) {
+            prop_assert_eq!(&fast, layout);
+        }
     }
     // The fast validator accepts only what the checked one accepts, with the same layout.
     if let Some(layout) = binary::validate_fast(bytes) {

@@ -18,7 +18,9 @@ use super::binary::{
     encode_id, encode_varint, meta, Walk, SEPARATOR, TERMINATOR, TYPE_BYTES, TYPE_INT,
     TYPE_NAMESPACE, TYPE_STRING, TYPE_UUID,
 };
-use super::escape::{self, BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET};
+use super::escape::{
+    self, Sink, BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET,
+};
 use super::id::Id;
 use super::{namespace, KeyPath};
 use crate::int::I65;
@@ -202,6 +204,13 @@ const HEX_VALUE: [u8; 256] = {
     table
 };
 
+/// `00` to `99`, for printing integers two digits at a time.
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// Lowercase hex digits.
 const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
 /// Uppercase hex digits (for `%HH`).
@@ -232,17 +241,84 @@ fn parse_uuid_text(b: &[u8]) -> Option<[u8; 16]> {
 
 /// Appends raw content byte `b` to an escaped ID segment.
 #[inline]
-fn push_escaped(b: u8, out: &mut Vec<u8>) {
+fn push_escaped(b: u8, out: &mut Out) {
     if b <= ESCAPE_MAX_RAW {
-        out.extend_from_slice(&[ESCAPE, b + ESCAPE_OFFSET]);
+        out.put(&[ESCAPE, b + ESCAPE_OFFSET]);
     } else {
-        out.push(b);
+        out.byte(b);
+    }
+}
+
+/// Bytes of the binary form a parse keeps on the stack before it moves them to the heap.
+const OUT_INLINE: usize = 128;
+
+/// The binary form as it is parsed: on the stack while it fits (so a short path is made
+/// without a heap allocation), else on the heap.
+struct Out {
+    buf: [u8; OUT_INLINE],
+    len: usize,
+    heap: Option<Vec<u8>>,
+}
+
+impl Out {
+    fn new() -> Out {
+        Out {
+            buf: [0; OUT_INLINE],
+            len: 0,
+            heap: None,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.heap.as_ref().map_or(self.len, Vec::len)
+    }
+
+    fn finish(self) -> KeyPath {
+        match self.heap {
+            Some(heap) => KeyPath::from_valid(heap),
+            None => KeyPath::from_valid_slice(&self.buf[..self.len]),
+        }
+    }
+}
+
+impl Out {
+    /// Appends one byte.
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        match (&mut self.heap, self.buf.get_mut(self.len)) {
+            (None, Some(slot)) => {
+                *slot = b;
+                self.len += 1;
+            }
+            _ => self.put(&[b]),
+        }
+    }
+}
+
+impl Sink for Out {
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        if let Some(heap) = &mut self.heap {
+            return heap.extend_from_slice(bytes);
+        }
+        match self.buf.get_mut(self.len..self.len + bytes.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(bytes);
+                self.len += bytes.len();
+            }
+            None => {
+                let mut heap = Vec::with_capacity(2 * (self.len + bytes.len()));
+                heap.extend_from_slice(&self.buf[..self.len]);
+                heap.extend_from_slice(bytes);
+                self.heap = Some(heap);
+            }
+        }
     }
 }
 
 /// Parses an ID from its raw text into its segment bytes; `at` is its byte offset in the
 /// whole input. Returns the segment's type code.
-fn parse_id_into(raw: &str, at: usize, out: &mut Vec<u8>) -> Result<u8, ParseError> {
+fn parse_id_into(raw: &str, at: usize, out: &mut Out) -> Result<u8, ParseError> {
     let text = raw.as_bytes();
     if is_int_text(text) {
         let (negative, digits) = match text.split_first() {
@@ -257,17 +333,18 @@ fn parse_id_into(raw: &str, at: usize, out: &mut Vec<u8>) -> Result<u8, ParseErr
                 .and_then(|m| m.checked_add(u64::from(d - b'0')))
                 .ok_or_else(range)?;
         }
-        I65::from_sign_magnitude(negative, magnitude).encode_into(out);
+        let (buf, start) = I65::from_sign_magnitude(negative, magnitude).encoded();
+        out.put(&buf[start..]);
         return Ok(TYPE_INT);
     }
     if let Some(uuid) = parse_uuid_text(text) {
-        out.extend_from_slice(&uuid);
+        out.put(&uuid);
         return Ok(TYPE_UUID);
     }
     if let Some(b64) = raw.strip_prefix(BYTES_PREFIX) {
         return match base64_decode(b64) {
             Some(Ok(bytes)) => {
-                out.push(BYTES_MARKER);
+                out.byte(BYTES_MARKER);
                 escape::escape_into(&bytes, out);
                 Ok(TYPE_BYTES)
             }
@@ -288,9 +365,9 @@ fn parse_id_into(raw: &str, at: usize, out: &mut Vec<u8>) -> Result<u8, ParseErr
 }
 
 /// Writes the string ID whose text is `raw` (with its `%` escapes) as its escaped segment.
-fn string_into(raw: &str, at: usize, out: &mut Vec<u8>) -> Result<(), ParseError> {
+fn string_into(raw: &str, at: usize, out: &mut Out) -> Result<(), ParseError> {
     if raw.is_empty() {
-        out.push(EMPTY_STRING);
+        out.byte(EMPTY_STRING);
         return Ok(());
     }
     let bytes = raw.as_bytes();
@@ -358,9 +435,9 @@ impl Metas {
         self.len += 1;
     }
 
-    fn write(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.inline[..self.len]);
-        out.extend_from_slice(&self.spill);
+    fn write(&self, out: &mut Out) {
+        out.put(&self.inline[..self.len]);
+        out.put(&self.spill);
     }
 }
 
@@ -391,7 +468,7 @@ fn namespace_error(text: &str, start: usize) -> ParseError {
 /// and returns its type code and the end of its text, or `None` (writing nothing) for
 /// anything else, which [`parse_id_into`] then parses from the whole ID text.
 #[inline]
-fn parse_common_id(text: &[u8], out: &mut Vec<u8>) -> Option<(u8, usize)> {
+fn parse_common_id(text: &[u8], out: &mut Out) -> Option<(u8, usize)> {
     let ends = |at: usize| matches!(text.get(at), None | Some(b'/'));
     // An integer: "0", or an optional '-' and digits not starting with '0'; at most 19
     // digits, which cannot overflow (longer ones go to the full parser, which checks).
@@ -409,12 +486,13 @@ fn parse_common_id(text: &[u8], out: &mut Vec<u8>) -> Option<(u8, usize)> {
             return None;
         }
         let magnitude = d.iter().fold(0u64, |m, &c| m * 10 + u64::from(c - b'0'));
-        I65::from_sign_magnitude(negative, magnitude).encode_into(out);
+        let (buf, start) = I65::from_sign_magnitude(negative, magnitude).encoded();
+        out.put(&buf[start..]);
         return Some((TYPE_INT, digits_at + digits));
     }
     if ends(36) {
         if let Some(uuid) = text.get(..36).and_then(parse_uuid_text) {
-            out.extend_from_slice(&uuid);
+            out.put(&uuid);
             return Some((TYPE_UUID, 36));
         }
     }
@@ -434,7 +512,7 @@ impl FromStr for KeyPath {
             return Ok(KeyPath::new());
         }
         let b = text.as_bytes();
-        let mut out = Vec::with_capacity(text.len() + 16);
+        let mut out = Out::new();
         let mut metas = Metas::new();
         let mut start = 1;
         loop {
@@ -445,14 +523,14 @@ impl FromStr for KeyPath {
                 return Err(namespace_error(text, start));
             }
             if start > 1 {
-                out.push(SEPARATOR);
+                out.byte(SEPARATOR);
             }
-            out.extend_from_slice(&b[start..after]);
+            out.put(&b[start..after]);
             metas.push(meta(after - start, TYPE_NAMESPACE));
             let end = match next {
                 Some(b'-') => {
                     let id_at = after + 1;
-                    out.push(SEPARATOR);
+                    out.byte(SEPARATOR);
                     let id_start = out.len();
                     let (type_code, end) = match parse_common_id(&b[id_at..], &mut out) {
                         Some((type_code, len)) => (type_code, id_at + len),
@@ -478,9 +556,9 @@ impl FromStr for KeyPath {
             }
             start = end + 1;
         }
-        out.push(TERMINATOR);
+        out.byte(TERMINATOR);
         metas.write(&mut out);
-        Ok(KeyPath::from_valid(out))
+        Ok(out.finish())
     }
 }
 
@@ -502,7 +580,7 @@ impl<'w, W: Write> TextOut<'w, W> {
     }
 
     /// Appends `s`, which is whole UTF-8 characters.
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, s: &[u8]) -> fmt::Result {
         if s.len() > self.buf.len() - self.len {
             self.flush()?;
@@ -555,13 +633,20 @@ fn write_id_segment<W: Write>(
             let mut digits = [0u8; 21];
             let mut at = digits.len();
             let mut m = v.magnitude();
-            loop {
+            // Two digits at a time, from a table.
+            while m >= 100 {
+                let pair = 2 * (m % 100) as usize;
+                m /= 100;
+                at -= 2;
+                digits[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+            }
+            if m >= 10 {
+                let pair = 2 * m as usize;
+                at -= 2;
+                digits[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+            } else {
                 at -= 1;
-                digits[at] = b'0' + (m % 10) as u8;
-                m /= 10;
-                if m == 0 {
-                    break;
-                }
+                digits[at] = b'0' + m as u8;
             }
             if v.is_negative() {
                 at -= 1;
@@ -571,14 +656,9 @@ fn write_id_segment<W: Write>(
         }
         TYPE_UUID => {
             let mut text = [b'-'; 36];
-            let mut at = 0;
-            for (i, &b) in content.iter().take(16).enumerate() {
-                if matches!(i, 4 | 6 | 8 | 10) {
-                    at += 1;
-                }
+            for (&b, &at) in content.iter().zip(&UUID_DIGITS) {
                 text[at] = HEX_LOWER[usize::from(b >> 4)];
                 text[at + 1] = HEX_LOWER[usize::from(b & 0x0F)];
-                at += 2;
             }
             t.put(&text)
         }

@@ -70,7 +70,7 @@ impl<'a> KeyPathRef<'a> {
     /// assert_eq!(KeyPathRef::decode(&bytes).unwrap().to_key_path(), path);
     /// ```
     pub fn to_key_path(self) -> KeyPath {
-        KeyPath::from_valid(self.bytes.to_vec())
+        KeyPath::from_valid_slice(self.bytes)
     }
 
     /// The components in order, as borrowed [`Segment`]s.
@@ -141,11 +141,7 @@ impl<'a> KeyPathRef<'a> {
             .get(f.offset..l.offset + l.len)
             .unwrap_or_default();
         let metas = self.bytes.get(f.meta_start..l.meta_end).unwrap_or_default();
-        let mut out = Vec::with_capacity(segments.len() + 1 + metas.len());
-        out.extend_from_slice(segments);
-        out.push(binary::TERMINATOR);
-        out.extend_from_slice(metas);
-        KeyPath::from_valid(out)
+        KeyPath::from_valid_parts(&[segments, &[binary::TERMINATOR], metas])
     }
 
     /// Whether the components of `self` from index `skip` on start with those of `prefix`
