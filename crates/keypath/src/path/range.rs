@@ -293,18 +293,29 @@ impl KeyRange {
         key >= self.start.as_slice() && self.end.as_ref().is_none_or(|end| key < end.as_slice())
     }
 
-    /// Whether a path (a [`KeyPath`] or a [`KeyPathRef`]) logically matches the
-    /// selection. For keys inside the byte range this differs from
-    /// [`KeyRange::contains_key`] only for UUIDs mixed with other ID types at one position
-    /// (see the module docs).
+    /// Whether a path logically matches the selection. For keys inside the byte range this
+    /// differs from [`KeyRange::contains_key`] only for UUIDs mixed with other ID types at
+    /// one position (see the module docs).
     ///
     /// ```
     /// let range = keypath::KeyRange::subtree(&"/a-1".parse().unwrap());
     /// assert!(range.matches(&"/a-1/b-2".parse().unwrap()));
     /// assert!(!range.matches(&"/a-2".parse().unwrap()));
     /// ```
-    pub fn matches<'a>(&self, path: impl Into<KeyPathRef<'a>>) -> bool {
-        self.matches_tail(path.into(), 0)
+    pub fn matches(&self, path: &KeyPath) -> bool {
+        self.matches_tail(path.as_path_ref(), 0)
+    }
+
+    /// [`KeyRange::matches`] for a borrowed path, such as a key read out of a store.
+    ///
+    /// ```
+    /// use keypath::{KeyPath, KeyPathRef, KeyRange};
+    /// let range = KeyRange::subtree(&"/a-1".parse().unwrap());
+    /// let key = "/a-1/b-2".parse::<KeyPath>().unwrap().encode();
+    /// assert!(range.matches_ref(KeyPathRef::decode(&key).unwrap()));
+    /// ```
+    pub fn matches_ref(&self, path: KeyPathRef<'_>) -> bool {
+        self.matches_tail(path, 0)
     }
 
     /// Whether `path` without its first `skip` components matches (`false` if it has
@@ -318,8 +329,8 @@ impl KeyRange {
     /// assert!(!range.matches_after(&path, 0));
     /// assert!(!range.matches_after(&path, 4));
     /// ```
-    pub fn matches_after<'a>(&self, path: impl Into<KeyPathRef<'a>>, skip: usize) -> bool {
-        let path = path.into();
+    pub fn matches_after(&self, path: &KeyPath, skip: usize) -> bool {
+        let path = path.as_path_ref();
         skip <= path.len() && self.matches_tail(path, skip)
     }
 

@@ -929,6 +929,7 @@ fn check_range(paths: &[KeyPath], query: &Query, filter: bool) -> Result<(), Tes
     prop_assert_eq!(&got, &want, "query {:?}, range {:?}", query, range);
     for p in &want {
         prop_assert!(range.matches(p), "matches() rejects {} for {:?}", p, query);
+        prop_assert!(range.matches_ref(p.as_path_ref()));
     }
     // Under a group key, `matches_after` decides exactly as `matches` on the rest.
     let group = KeyPath::new().push("g", 1u64).unwrap();
