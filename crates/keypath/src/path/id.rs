@@ -252,13 +252,19 @@ impl From<IdRef<'_>> for Id {
 
 impl PartialEq<Id> for IdRef<'_> {
     fn eq(&self, other: &Id) -> bool {
-        *self == IdRef::from(other)
+        match (self, other) {
+            (IdRef::Int(a), Id::Int(b)) => a == b,
+            (IdRef::Str(a), Id::Str(b)) => **a == **b,
+            (IdRef::Uuid(a), Id::Uuid(b)) => a == b,
+            (IdRef::Bytes(a), Id::Bytes(b)) => **a == **b,
+            _ => false,
+        }
     }
 }
 
 impl PartialEq<IdRef<'_>> for Id {
     fn eq(&self, other: &IdRef<'_>) -> bool {
-        IdRef::from(self) == *other
+        other == self
     }
 }
 

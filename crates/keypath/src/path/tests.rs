@@ -63,6 +63,17 @@ fn uuid_shadowing_an_id_in_between() {
     assert!(after_one.matches(&k));
 }
 
+/// Short encodings are held inline, and a path stays as small as a `Vec` and a tag.
+#[test]
+fn representation_size() {
+    assert_eq!(std::mem::size_of::<KeyPath>(), 32);
+    let short = p("/user-1/post-1234");
+    assert_eq!(short.encoded_len(), 20);
+    assert!(matches!(short.repr, Repr::Inline { .. }));
+    assert!(matches!(p(EXAMPLE).repr, Repr::Heap(_)));
+    assert_eq!(p(EXAMPLE).clone(), p(EXAMPLE));
+}
+
 #[test]
 fn published_example_is_byte_exact() {
     let bytes = p(EXAMPLE).encode();
