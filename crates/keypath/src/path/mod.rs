@@ -131,7 +131,7 @@ pub struct KeyPath {
 /// most item keys under a group (`/user-1/post-1234` is 20 bytes), while a `KeyPath` stays
 /// 32 bytes. Inline or not is not part of a path's value: equality, order and hash are the
 /// bytes'.
-const INLINE: usize = 30;
+pub(crate) const INLINE: usize = 30;
 
 /// A path's bytes: inline when short, else on the heap.
 #[derive(Clone)]

@@ -250,7 +250,7 @@ fn push_escaped(b: u8, out: &mut Out) {
 }
 
 /// Bytes of the binary form a parse keeps on the stack before it moves them to the heap.
-const OUT_INLINE: usize = 128;
+const OUT_INLINE: usize = 64;
 
 /// The binary form as it is parsed: on the stack while it fits (so a short path is made
 /// without a heap allocation), else on the heap.
@@ -261,11 +261,13 @@ struct Out {
 }
 
 impl Out {
-    fn new() -> Out {
+    /// A buffer for the encoding of `text`: on the stack when the path is likely to be
+    /// held inline, else on the heap from the start (so a long path is not copied there).
+    fn for_text(text: &str) -> Out {
         Out {
             buf: [0; OUT_INLINE],
             len: 0,
-            heap: None,
+            heap: (text.len() > super::INLINE).then(|| Vec::with_capacity(text.len() + 16)),
         }
     }
 
@@ -512,7 +514,7 @@ impl FromStr for KeyPath {
             return Ok(KeyPath::new());
         }
         let b = text.as_bytes();
-        let mut out = Out::new();
+        let mut out = Out::for_text(text);
         let mut metas = Metas::new();
         let mut start = 1;
         loop {
