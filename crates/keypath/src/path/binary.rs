@@ -289,6 +289,39 @@ pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
     Some(layout)
 }
 
+/// The commonest small encoding, one component with an ID, each segment shorter than 16
+/// bytes (one-byte metadata): `ns 01 id 00 meta(ns) meta(id)`, such as a group key or the
+/// sort key of an item right under its group (`post-1234`). Its layout when `bytes` has
+/// that shape and is valid, else `None` (the general path then decides and reports).
+/// Accepts only what [`validate_checked`] accepts (a property test compares them).
+#[inline]
+pub(crate) fn one_component(bytes: &[u8]) -> Option<Layout> {
+    let [rest @ .., TERMINATOR, ns_meta, id_meta] = bytes else {
+        return None;
+    };
+    if (ns_meta | id_meta) & 0x80 != 0 || u64::from(*ns_meta) & TYPE_MASK != 0 {
+        return None;
+    }
+    let ns_len = usize::from(ns_meta >> TYPE_BITS);
+    let id_len = usize::from(id_meta >> TYPE_BITS);
+    if ns_len + 1 + id_len != rest.len() {
+        return None;
+    }
+    let (ns, [SEPARATOR, id @ ..]) = rest.split_at_checked(ns_len)? else {
+        return None;
+    };
+    let ok = namespace::is_valid(ns)
+        && match id_meta & TYPE_MASK as u8 {
+            TYPE_INT => matches!(I65::decode(id), Ok((_, used)) if used == id_len),
+            TYPE_NAMESPACE => false,
+            other => validate_id(id, other, ns_len + 1).is_ok(),
+        };
+    ok.then_some(Layout {
+        count: 2,
+        metadata_start: bytes.len() - 2,
+    })
+}
+
 /// Checks that `bytes` is one canonical key path encoding, in one pass over its segments;
 /// returns its layout. Errors name the first problem and its byte offset.
 #[inline]

@@ -226,7 +226,10 @@ impl KeyPath {
                 let mut inline = [0u8; INLINE];
                 let mut at = 0;
                 for part in parts {
-                    inline[at..at + part.len()].copy_from_slice(part);
+                    // Byte by byte: the parts are short, shorter than a call to memcpy.
+                    for (slot, &b) in inline[at..].iter_mut().zip(part.iter()) {
+                        *slot = b;
+                    }
                     at += part.len();
                 }
                 Repr::Inline { len, bytes: inline }
@@ -521,11 +524,28 @@ impl KeyPath {
     fn from_group_ref(group: KeyPathRef<'_>, sort: &[u8]) -> Result<KeyPath, DecodeError> {
         let group = group.as_bytes();
         // One component with an ID is two segments (a valid encoding alternates them).
-        let group_layout = match binary::find_layout(group) {
-            Ok(layout) if layout.count == 2 => layout,
-            _ => return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey)),
+        // The group is valid: only its segment count is in question, and two one-byte
+        // metadata varints that account for every byte are its whole layout (there is only
+        // one count that fits).
+        let group_layout = match group {
+            [.., TERMINATOR, a, b]
+                if (a | b) & 0x80 == 0
+                    && usize::from(a >> 3) + usize::from(b >> 3) + 5 == group.len() =>
+            {
+                binary::Layout {
+                    count: 2,
+                    metadata_start: group.len() - 2,
+                }
+            }
+            _ => match binary::find_layout(group) {
+                Ok(layout) if layout.count == 2 => layout,
+                _ => return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey)),
+            },
         };
-        let sort_layout = binary::validate(sort)?;
+        let sort_layout = match binary::one_component(sort) {
+            Some(layout) => layout,
+            None => binary::validate(sort)?,
+        };
         if sort_layout.count == 0 {
             return Ok(KeyPath::from_valid_slice(group));
         }

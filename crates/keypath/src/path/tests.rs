@@ -761,6 +761,18 @@ proptest! {
         // Generated paths have the common shape (at most 32 segments, each shorter than
         // 256 KiB), which the fast validator takes.
         prop_assert!(binary::validate_fast(&bytes).is_some(), "{}", a);
+        // One component with an ID, each segment shorter than 16 bytes, takes the
+        // one-component reader.
+        let c = comps(&a);
+        if let [(ns, Some(id))] = c.as_slice() {
+            let mut segment = Vec::new();
+            binary::encode_id(id, &mut segment);
+            prop_assert_eq!(
+                binary::one_component(&bytes).is_some(),
+                ns.len() < 16 && segment.len() < 16,
+                "{}", a
+            );
+        }
     }
 
     /// One-component paths with any one byte changed to any value.
@@ -861,7 +873,16 @@ fn views_agree(bytes: &[u8]) -> Result<(), TestCaseError> {
             prop_assert_eq!(&fast, layout);
         }
     }
-    // The fast validator accepts only what the checked one accepts, with the same layout.
+    // The one-component reader and the fast validator accept only what the checked
+    // validator accepts, with the same layout.
+    if let Some(layout) = binary::one_component(bytes) {
+        prop_assert_eq!(
+            binary::validate_checked(bytes),
+            Ok(layout),
+            "{:02x?}",
+            bytes
+        );
+    }
     if let Some(layout) = binary::validate_fast(bytes) {
         prop_assert_eq!(
             binary::validate_checked(bytes),
