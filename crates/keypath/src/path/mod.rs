@@ -128,7 +128,7 @@ pub struct KeyPath {
 }
 
 /// Longest encoding a [`KeyPath`] holds inline, without a heap allocation: group keys and
-/// most item keys under a group (`/user-1/post-1234` is 20 bytes), while a `KeyPath` stays
+/// most item keys under a group (`/user-1/post-1234` is 21 bytes), while a `KeyPath` stays
 /// 32 bytes. Inline or not is not part of a path's value: equality, order and hash are the
 /// bytes'.
 pub(crate) const INLINE: usize = 30;

@@ -68,7 +68,7 @@ fn uuid_shadowing_an_id_in_between() {
 fn representation_size() {
     assert_eq!(std::mem::size_of::<KeyPath>(), 32);
     let short = p("/user-1/post-1234");
-    assert_eq!(short.encoded_len(), 20);
+    assert_eq!(short.encoded_len(), 21);
     assert!(matches!(short.repr, Repr::Inline { .. }));
     assert!(matches!(p(EXAMPLE).repr, Repr::Heap(_)));
     assert_eq!(p(EXAMPLE).clone(), p(EXAMPLE));
