@@ -1,6 +1,8 @@
-//! Key path benchmark: encode (into a reused buffer), decode and compare the published example
-//! path, in the same run as storekey and foundationdb-tuple encoding the same 8 values as a
-//! tuple. Prints encoded sizes first, then criterion timings.
+//! Key path benchmark: encode (into a reused buffer), decode, compare, parse and print the
+//! published example path, in the same run as storekey and foundationdb-tuple encoding the
+//! same 8 values as a tuple, and against the floors: a copy of the 63 encoded bytes (encode)
+//! and comparing two encodings as byte slices (compare). Prints encoded sizes first, then
+//! criterion timings.
 //!
 //! Run: `cargo bench -p keypath-bench --bench path`
 
@@ -8,7 +10,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, Criterion};
-use keypath::KeyPath;
+use keypath::{KeyPath, KeyPathRef};
 
 const EXAMPLE: &str =
     "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42";
@@ -76,6 +78,13 @@ fn bench(c: &mut Criterion) {
             black_box(buf.len())
         })
     });
+    g.bench_function("memcpy of the encoding (floor)", |b| {
+        b.iter(|| {
+            buf.clear();
+            buf.extend_from_slice(black_box(&encoded[..]));
+            black_box(buf.len())
+        })
+    });
     g.bench_function("storekey", |b| {
         b.iter(|| {
             buf.clear();
@@ -95,6 +104,9 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("path/decode");
     g.bench_function("keypath", |b| {
         b.iter(|| KeyPath::decode(black_box(&encoded)).unwrap())
+    });
+    g.bench_function("keypath KeyPathRef (no copy)", |b| {
+        b.iter(|| KeyPathRef::decode(black_box(&encoded)).unwrap())
     });
     g.bench_function("storekey", |b| {
         b.iter(|| storekey::decode_borrow::<Tuple>(black_box(&sk_bytes)).unwrap())
@@ -130,6 +142,21 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("keypath KeyPath::cmp", |b| {
         b.iter(|| black_box(&path).cmp(black_box(&other)))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("path/text");
+    g.bench_function("parse", |b| {
+        b.iter(|| black_box(EXAMPLE).parse::<KeyPath>().unwrap())
+    });
+    let mut text = String::with_capacity(256);
+    g.bench_function("print", |b| {
+        b.iter(|| {
+            use std::fmt::Write;
+            text.clear();
+            write!(text, "{}", black_box(&path)).unwrap();
+            black_box(text.len())
+        })
     });
     g.finish();
 

@@ -6,7 +6,11 @@
 //! Run each operation for two counts and take the per-iteration difference, which
 //! cancels the setup cost.
 //!
-//! Operations: `keypath-encode`/`-decode` (key paths), `path-from-group` (a two-segment
+//! Operations: `keypath-encode`/`-decode`/`-cmp`/`-parse`/`-print` (key paths; `-cmp`
+//! compares the example with the same path ending in `react-43`), `bytes-cmp` (the two
+//! encodings compared as byte slices), `keypath-view-decode` (validation into a `KeyPathRef`,
+//! no copy) and `memcpy` (the example's 63 encoded bytes copied
+//! into a reused buffer), the floors of `-cmp` and `-encode`; `path-from-group` (a two-segment
 //! sort key decoded under its group, as a store list does for each item),
 //! `storekey-encode`/`-decode` (the same fields as a storekey tuple), and for the codec
 //! benchmark's key struct `codec-encode`, `codec-decode` (owned), `codec-decode-borrowed`,
@@ -108,12 +112,44 @@ fn main() {
                 buf.clear();
                 black_box(&path).encode_into(&mut buf);
             }),
+            "memcpy" => run(n, || {
+                buf.clear();
+                buf.extend_from_slice(black_box(&encoded[..]));
+            }),
+            "keypath-cmp" | "bytes-cmp" => {
+                let other: KeyPath = EXAMPLE.replace("react-42", "react-43").parse().unwrap();
+                let other_bytes = other.encode();
+                if op == "keypath-cmp" {
+                    run(n, || {
+                        black_box(black_box(&path).cmp(black_box(&other)));
+                    })
+                } else {
+                    run(n, || {
+                        black_box(black_box(&encoded[..]).cmp(black_box(&other_bytes[..])));
+                    })
+                }
+            }
+            "keypath-parse" => run(n, || {
+                black_box(black_box(EXAMPLE).parse::<KeyPath>().unwrap());
+            }),
+            "keypath-print" => {
+                use std::fmt::Write;
+                let mut text = String::with_capacity(256);
+                run(n, || {
+                    text.clear();
+                    write!(text, "{}", black_box(&path)).unwrap();
+                    black_box(text.len());
+                })
+            }
             "storekey-encode" => run(n, || {
                 buf.clear();
                 storekey::encode(&mut buf, black_box(&t)).unwrap();
             }),
             "keypath-decode" => run(n, || {
                 black_box(KeyPath::decode(black_box(&encoded)).unwrap());
+            }),
+            "keypath-view-decode" => run(n, || {
+                black_box(keypath::KeyPathRef::decode(black_box(&encoded)).unwrap());
             }),
             "path-from-group" => {
                 // What a store list does per item: a sort key decoded under its group.

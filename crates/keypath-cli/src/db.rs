@@ -226,7 +226,12 @@ impl std::str::FromStr for IndexGroup {
             });
         }
         let group: KeyPath = text.parse().map_err(|e| format!("bad GROUP: {e}"))?;
-        if group.len() != 1 || group.components()[0].id().is_none() {
+        if group.len() != 1
+            || group
+                .segments()
+                .next()
+                .is_none_or(|c| c.id_type().is_none())
+        {
             return Err(one.to_owned());
         }
         Ok(IndexGroup::Fixed(group))
@@ -561,7 +566,7 @@ impl<B: DbBackend> Db<B> {
         value: &Value,
     ) -> Result<Vec<(String, KeyPath)>, Failure> {
         let namespace = path
-            .components()
+            .segments()
             .last()
             .map(|c| c.namespace())
             .unwrap_or_default();
@@ -590,7 +595,7 @@ impl<B: DbBackend> Db<B> {
 
     async fn put(&self, path: &KeyPath, value: &Value, mode: PutMode) -> Result<u64, Failure> {
         let item_type = path
-            .components()
+            .segments()
             .last()
             .map(|c| c.namespace())
             .unwrap_or_default();

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use keypath::{KeyPath, PathError};
+use keypath::{path::PathError, KeyPath};
 use keypath_store::backend::redb::RedbBackend;
 use keypath_store::{Index, Item, Query, RawItem, Store};
 use serde::{Deserialize, Serialize};

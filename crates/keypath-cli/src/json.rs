@@ -194,7 +194,7 @@ mod tests {
 
     #[tokio::test]
     async fn stored_bytes_and_odd_map_keys_print_as_json() {
-        use keypath::{KeyPath, PathError};
+        use keypath::{path::PathError, KeyPath};
         use keypath_store::{backend::memory::MemoryBackend, Item, Store};
 
         #[derive(serde::Serialize, serde::Deserialize)]

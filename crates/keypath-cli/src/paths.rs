@@ -5,7 +5,8 @@ use std::io::Write;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::Engine;
-use keypath::{IdType, KeyPath};
+use keypath::path::IdType;
+use keypath::{KeyPath, KeyPathRef};
 
 use crate::input::for_each_input;
 use crate::Failure;
@@ -279,8 +280,9 @@ pub(crate) fn inspect(key: &str, out: &mut impl Write) -> Result<(), Failure> {
             name()
         )));
     };
-    let spans = KeyPath::segment_spans(&bytes)
-        .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;
+    let spans = KeyPathRef::decode(&bytes)
+        .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?
+        .segment_spans();
     writeln!(out, "path      {path}")?;
     writeln!(out, "encoding  {} bytes: {}", bytes.len(), hex(&bytes))?;
     writeln!(
@@ -288,7 +290,7 @@ pub(crate) fn inspect(key: &str, out: &mut impl Write) -> Result<(), Failure> {
         "{:<7} {:<36} {:<9} {:<8} value",
         "offset", "bytes", "type", "metadata"
     )?;
-    let values = path.components().iter().flat_map(|c| {
+    let values = path.segments().flat_map(|c| {
         [
             Some(c.namespace().to_owned()),
             c.id().map(|id| id.to_string()),

@@ -1,6 +1,6 @@
 //! Items: user types that know their key path, and the raw form of stored items.
 
-use keypath::{KeyPath, PathError};
+use keypath::{path::PathError, KeyPath};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -38,7 +38,7 @@ pub struct Index<T> {
 /// `Option<Option<T>>` field reads back as `None`.
 ///
 /// ```
-/// use keypath::{KeyPath, PathError};
+/// use keypath::{path::PathError, KeyPath};
 /// #[derive(serde::Serialize, serde::Deserialize)]
 /// struct User { id: u64, name: String }
 /// impl keypath_store::Item for User {
@@ -185,7 +185,7 @@ impl RawItem {
     /// Decodes as item type `T`, checking the stored type name first.
     ///
     /// ```
-    /// # use keypath::{KeyPath, PathError};
+    /// # use keypath::{path::PathError, KeyPath};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
     /// # impl keypath_store::Item for User {
     /// #     const TYPE: &'static str = "user";

@@ -24,7 +24,7 @@
 // The example opens a redb store (`Store::open`): compiled and run only with `redb`.
 #![cfg_attr(feature = "redb", doc = "```")]
 #![cfg_attr(not(feature = "redb"), doc = "```ignore")]
-//! use keypath::{KeyPath, PathError};
+//! use keypath::{path::PathError, KeyPath};
 //! use keypath_store::{Index, Item, Query, Store};
 //!
 //! #[derive(serde::Serialize, serde::Deserialize)]

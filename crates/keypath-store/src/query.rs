@@ -4,7 +4,8 @@ use std::fmt;
 use std::ops::Bound;
 use std::sync::{Arc, OnceLock};
 
-use keypath::{Component, Id, KeyPath, KeyRange};
+use keypath::path::{IdType, Segment};
+use keypath::{Id, KeyPath, KeyRange};
 
 use crate::backend::Direction;
 use crate::cursor::{fnv1a, Cursor, FNV_OFFSET};
@@ -89,7 +90,7 @@ pub(crate) enum Constraint {
 impl Constraint {
     /// Whether any path or ID bound of the constraint has a UUID ID.
     fn names_uuid(&self) -> bool {
-        let path = |p: &KeyPath| has_uuid(p.components());
+        let path = |p: &KeyPath| has_uuid(p.segments());
         let bound_path = |b: &Bound<KeyPath>| match b {
             Bound::Included(p) | Bound::Excluded(p) => path(p),
             Bound::Unbounded => false,
@@ -115,10 +116,10 @@ fn is_uuid(id: &Id) -> bool {
     matches!(id, Id::Uuid(_))
 }
 
-/// Whether any of `components` has a UUID ID.
+/// Whether any of `segments` has a UUID ID.
 #[inline]
-fn has_uuid(components: &[Component]) -> bool {
-    components.iter().any(|c| c.id().is_some_and(is_uuid))
+fn has_uuid<'a>(mut segments: impl Iterator<Item = Segment<'a>>) -> bool {
+    segments.any(|c| c.id_type() == Some(IdType::Uuid))
 }
 
 fn split(path: &KeyPath) -> Result<(KeyPath, KeyPath), StoreError> {
@@ -167,8 +168,8 @@ impl Query {
         upper: Bound<Id>,
     ) -> Result<Query, StoreError> {
         let (group, rest) = split(parent)?;
-        if let Some(last) = parent.components().last() {
-            if last.id().is_none() {
+        if let Some(last) = parent.segments().last() {
+            if last.id_type().is_none() {
                 return Err(StoreError::InvalidQuery(format!(
                     "parent {parent} ends without an ID; list its namespace with Query::prefix"
                 )));
@@ -428,10 +429,10 @@ impl Plan {
     /// a path whose encoding is inside the plan's byte range.
     #[inline]
     pub fn matches_after(&self, path: &KeyPath, group_len: usize) -> bool {
-        let Some(rest) = path.components().get(group_len..) else {
+        if group_len > path.len() {
             return false;
-        };
-        if !self.filters_have_uuid && !has_uuid(rest) {
+        }
+        if !self.filters_have_uuid && !has_uuid(path.segments().skip(group_len)) {
             return true;
         }
         self.filters

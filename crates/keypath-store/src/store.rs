@@ -22,7 +22,7 @@ pub use write::PutMode;
 /// batch as the item and its index entries; the item's version is the counter's new value.
 ///
 /// ```
-/// use keypath::{KeyPath, PathError};
+/// use keypath::{path::PathError, KeyPath};
 /// use keypath_store::{backend::memory::MemoryBackend, Item, Query, Store};
 ///
 /// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
@@ -159,7 +159,11 @@ pub(crate) fn backend_key(path: &KeyPath) -> Result<Key, StoreError> {
         key: path.to_string(),
         reason: e.to_string(),
     })?;
-    if path.components().last().is_some_and(|c| c.id().is_none()) {
+    if path
+        .segments()
+        .last()
+        .is_some_and(|c| c.id_type().is_none())
+    {
         return Err(StoreError::InvalidKey {
             key: path.to_string(),
             reason: "an item's last component needs an ID".to_owned(),

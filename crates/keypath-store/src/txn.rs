@@ -18,7 +18,7 @@ use crate::StoreError;
 /// (or still absent). On [`StoreError::Conflict`] nothing was written; run it again.
 ///
 /// ```
-/// # use keypath::{KeyPath, PathError};
+/// # use keypath::{path::PathError, KeyPath};
 /// # #[derive(serde::Serialize, serde::Deserialize, Clone)] struct Account { id: u64, balance: i64 }
 /// # impl keypath_store::Item for Account {
 /// #     const TYPE: &'static str = "account";
@@ -113,7 +113,7 @@ impl<B: Backend> Transaction<'_, B> {
     /// Buffers a put of `item` (insert or replace).
     ///
     /// ```
-    /// # use keypath::{KeyPath, PathError};
+    /// # use keypath::{path::PathError, KeyPath};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
     /// # impl keypath_store::Item for User {
     /// #     const TYPE: &'static str = "user";

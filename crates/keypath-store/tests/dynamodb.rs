@@ -464,7 +464,7 @@ impl keypath_store::Item for Event {
             ))
         },
     }];
-    fn key_path(&self) -> Result<keypath::KeyPath, keypath::PathError> {
+    fn key_path(&self) -> Result<keypath::KeyPath, keypath::path::PathError> {
         keypath::KeyPath::new()
             .push("user", self.user)?
             .push("event", self.id)

@@ -129,7 +129,7 @@ async fn malformed_paths_and_names() {
 /// the index and the item.
 #[tokio::test]
 async fn index_names_typos_and_bad_index_keys() {
-    use keypath::PathError;
+    use keypath::path::PathError;
     use keypath_store::{Index, Item};
     use serde::{Deserialize, Serialize};
 
@@ -578,7 +578,7 @@ impl<'de> serde::Deserialize<'de> for Explodes {
 #[cfg(feature = "redb")]
 impl keypath_store::Item for Explodes {
     const TYPE: &'static str = "explodes";
-    fn key_path(&self) -> Result<KeyPath, keypath::PathError> {
+    fn key_path(&self) -> Result<KeyPath, keypath::path::PathError> {
         KeyPath::new().push("explodes", self.id)
     }
 }

@@ -223,6 +223,13 @@ impl I65 {
     /// assert_eq!(out, [0x06, 0xFE, 0xFF]);
     /// ```
     pub fn encode_into(self, out: &mut Vec<u8>) {
+        let (buf, start) = self.encoded();
+        out.extend_from_slice(&buf[start..]);
+    }
+
+    /// The encoding as the bytes of a buffer from an offset on.
+    #[inline]
+    pub(crate) fn encoded(self) -> ([u8; MAX_ENCODED_LEN], usize) {
         let k = self.magnitude_len();
         let negative_or_zero = self.negative || self.magnitude == 0;
         // Sort byte and big-endian magnitude in one 9-byte buffer, written with one copy.
@@ -234,7 +241,7 @@ impl I65 {
         let mut buf = [0u8; MAX_ENCODED_LEN];
         buf[1..].copy_from_slice(&magnitude.to_be_bytes());
         buf[8 - k] = self.sort_byte();
-        out.extend_from_slice(&buf[8 - k..]);
+        (buf, 8 - k)
     }
 
     /// The encoding as a new vector.

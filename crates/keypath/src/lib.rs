@@ -5,9 +5,10 @@
 //! order: integers numerically (negatives first), strings by UTF-8, parents before children.
 //!
 //! Contents:
-//! - [`KeyPath`]: typed key paths (`/user-1/post-42`) with a text form and a binary form whose
-//!   byte order is their logical order; [`KeyRange`] for prefix and range queries. The
-//!   format is specified in `docs/FORMAT.md`.
+//! - [`path`]: typed key paths (`/user-1/post-42`). A [`KeyPath`] holds its binary form,
+//!   whose byte order is its logical order, and has a text form; [`KeyPathRef`] views encoded
+//!   bytes without allocating; [`KeyRange`] gives prefix and range queries. The format is
+//!   specified in `docs/FORMAT.md`.
 //! - [`I65`]: the sort-byte integer encoding every format shares.
 #![cfg_attr(
     feature = "serde",
@@ -35,7 +36,7 @@
 extern crate self as keypath;
 
 mod int;
-mod path;
+pub mod path;
 
 #[cfg(feature = "serde")]
 pub mod codec;
@@ -48,10 +49,7 @@ pub mod strkey;
 pub mod time;
 
 pub use int::{IntDecodeError, IntRangeError, I65};
-pub use path::{
-    Component, DecodeError, DecodeErrorKind, Id, IdType, KeyPath, KeyRange, ParseError,
-    ParseErrorKind, PathError, SegmentSpan,
-};
+pub use path::{Id, KeyPath, KeyPathRef, KeyRange};
 
 /// Named byte constants of the formats, each defined once, one module per format.
 pub mod consts {

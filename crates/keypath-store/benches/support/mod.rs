@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use keypath::{KeyPath, PathError};
+use keypath::{path::PathError, KeyPath};
 use keypath_store::backend::redb::RedbBackend;
 use keypath_store::{Index, Item, Store};
 use redb::{Database, ReadableDatabase, TableDefinition};

@@ -33,7 +33,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::ops::Bound;
 
-use keypath::{Id, KeyPath, PathError};
+use keypath::path::{IdRef, PathError};
+use keypath::{Id, KeyPath};
 
 use crate::backend::{Backend, BackendError, Key, Record};
 use crate::{Item, PutMode, Query, Store, StoreError};
@@ -202,8 +203,8 @@ impl Model {
     }
 
     fn owner_of(k: &KeyPath) -> u64 {
-        match k.components()[0].id() {
-            Some(Id::Int(i)) => i.to_i128() as u64,
+        match k.segments().next().and_then(|c| c.id()) {
+            Some(IdRef::Int(i)) => i.to_i128() as u64,
             other => panic!("model: unexpected group ID {other:?}"),
         }
     }
@@ -318,8 +319,8 @@ impl Model {
                             },
                             None => Ticket {
                                 owner: Self::owner_of(k),
-                                id: match k.components()[1].id() {
-                                    Some(Id::Int(i)) => i.to_i128() as i64,
+                                id: match k.segments().nth(1).and_then(|c| c.id()) {
+                                    Some(IdRef::Int(i)) => i.to_i128() as i64,
                                     other => panic!("model: unexpected ticket ID {other:?}"),
                                 },
                                 updated_at: 0,
@@ -690,10 +691,10 @@ impl Model {
                 // Entry sort key: the encoding of the index path after its group with each
                 // 00 byte followed by ff, then 00 00, then the item path's encoding; the
                 // value is one byte.
-                let comps = path.components();
+                let comps: Vec<_> = path.segments().collect();
                 let mut rest = KeyPath::new();
                 for c in &comps[1..] {
-                    let id = c.id().expect("index components have IDs").clone();
+                    let id = c.id().expect("index components have IDs").to_id();
                     rest = rest.push(c.namespace(), id).expect("valid");
                 }
                 let mut sort = Vec::new();
@@ -712,7 +713,7 @@ impl Model {
                 let group = KeyPath::new()
                     .push(
                         comps[0].namespace(),
-                        comps[0].id().expect("group ID").clone(),
+                        comps[0].id().expect("group ID").to_id(),
                     )
                     .expect("valid");
                 out.insert(

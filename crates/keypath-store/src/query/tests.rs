@@ -9,7 +9,7 @@ use super::Query;
 pub(crate) fn id_bytes(id: &Id) -> Vec<u8> {
     let path = KeyPath::new().push("x", id.clone()).unwrap();
     let bytes = path.encode();
-    let spans = KeyPath::segment_spans(&bytes).unwrap();
+    let spans = keypath::KeyPathRef::decode(&bytes).unwrap().segment_spans();
     bytes[spans[1].range.clone()].to_vec()
 }
 
@@ -90,7 +90,7 @@ fn any_query() -> impl Strategy<Value = Query> {
             let mut prefix = g().join(&rest).unwrap();
             if open {
                 // A namespace-only last component: every ID of that namespace.
-                let ns = prefix.components().last().unwrap().namespace().to_owned();
+                let ns = prefix.segments().last().unwrap().namespace().to_owned();
                 prefix = prefix.parent().unwrap().push_namespace(&ns).unwrap();
             }
             Query::prefix(&prefix).unwrap()

@@ -193,7 +193,7 @@ impl<B: Backend> Store<B> {
     /// another type, as [`Store::list`] does).
     ///
     /// ```
-    /// # use keypath::{KeyPath, PathError};
+    /// # use keypath::{path::PathError, KeyPath};
     /// # use keypath_store::{Index, Item, Query, Store, StoreError, backend::memory::MemoryBackend};
     /// #[derive(serde::Serialize, serde::Deserialize)]
     /// struct Ticket { id: u64, updated_at: u64 }

@@ -385,7 +385,7 @@ pub(crate) fn entry_key(
     let (group, rest) = index_path
         .group_parts()
         .map_err(|e| invalid(e.to_string()))?;
-    if rest.components().iter().any(|c| c.id().is_none()) {
+    if rest.segments().any(|c| c.id_type().is_none()) {
         return Err(invalid(
             "every component of an index key path needs an ID".to_owned(),
         ));
@@ -439,7 +439,7 @@ impl<B: Backend> Store<B> {
     /// Inserts or replaces an item; returns its new version.
     ///
     /// ```
-    /// # use keypath::{KeyPath, PathError};
+    /// # use keypath::{path::PathError, KeyPath};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
     /// # impl keypath_store::Item for User {
     /// #     const TYPE: &'static str = "user";
@@ -458,7 +458,7 @@ impl<B: Backend> Store<B> {
     /// Puts an item with a [`PutMode`]; returns its new version.
     ///
     /// ```
-    /// # use keypath::{KeyPath, PathError};
+    /// # use keypath::{path::PathError, KeyPath};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
     /// # impl keypath_store::Item for User {
     /// #     const TYPE: &'static str = "user";
@@ -602,7 +602,7 @@ impl<B: Backend> Store<B> {
     /// again. Returns the written item, or `None` if it was deleted or stayed absent.
     ///
     /// ```
-    /// # use keypath::{KeyPath, PathError};
+    /// # use keypath::{path::PathError, KeyPath};
     /// # #[derive(serde::Serialize, serde::Deserialize, Default)] struct Counter { id: u64, n: u64 }
     /// # impl keypath_store::Item for Counter {
     /// #     const TYPE: &'static str = "counter";

@@ -1,7 +1,7 @@
 //! Shared test item types and helpers.
 #![allow(dead_code)]
 
-use keypath::{KeyPath, PathError};
+use keypath::{path::PathError, KeyPath};
 use keypath_store::{Index, Item};
 use serde::{Deserialize, Serialize};
 

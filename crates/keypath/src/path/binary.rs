@@ -13,11 +13,10 @@
 //! one segment count fits, and the segment section is found without scanning it (integer and
 //! UUID segments may contain `00` and `01` bytes).
 
-use std::fmt;
-
-use super::escape::{self, UnescapeError, BYTES_MARKER, EMPTY_STRING};
-use super::id::Id;
-use super::{Component, KeyPath, Namespace};
+use super::escape::{self, BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET};
+use super::id::{Id, IdType};
+use super::namespace;
+use super::view::KeyPathRef;
 use crate::int::{IntDecodeError, I65};
 
 /// Separates segments (a namespace from its ID, and one component from the next).
@@ -36,10 +35,8 @@ pub const TYPE_BYTES: u8 = 3;
 pub const TYPE_UUID: u8 = 4;
 /// Bits of a metadata varint that hold the type; the rest hold the length.
 pub const TYPE_BITS: u32 = 3;
-const TYPE_MASK: u64 = (1 << TYPE_BITS) - 1;
+pub(crate) const TYPE_MASK: u64 = (1 << TYPE_BITS) - 1;
 const VARINT_MAX_LEN: usize = 10;
-/// Segments whose metadata the encoder keeps on the stack.
-const INLINE_SEGMENTS: usize = 32;
 
 /// Where and why bytes are not a valid key path encoding.
 ///
@@ -58,7 +55,7 @@ pub struct DecodeError {
 ///
 /// ```
 /// let err = keypath::KeyPath::decode(&[]).unwrap_err();
-/// assert_eq!(err.kind(), &keypath::DecodeErrorKind::Empty);
+/// assert_eq!(err.kind(), &keypath::path::DecodeErrorKind::Empty);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -129,19 +126,11 @@ impl DecodeError {
     ///
     /// ```
     /// let err = keypath::KeyPath::decode(&[0x01]).unwrap_err();
-    /// assert!(matches!(err.kind(), keypath::DecodeErrorKind::Metadata(_)));
+    /// assert!(matches!(err.kind(), keypath::path::DecodeErrorKind::Metadata(_)));
     /// ```
     pub fn kind(&self) -> &DecodeErrorKind {
         &self.kind
     }
-}
-
-/// One segment as the decoder sees it: where it is, how long, and its type code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SegmentInfo {
-    pub(crate) offset: usize,
-    pub(crate) len: usize,
-    pub(crate) type_code: u8,
 }
 
 /// The type code of an ID, as its segment's metadata carries it.
@@ -154,14 +143,14 @@ pub(crate) fn id_type_code(id: &Id) -> u8 {
     }
 }
 
-/// Encoded length of an ID segment.
-pub(crate) fn id_len(id: &Id) -> usize {
-    match id {
-        Id::Int(v) => v.encoded_len(),
-        Id::Str(s) if s.is_empty() => 1,
-        Id::Str(s) => escape::escaped_len(s.as_bytes()),
-        Id::Bytes(b) => 1 + escape::escaped_len(b),
-        Id::Uuid(_) => 16,
+/// The ID type of a segment type code, `None` for a namespace (or a code no segment has).
+pub(crate) fn id_type_of(type_code: u8) -> Option<IdType> {
+    match type_code {
+        TYPE_INT => Some(IdType::Int),
+        TYPE_STRING => Some(IdType::Str),
+        TYPE_BYTES => Some(IdType::Bytes),
+        TYPE_UUID => Some(IdType::Uuid),
+        _ => None,
     }
 }
 
@@ -179,16 +168,7 @@ pub(crate) fn encode_id(id: &Id, out: &mut Vec<u8>) {
     }
 }
 
-fn varint_len(mut v: u64) -> usize {
-    let mut n = 1;
-    while v >= 0x80 {
-        v >>= 7;
-        n += 1;
-    }
-    n
-}
-
-fn encode_varint(mut v: u64, out: &mut Vec<u8>) {
+pub(crate) fn encode_varint(mut v: u64, out: &mut Vec<u8>) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -196,222 +176,130 @@ fn encode_varint(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
-fn meta(len: usize, type_code: u8) -> u64 {
+/// The metadata value of a segment: `(len << 3) | type`.
+pub(crate) fn meta(len: usize, type_code: u8) -> u64 {
     ((len as u64) << TYPE_BITS) | u64::from(type_code)
 }
 
-/// The binary form of `components` as a new vector.
-pub(crate) fn encode_components(components: &[Component]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(encoded_len(components));
-    encode_components_into(components, &mut out);
-    out
+/// The layout of an encoding: [`scan_metadata`], else [`find_metadata`].
+#[inline]
+pub(crate) fn find_layout(bytes: &[u8]) -> Result<Layout, DecodeError> {
+    match scan_metadata(bytes, None) {
+        Some(layout) => Ok(layout),
+        None => find_metadata(bytes),
+    }
 }
 
-/// Appends the binary form of `components` to `out`.
-pub(crate) fn encode_components_into(components: &[Component], out: &mut Vec<u8>) {
-    // One pass over the segments records their metadata; paths longer than the stack
-    // buffer (rare) recompute it in a second pass.
-    let mut metas = [0u64; INLINE_SEGMENTS];
-    let mut count = 0;
-    for (i, c) in components.iter().enumerate() {
-        if i > 0 {
-            out.push(SEPARATOR);
+/// Segments the fast paths keep the metadata of on the stack.
+pub(crate) const FAST_SEGMENTS: usize = 32;
+
+/// [`find_metadata`] for the common shape, in one backward pass that also keeps each
+/// segment's metadata value in `metas` if given (last segment first; then at most
+/// [`FAST_SEGMENTS`] segments): every varint at most 3 bytes long (segments shorter than 256 KiB), the byte
+/// before the metadata the terminator. `None` for anything else, which [`find_metadata`]
+/// then reads (or reports) in full; where this finds a layout, [`find_metadata`] finds the
+/// same one (a property test compares them).
+#[inline]
+pub(crate) fn scan_metadata(
+    bytes: &[u8],
+    mut metas: Option<&mut [u32; FAST_SEGMENTS]>,
+) -> Option<Layout> {
+    let total = bytes.len();
+    if bytes == [TERMINATOR] {
+        return Some(Layout {
+            count: 0,
+            metadata_start: 1,
+        }); // the empty path
+    }
+    let (mut seg_bytes, mut count, mut end) = (0usize, 0usize, total);
+    loop {
+        // One varint, read backwards: its last byte has the high bit clear, the bytes
+        // before it that have it set are its earlier bytes.
+        let last = *bytes.get(end.checked_sub(1)?)?;
+        if last & 0x80 != 0 {
+            return None;
         }
-        out.extend_from_slice(c.namespace.as_bytes());
-        if let Some(m) = metas.get_mut(count) {
-            *m = meta(c.namespace.len(), TYPE_NAMESPACE);
+        let mut start = end - 1;
+        let mut value = u32::from(last);
+        while let Some(&b) = bytes.get(start.wrapping_sub(1)) {
+            if b & 0x80 == 0 {
+                break;
+            }
+            if end - start == 3 {
+                return None; // a longer varint: the full reader decides
+            }
+            start -= 1;
+            value = (value << 7) | u32::from(b & 0x7F);
+        }
+        if end - start > 1 && last == 0 {
+            return None; // overlong
+        }
+        if let Some(metas) = metas.as_deref_mut() {
+            *metas.get_mut(count)? = value;
         }
         count += 1;
-        if let Some(id) = &c.id {
-            out.push(SEPARATOR);
-            let start = out.len();
-            encode_id(id, out);
-            if let Some(m) = metas.get_mut(count) {
-                *m = meta(out.len() - start, id_type_code(id));
-            }
-            count += 1;
+        seg_bytes += (value >> TYPE_BITS) as usize;
+        // segments + (count - 1) separators + terminator + metadata
+        let needed = seg_bytes + count + (total - start);
+        if needed >= total {
+            let terminated = start > 0 && bytes[start - 1] == TERMINATOR;
+            return (needed == total && terminated).then_some(Layout {
+                count,
+                metadata_start: start,
+            });
         }
-    }
-    out.push(TERMINATOR);
-    if count <= INLINE_SEGMENTS {
-        for &m in &metas[..count] {
-            encode_varint(m, out);
-        }
-    } else {
-        for c in components {
-            encode_varint(meta(c.namespace.len(), TYPE_NAMESPACE), out);
-            if let Some(id) = &c.id {
-                encode_varint(meta(id_len(id), id_type_code(id)), out);
-            }
-        }
+        end = start;
     }
 }
 
-/// Length of the binary form of `components`.
-fn encoded_len(components: &[Component]) -> usize {
-    let mut len = 1; // terminator
-    for (i, c) in components.iter().enumerate() {
-        let ns = c.namespace.len();
-        len += ns + varint_len(meta(ns, TYPE_NAMESPACE)) + usize::from(i > 0);
-        if let Some(id) = &c.id {
-            let n = id_len(id);
-            len += 1 + n + varint_len(meta(n, id_type_code(id)));
+/// [`validate`] without errors, for the common shape (see [`scan_metadata`]): `None` for
+/// anything it does not accept, which [`validate_checked`] then decides and reports. Accepts
+/// only what [`validate_checked`] accepts (a property test compares them).
+#[inline]
+pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
+    let mut metas = [0u32; FAST_SEGMENTS];
+    let layout = scan_metadata(bytes, Some(&mut metas))?;
+    let mut offset = 0;
+    let mut is_namespace = true;
+    for i in (0..layout.count).rev() {
+        let m = metas[i];
+        let len = (m >> TYPE_BITS) as usize;
+        let type_code = (m & TYPE_MASK as u32) as u8;
+        let end = offset + len;
+        let expected = if i == 0 { TERMINATOR } else { SEPARATOR };
+        if *bytes.get(end)? != expected {
+            return None;
         }
-    }
-    len
-}
-
-impl KeyPath {
-    /// The binary form as a new vector. Its byte order is the order of [`KeyPath`].
-    ///
-    /// ```
-    /// let path: keypath::KeyPath = "/post-1234".parse().unwrap();
-    /// assert_eq!(path.encode(), [0x70, 0x6F, 0x73, 0x74, 0x01, 0x09, 0x04, 0xD2, 0x00, 0x20, 0x19]);
-    /// ```
-    pub fn encode(&self) -> Vec<u8> {
-        encode_components(&self.components)
-    }
-
-    /// Appends the binary form to `out`; allocates nothing when `out` has the capacity.
-    ///
-    /// ```
-    /// let path: keypath::KeyPath = "/a-1".parse().unwrap();
-    /// let mut buf = Vec::with_capacity(64);
-    /// path.encode_into(&mut buf);
-    /// assert_eq!(buf, path.encode());
-    /// ```
-    pub fn encode_into(&self, out: &mut Vec<u8>) {
-        encode_components_into(&self.components, out);
-    }
-
-    /// Length of the binary form in bytes.
-    ///
-    /// ```
-    /// let path: keypath::KeyPath =
-    ///     "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42"
-    ///         .parse()
-    ///         .unwrap();
-    /// assert_eq!(path.encoded_len(), 63);
-    /// ```
-    pub fn encoded_len(&self) -> usize {
-        encoded_len(&self.components)
-    }
-
-    /// Appends the segment section: segments joined by [`SEPARATOR`], no terminator.
-    pub(crate) fn encode_segments(&self, out: &mut Vec<u8>) {
-        for (i, c) in self.components.iter().enumerate() {
-            if i > 0 {
-                out.push(SEPARATOR);
+        let content = bytes.get(offset..end)?;
+        let ok = if is_namespace {
+            type_code == TYPE_NAMESPACE && namespace::is_valid(content)
+        } else {
+            match type_code {
+                TYPE_INT => matches!(I65::decode(content), Ok((_, used)) if used == len),
+                TYPE_UUID => len == 16,
+                _ => validate_id(content, type_code, offset).is_ok(),
             }
-            out.extend_from_slice(c.namespace.as_bytes());
-            if let Some(id) = &c.id {
-                out.push(SEPARATOR);
-                encode_id(id, out);
-            }
-        }
-    }
-
-    /// Decodes a binary form. Only canonical encodings decode, so whatever decodes
-    /// re-encodes to the same bytes; arbitrary bytes give an error, never a panic.
-    ///
-    /// ```
-    /// use keypath::KeyPath;
-    /// let path: KeyPath = "/user-1/post-hello/blob-~AAE".parse().unwrap();
-    /// assert_eq!(KeyPath::decode(&path.encode()).unwrap(), path);
-    /// assert!(KeyPath::decode(b"not a key").is_err());
-    /// ```
-    pub fn decode(bytes: &[u8]) -> Result<KeyPath, DecodeError> {
-        let layout = find_layout(bytes)?;
-        let mut components: Vec<Component> = Vec::with_capacity(layout.count.div_ceil(2));
-        decode_components(bytes, layout, &mut components)?;
-        Ok(KeyPath { components })
-    }
-
-    /// Like [`KeyPath::from_group`], with the group key already decoded: decodes only the
-    /// sort key, into one allocation, which is what listing many keys of one group needs.
-    ///
-    /// ```
-    /// use keypath::KeyPath;
-    /// let group: KeyPath = "/user-1".parse().unwrap();
-    /// let path: KeyPath = "/user-1/post-2".parse().unwrap();
-    /// let (_, sort) = path.split_group().unwrap();
-    /// assert_eq!(KeyPath::from_group_path(&group, &sort).unwrap(), path);
-    /// assert!(KeyPath::from_group_path(&"/a".parse().unwrap(), &sort).is_err());
-    /// ```
-    pub fn from_group_path(group: &KeyPath, sort: &[u8]) -> Result<KeyPath, DecodeError> {
-        let [first] = group.components.as_slice() else {
-            return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
         };
-        if first.id.is_none() {
-            return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
+        if !ok {
+            return None;
         }
-        if let Some((namespace, id)) = one_int_component(sort) {
-            let mut components: Vec<Component> = Vec::with_capacity(2);
-            push_clone(&mut components, first);
-            // Checked so the compiler knows the push cannot reallocate, and writes the
-            // component in place (see `decode_common`).
-            if components.len() < components.capacity() {
-                components.push(Component {
-                    namespace,
-                    id: Some(Id::Int(id)),
-                });
-                return Ok(KeyPath { components });
-            }
-        }
-        let layout = find_layout(sort)?;
-        let mut components: Vec<Component> = Vec::with_capacity(1 + layout.count.div_ceil(2));
-        push_clone(&mut components, first);
-        decode_components(sort, layout, &mut components)?;
-        Ok(KeyPath { components })
+        is_namespace = !is_namespace;
+        offset = end + 1;
     }
+    Some(layout)
 }
 
-/// Pushes a clone of `c` onto `components`, which has room for it. The common group
-/// component (an inline namespace and an integer or UUID ID) is copied field by field, so
-/// that the compiler writes it straight into its slot: a derived `clone` builds the copy
-/// in a temporary first and moves it in wider pieces than it was written in (a
-/// store-forwarding stall per call).
-#[inline(always)]
-fn push_clone(components: &mut Vec<Component>, c: &Component) {
-    if components.len() < components.capacity() {
-        if let Namespace::Inline { len, bytes } = &c.namespace {
-            let namespace = Namespace::inline_copy(*len, bytes);
-            match &c.id {
-                Some(Id::Int(v)) => {
-                    return components.push(Component {
-                        namespace,
-                        id: Some(Id::Int(*v)),
-                    })
-                }
-                Some(Id::Uuid(u)) => {
-                    return components.push(Component {
-                        namespace,
-                        id: Some(Id::Uuid(*u)),
-                    })
-                }
-                _ => {}
-            }
-        }
-    }
-    components.push(c.clone());
-}
-
-/// The commonest sort key of an item under its group: one namespace (valid, inline) with
-/// an integer ID, each segment shorter than 16 bytes (`post-1234` of `/user-1/post-1234`):
-/// `ns 01 int 00 meta(ns) meta(int)`. Its namespace and ID, or `None` for any other
-/// shape or anything not valid, which [`decode_components`] then decodes or reports.
-/// Accepts exactly what [`find_layout`] and [`decode_common`] accept for this shape (a
-/// property test compares them).
-#[inline(always)]
-pub(super) fn one_int_component(bytes: &[u8]) -> Option<(Namespace, I65)> {
+/// The commonest small encoding, one component with an ID, each segment shorter than 16
+/// bytes (one-byte metadata): `ns 01 id 00 meta(ns) meta(id)`, such as a group key or the
+/// sort key of an item right under its group (`post-1234`). Its layout when `bytes` has
+/// that shape and is valid, else `None` (the general path then decides and reports).
+/// Accepts only what [`validate_checked`] accepts (a property test compares them).
+#[inline]
+pub(crate) fn one_component(bytes: &[u8]) -> Option<Layout> {
     let [rest @ .., TERMINATOR, ns_meta, id_meta] = bytes else {
         return None;
     };
-    // One-byte varints (high bit clear) of the right types.
-    if (ns_meta | id_meta) & 0x80 != 0
-        || u64::from(*ns_meta) & TYPE_MASK != u64::from(TYPE_NAMESPACE)
-        || u64::from(*id_meta) & TYPE_MASK != u64::from(TYPE_INT)
-    {
+    if (ns_meta | id_meta) & 0x80 != 0 || u64::from(*ns_meta) & TYPE_MASK != 0 {
         return None;
     }
     let ns_len = usize::from(ns_meta >> TYPE_BITS);
@@ -419,237 +307,89 @@ pub(super) fn one_int_component(bytes: &[u8]) -> Option<(Namespace, I65)> {
     if ns_len + 1 + id_len != rest.len() {
         return None;
     }
-    let Some((ns, [SEPARATOR, int @ ..])) = rest.split_at_checked(ns_len) else {
+    let (ns, [SEPARATOR, id @ ..]) = rest.split_at_checked(ns_len)? else {
         return None;
     };
-    if !Namespace::fits_inline(ns) {
-        return None;
-    }
-    match I65::decode(int) {
-        Ok((value, used)) if used == id_len => {
-            Some((Namespace::inline_prefix(bytes, ns_len), value))
-        }
-        _ => None,
-    }
+    let ok = namespace::is_valid(ns)
+        && match id_meta & TYPE_MASK as u8 {
+            TYPE_INT => matches!(I65::decode(id), Ok((_, used)) if used == id_len),
+            TYPE_NAMESPACE => false,
+            other => validate_id(id, other, ns_len + 1).is_ok(),
+        };
+    ok.then_some(Layout {
+        count: 2,
+        metadata_start: bytes.len() - 2,
+    })
 }
 
-/// The layout of an encoding: [`find_metadata_common`], else [`find_metadata`].
+/// Checks that `bytes` is one canonical key path encoding, in one pass over its segments;
+/// returns its layout. Errors name the first problem and its byte offset.
 #[inline]
-fn find_layout(bytes: &[u8]) -> Result<Layout, DecodeError> {
-    match find_metadata_common(bytes) {
+pub(crate) fn validate(bytes: &[u8]) -> Result<Layout, DecodeError> {
+    match validate_fast(bytes) {
         Some(layout) => Ok(layout),
-        None => find_metadata(bytes),
+        None => validate_checked(bytes),
     }
 }
 
-/// Decodes the components of the encoding `bytes`, whose metadata is `layout`, appending
-/// them to `components`.
-fn decode_components(
-    bytes: &[u8],
-    layout: Layout,
-    components: &mut Vec<Component>,
-) -> Result<(), DecodeError> {
-    let before = components.len();
-    if decode_common(bytes, layout, components) {
-        return Ok(());
-    }
-    components.truncate(before);
-    decode_components_checked(bytes, layout, components)
-}
-
-/// The fast path of [`decode_components`] for the common shape: every segment shorter than
-/// 16 bytes (so every metadata varint is one byte) and integer IDs. Returns `false`,
-/// perhaps after appending some components, at the first thing outside that shape or not
-/// valid; [`decode_components_checked`] then decodes it again and reports what is wrong.
-/// Checks everything the checked path checks for these segments, so both accept the same
-/// inputs (a property test compares them).
-#[inline]
-pub(super) fn decode_common(bytes: &[u8], layout: Layout, components: &mut Vec<Component>) -> bool {
-    let Some(metas) = bytes.get(layout.metadata_start..) else {
-        return false;
-    };
-    if metas.len() != layout.count {
-        return false; // some varint is longer than a byte
-    }
-    // Room for every component first. Each one is then pushed only after a check that there
-    // is room (which, after this reservation, always passes), so the compiler knows the push
-    // cannot reallocate and writes the component straight into the vector. Otherwise it
-    // builds the component in a temporary that outlives the reallocation and copies it over
-    // in wider pieces than it was written in: a store-forwarding stall per component. For
-    // the same reason the ID is made only at the push, after the last check that can fail
-    // (an ID alive across a failing check is kept in memory, to be dropped there).
-    components.reserve(layout.count.div_ceil(2));
+/// [`validate`] one step at a time, with an error for whatever is wrong.
+#[cold]
+pub(crate) fn validate_checked(bytes: &[u8]) -> Result<Layout, DecodeError> {
+    let layout = find_layout(bytes)?;
     let mut offset = 0;
-    let mut metas = metas.iter();
-    while let Some(&ns_meta) = metas.next() {
-        if components.len() == components.capacity() {
-            return false;
-        }
-        // Namespace: type 0, then a separator (or the terminator if no ID follows).
-        if u64::from(ns_meta) & TYPE_MASK != u64::from(TYPE_NAMESPACE) {
-            return false;
-        }
-        let ns_len = usize::from(ns_meta >> TYPE_BITS);
-        let Some(ns) = bytes.get(offset..offset + ns_len) else {
-            return false;
+    let mut meta_at = layout.metadata_start;
+    for index in 0..layout.count {
+        // The metadata was read once already (backwards), so its varints are well formed;
+        // they are read again here forwards, which for a one-byte varint is one load.
+        let (value, used) = match bytes.get(meta_at) {
+            Some(&b) if b & 0x80 == 0 => (u64::from(b), 1),
+            _ => varint_at(bytes, meta_at)?,
         };
-        if !Namespace::fits_inline(ns) {
-            return false;
-        }
-        offset += ns_len;
-        let Some(&id_meta) = metas.as_slice().first() else {
-            // The last segment, a namespace without an ID: the terminator follows.
-            if bytes.get(offset) != Some(&TERMINATOR) {
-                return false;
-            }
-            components.push(Component {
-                namespace: Namespace::inline_unchecked(ns),
-                id: None,
-            });
-            return true;
-        };
-        if bytes.get(offset) != Some(&SEPARATOR) {
-            return false;
-        }
-        offset += 1;
-        let id_len = usize::from(id_meta >> TYPE_BITS);
-        // Anything but an integer, a namespace included (only the last component may lack an
-        // ID), is for the checked path.
-        if id_meta & TYPE_MASK as u8 != TYPE_INT {
-            return false;
-        }
-        let value = match bytes.get(offset..offset + id_len).map(I65::decode) {
-            Some(Ok((v, used))) if used == id_len => v,
-            _ => return false,
-        };
-        metas.next();
-        offset += id_len;
-        let expected = if metas.as_slice().is_empty() {
-            TERMINATOR
-        } else {
-            SEPARATOR
-        };
-        if bytes.get(offset) != Some(&expected) {
-            return false;
-        }
-        offset += 1;
-        components.push(Component {
-            namespace: Namespace::inline_unchecked(ns),
-            id: Some(Id::Int(value)),
-        });
-    }
-    true
-}
-
-/// [`decode_components`] one segment at a time, with an error for whatever is wrong.
-pub(super) fn decode_components_checked(
-    bytes: &[u8],
-    layout: Layout,
-    components: &mut Vec<Component>,
-) -> Result<(), DecodeError> {
-    let mut segments = Segments::new(bytes, layout);
-    while let Some(ns) = segments.next_segment()? {
-        let namespace = &bytes[ns.offset..ns.offset + ns.len];
-        if ns.type_code != TYPE_NAMESPACE {
+        meta_at += used;
+        let len = (value >> TYPE_BITS) as usize;
+        let type_code = (value & TYPE_MASK) as u8;
+        let end = offset + len;
+        let last = index + 1 == layout.count;
+        let expected = if last { TERMINATOR } else { SEPARATOR };
+        // find_layout checked that the lengths add up, so `end` is in bounds.
+        let found = bytes.get(end).copied().unwrap_or(TERMINATOR);
+        if found != expected {
             return Err(DecodeError::new(
-                ns.offset,
-                DecodeErrorKind::SegmentType {
-                    expected: "a namespace",
-                    found: ns.type_code,
-                },
+                end,
+                DecodeErrorKind::Separator { expected, found },
             ));
         }
-        let namespace = Namespace::from_bytes(namespace).ok_or_else(|| {
-            DecodeError::new(
-                ns.offset,
-                DecodeErrorKind::Namespace(String::from_utf8_lossy(namespace).into()),
-            )
-        })?;
-        let id = match segments.next_segment()? {
-            Some(seg) => Some(decode_id(bytes, seg)?),
-            None => None,
-        };
-        components.push(Component { namespace, id });
-    }
-    Ok(())
-}
-
-/// Where one segment of an encoding lies, as [`KeyPath::segment_spans`] reports it.
-///
-/// ```
-/// let bytes = "/a-1".parse::<keypath::KeyPath>().unwrap().encode();
-/// let spans = keypath::KeyPath::segment_spans(&bytes).unwrap();
-/// assert_eq!(spans[1].range, 2..4);
-/// assert_eq!(spans[1].id_type, Some(keypath::IdType::Int));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct SegmentSpan {
-    /// Byte range of the segment in the encoding.
-    pub range: std::ops::Range<usize>,
-    /// `None` for a namespace, else the ID's type.
-    pub id_type: Option<crate::IdType>,
-    /// Byte range of the segment's metadata varint.
-    pub metadata: std::ops::Range<usize>,
-}
-
-impl KeyPath {
-    /// The segments of a valid encoding: where each segment and its metadata varint lie.
-    /// Fails exactly when [`KeyPath::decode`] fails.
-    ///
-    /// ```
-    /// use keypath::KeyPath;
-    /// let bytes = "/post-1234".parse::<KeyPath>().unwrap().encode();
-    /// let spans = KeyPath::segment_spans(&bytes).unwrap();
-    /// assert_eq!(spans.len(), 2);
-    /// assert_eq!(&bytes[spans[1].range.clone()], [0x09, 0x04, 0xD2]);
-    /// assert_eq!(&bytes[spans[1].metadata.clone()], [0x19]);
-    /// ```
-    pub fn segment_spans(bytes: &[u8]) -> Result<Vec<SegmentSpan>, DecodeError> {
-        let path = KeyPath::decode(bytes)?;
-        let layout = find_metadata(bytes)?;
-        let mut walk = Segments::new(bytes, layout);
-        let mut segments = Vec::with_capacity(layout.count);
-        while let Some(seg) = walk.next_segment()? {
-            segments.push(seg);
-        }
-        let mut meta_at = layout.metadata_start;
-        let ids = path
-            .components
-            .iter()
-            .flat_map(|c| [None, c.id.as_ref().map(Id::id_type)]);
-        Ok(segments
-            .iter()
-            .zip(ids)
-            .map(|(seg, id_type)| {
-                let meta_len = varint_len(meta(seg.len, seg.type_code));
-                meta_at += meta_len;
-                SegmentSpan {
-                    range: seg.offset..seg.offset + seg.len,
-                    id_type,
-                    metadata: meta_at - meta_len..meta_at,
-                }
-            })
-            .collect())
-    }
-}
-
-/// Decodes one ID segment.
-pub(crate) fn decode_id(bytes: &[u8], seg: SegmentInfo) -> Result<Id, DecodeError> {
-    let content = &bytes[seg.offset..seg.offset + seg.len];
-    let at = |pos: usize, kind| DecodeError::new(seg.offset + pos, kind);
-    let unescape = |content: &[u8], base: usize| {
-        escape::unescape(content).map_err(|e| match e {
-            UnescapeError::UnescapedByte(pos, b) => at(base + pos, DecodeErrorKind::Escape(b)),
-            UnescapeError::BadEscape(pos) => {
-                let found = content.get(pos + 1).copied().unwrap_or(content[pos]);
-                at(base + pos, DecodeErrorKind::Escape(found))
+        let content = &bytes[offset..end];
+        if index % 2 == 0 {
+            if type_code != TYPE_NAMESPACE {
+                return Err(DecodeError::new(
+                    offset,
+                    DecodeErrorKind::SegmentType {
+                        expected: "a namespace",
+                        found: type_code,
+                    },
+                ));
             }
-        })
-    };
-    match seg.type_code {
+            if !namespace::is_valid(content) {
+                return Err(DecodeError::new(
+                    offset,
+                    DecodeErrorKind::Namespace(String::from_utf8_lossy(content).into()),
+                ));
+            }
+        } else {
+            validate_id(content, type_code, offset)?;
+        }
+        offset = end + 1;
+    }
+    Ok(layout)
+}
+
+/// Checks one ID segment, `content` at `offset`, of type `type_code`.
+fn validate_id(content: &[u8], type_code: u8, offset: usize) -> Result<(), DecodeError> {
+    let at = |pos: usize, kind| DecodeError::new(offset + pos, kind);
+    match type_code {
         TYPE_INT => match I65::decode(content) {
-            Ok((v, used)) if used == content.len() => Ok(Id::Int(v)),
+            Ok((_, used)) if used == content.len() => Ok(()),
             Ok(_) => Err(at(
                 0,
                 DecodeErrorKind::Metadata("an integer shorter than its segment"),
@@ -658,27 +398,30 @@ pub(crate) fn decode_id(bytes: &[u8], seg: SegmentInfo) -> Result<Id, DecodeErro
         },
         TYPE_STRING => {
             if content == [EMPTY_STRING] {
-                return Ok(Id::Str(String::new()));
+                return Ok(());
             }
-            let raw = unescape(content, 0)?;
-            if raw.is_empty() {
+            check_escapes(content).map_err(|(pos, b)| at(pos, DecodeErrorKind::Escape(b)))?;
+            if content.is_empty() {
                 return Err(at(0, DecodeErrorKind::Metadata("an empty string segment")));
             }
-            String::from_utf8(raw)
-                .map(Id::Str)
-                .map_err(|_| at(0, DecodeErrorKind::Utf8))
+            if escaped_is_utf8(content) {
+                Ok(())
+            } else {
+                Err(at(0, DecodeErrorKind::Utf8))
+            }
         }
         TYPE_BYTES => match content.split_first() {
-            Some((&BYTES_MARKER, rest)) => unescape(rest, 1).map(Id::Bytes),
+            Some((&BYTES_MARKER, rest)) => {
+                check_escapes(rest).map_err(|(pos, b)| at(1 + pos, DecodeErrorKind::Escape(b)))
+            }
             Some((&b, _)) => Err(at(0, DecodeErrorKind::BytesMarker(format!("0x{b:02X}")))),
             None => Err(at(
                 0,
                 DecodeErrorKind::BytesMarker("an empty segment".into()),
             )),
         },
-        TYPE_UUID => <[u8; 16]>::try_from(content)
-            .map(Id::Uuid)
-            .map_err(|_| at(0, DecodeErrorKind::UuidLength(content.len()))),
+        TYPE_UUID if content.len() == 16 => Ok(()),
+        TYPE_UUID => Err(at(0, DecodeErrorKind::UuidLength(content.len()))),
         other => Err(at(
             0,
             DecodeErrorKind::SegmentType {
@@ -686,6 +429,158 @@ pub(crate) fn decode_id(bytes: &[u8], seg: SegmentInfo) -> Result<Id, DecodeErro
                 found: other,
             },
         )),
+    }
+}
+
+/// Checks that `escaped` is what [`escape::escape_into`] writes: every byte `<= 0x10` is an
+/// escape followed by a byte in `0x02..=0x12`. The error is the offset of the bad byte (of
+/// the escape, for a bad escape) and the byte to report.
+fn check_escapes(escaped: &[u8]) -> Result<(), (usize, u8)> {
+    let mut i = 0;
+    while let Some(pos) = escaped[i..].iter().position(|&b| b <= ESCAPE) {
+        let at = i + pos;
+        let b = escaped[at];
+        if b < ESCAPE {
+            return Err((at, b));
+        }
+        match escaped.get(at + 1) {
+            Some(&e) if (ESCAPE_OFFSET..=ESCAPE_MAX_RAW + ESCAPE_OFFSET).contains(&e) => {
+                i = at + 2;
+            }
+            Some(&e) => return Err((at, e)),
+            None => return Err((at, b)),
+        }
+    }
+    Ok(())
+}
+
+/// Whether the raw text of `escaped` (whose escapes [`check_escapes`] accepted) is UTF-8.
+/// Escapes stand for ASCII characters, so it is exactly when every run between them is.
+fn escaped_is_utf8(escaped: &[u8]) -> bool {
+    let mut rest = escaped;
+    loop {
+        let end = rest.iter().position(|&b| b == ESCAPE).unwrap_or(rest.len());
+        if std::str::from_utf8(&rest[..end]).is_err() {
+            return false;
+        }
+        match rest.get(end + 2..) {
+            Some(after) => rest = after,
+            None => return true,
+        }
+    }
+}
+
+/// One segment of a valid encoding: where it is, how long, its type code, and where its
+/// metadata varint is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Seg {
+    pub(crate) offset: usize,
+    pub(crate) len: usize,
+    pub(crate) type_code: u8,
+    pub(crate) meta_start: usize,
+    pub(crate) meta_end: usize,
+}
+
+impl Seg {
+    /// The segment's bytes in `bytes`.
+    pub(crate) fn content(self, bytes: &[u8]) -> &[u8] {
+        bytes
+            .get(self.offset..self.offset + self.len)
+            .unwrap_or_default()
+    }
+}
+
+/// The segments of a valid encoding, in order.
+#[derive(Debug, Clone)]
+pub(crate) struct Walk<'a> {
+    bytes: &'a [u8],
+    offset: usize,
+    meta_at: usize,
+}
+
+impl<'a> Walk<'a> {
+    /// Walks `bytes`, a valid encoding whose metadata starts at `metadata_start`.
+    pub(crate) fn with_layout(bytes: &'a [u8], metadata_start: usize) -> Walk<'a> {
+        Walk {
+            bytes,
+            offset: 0,
+            meta_at: metadata_start,
+        }
+    }
+
+    /// Walks `bytes`, a valid encoding.
+    pub(crate) fn new(bytes: &'a [u8]) -> Walk<'a> {
+        // A valid encoding always has a layout; were it not valid, nothing is walked.
+        let start = find_layout(bytes).map_or(bytes.len(), |l| l.metadata_start);
+        Walk::with_layout(bytes, start)
+    }
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Seg;
+
+    #[inline]
+    fn next(&mut self) -> Option<Seg> {
+        let &first = self.bytes.get(self.meta_at)?;
+        let (value, used) = if first & 0x80 == 0 {
+            (u64::from(first), 1)
+        } else {
+            varint_at(self.bytes, self.meta_at).ok()?
+        };
+        let seg = Seg {
+            offset: self.offset,
+            len: (value >> TYPE_BITS) as usize,
+            type_code: (value & TYPE_MASK) as u8,
+            meta_start: self.meta_at,
+            meta_end: self.meta_at + used,
+        };
+        self.meta_at += used;
+        self.offset += seg.len + 1;
+        Some(seg)
+    }
+}
+
+impl std::iter::FusedIterator for Walk<'_> {}
+
+/// Where one segment of an encoding lies, as [`KeyPathRef::segment_spans`] reports it.
+///
+/// ```
+/// use keypath::{KeyPath, path::IdType};
+/// let path: KeyPath = "/a-1".parse().unwrap();
+/// let spans = path.as_path_ref().segment_spans();
+/// assert_eq!(spans[1].range, 2..4);
+/// assert_eq!(spans[1].id_type, Some(IdType::Int));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SegmentSpan {
+    /// Byte range of the segment in the encoding.
+    pub range: std::ops::Range<usize>,
+    /// `None` for a namespace, else the ID's type.
+    pub id_type: Option<IdType>,
+    /// Byte range of the segment's metadata varint.
+    pub metadata: std::ops::Range<usize>,
+}
+
+impl<'a> KeyPathRef<'a> {
+    /// The segments of the encoding: where each segment and its metadata varint lie.
+    ///
+    /// ```
+    /// use keypath::{KeyPath, KeyPathRef};
+    /// let bytes = "/post-1234".parse::<KeyPath>().unwrap().encode();
+    /// let spans = KeyPathRef::decode(&bytes).unwrap().segment_spans();
+    /// assert_eq!(spans.len(), 2);
+    /// assert_eq!(&bytes[spans[1].range.clone()], [0x09, 0x04, 0xD2]);
+    /// assert_eq!(&bytes[spans[1].metadata.clone()], [0x19]);
+    /// ```
+    pub fn segment_spans(self) -> Vec<SegmentSpan> {
+        Walk::new(self.as_bytes())
+            .map(|seg| SegmentSpan {
+                range: seg.offset..seg.offset + seg.len,
+                id_type: id_type_of(seg.type_code),
+                metadata: seg.meta_start..seg.meta_end,
+            })
+            .collect()
     }
 }
 
@@ -747,42 +642,6 @@ pub(crate) struct Layout {
     pub(crate) metadata_start: usize,
 }
 
-/// [`find_metadata`] for the common shape: every metadata varint one byte long (every
-/// segment shorter than 16 bytes) and the byte before the metadata the terminator. `None`
-/// for anything else, which [`find_metadata`] then reads (or reports) in full; where this
-/// finds a layout, [`find_metadata`] finds the same one (a property test compares them).
-#[inline]
-pub(crate) fn find_metadata_common(bytes: &[u8]) -> Option<Layout> {
-    if bytes == [TERMINATOR] {
-        return Some(Layout {
-            count: 0,
-            metadata_start: 1,
-        }); // the empty path
-    }
-    let total = bytes.len();
-    let (mut seg_bytes, mut count, mut start) = (0usize, 0usize, total);
-    loop {
-        // A one-byte varint: its high bit clear, and the byte before it too (that byte is
-        // the next varint, or the terminator).
-        let &meta = bytes.get(start.checked_sub(1)?)?;
-        if meta & 0x80 != 0 {
-            return None;
-        }
-        start -= 1;
-        count += 1;
-        seg_bytes += usize::from(meta >> TYPE_BITS);
-        // segments + (count - 1) separators + terminator + count one-byte varints
-        let needed = seg_bytes + 2 * count;
-        if needed >= total {
-            let terminated = start > 0 && bytes[start - 1] == TERMINATOR;
-            return (needed == total && terminated).then_some(Layout {
-                count,
-                metadata_start: start,
-            });
-        }
-    }
-}
-
 /// Finds the metadata by reading varints backwards from the end until the segment lengths,
 /// separators, terminator and metadata account for every byte (see the module docs).
 pub(crate) fn find_metadata(bytes: &[u8]) -> Result<Layout, DecodeError> {
@@ -818,63 +677,5 @@ pub(crate) fn find_metadata(bytes: &[u8]) -> Result<Layout, DecodeError> {
             ));
         }
         end = start;
-    }
-}
-
-/// Walks the segments of an encoding in order, reading their metadata forwards and checking
-/// the separator or terminator after each.
-pub(crate) struct Segments<'a> {
-    bytes: &'a [u8],
-    layout: Layout,
-    index: usize,
-    offset: usize,
-    meta_at: usize,
-}
-
-impl<'a> Segments<'a> {
-    pub(crate) fn new(bytes: &'a [u8], layout: Layout) -> Segments<'a> {
-        Segments {
-            bytes,
-            layout,
-            index: 0,
-            offset: 0,
-            meta_at: layout.metadata_start,
-        }
-    }
-
-    pub(crate) fn next_segment(&mut self) -> Result<Option<SegmentInfo>, DecodeError> {
-        if self.index == self.layout.count {
-            return Ok(None);
-        }
-        let (value, used) = varint_at(self.bytes, self.meta_at)?;
-        self.meta_at += used;
-        // find_metadata checked that the lengths add up, so the segment is in bounds.
-        let seg = SegmentInfo {
-            offset: self.offset,
-            len: (value >> TYPE_BITS) as usize,
-            type_code: (value & TYPE_MASK) as u8,
-        };
-        self.index += 1;
-        self.offset += seg.len;
-        let expected = if self.index == self.layout.count {
-            TERMINATOR
-        } else {
-            SEPARATOR
-        };
-        let found = self.bytes[self.offset];
-        if found != expected {
-            return Err(DecodeError::new(
-                self.offset,
-                DecodeErrorKind::Separator { expected, found },
-            ));
-        }
-        self.offset += 1;
-        Ok(Some(seg))
-    }
-}
-
-impl fmt::Debug for KeyPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "KeyPath({self})")
     }
 }

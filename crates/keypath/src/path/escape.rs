@@ -25,25 +25,32 @@ pub const EMPTY_STRING: u8 = ESCAPE;
 /// First byte of every byte-string ID: sorts after every string (UTF-8 never has `0xFF`).
 pub const BYTES_MARKER: u8 = 0xFF;
 
+/// Where escaped content (and the rest of an encoding) is written.
+pub(crate) trait Sink {
+    /// Appends `bytes`.
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
 /// Appends the escaped form of `raw`.
-pub(crate) fn escape_into(raw: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn escape_into(raw: &[u8], out: &mut impl Sink) {
     if raw.iter().all(|&b| b > ESCAPE_MAX_RAW) {
-        out.extend_from_slice(raw); // the common case: nothing to escape
+        out.put(raw); // the common case: nothing to escape
         return;
     }
     let mut rest = raw;
     while let Some(pos) = rest.iter().position(|&b| b <= ESCAPE_MAX_RAW) {
-        out.extend_from_slice(&rest[..pos]);
-        out.push(ESCAPE);
-        out.push(rest[pos] + ESCAPE_OFFSET);
+        out.put(&rest[..pos]);
+        out.put(&[ESCAPE, rest[pos] + ESCAPE_OFFSET]);
         rest = &rest[pos + 1..];
     }
-    out.extend_from_slice(rest);
-}
-
-/// Length of the escaped form of `raw`.
-pub(crate) fn escaped_len(raw: &[u8]) -> usize {
-    raw.len() + raw.iter().filter(|&&b| b <= ESCAPE_MAX_RAW).count()
+    out.put(rest);
 }
 
 /// Why escaped content is malformed: the offset (within the content) of the bad byte.

@@ -1,11 +1,23 @@
 //! Key paths: typed, hierarchical keys such as
 //! `/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234`.
 //!
-//! - [`KeyPath`] is the model: a list of [`Component`]s, each a namespace and an optional
-//!   typed [`Id`] (only the last component may lack an ID).
-//! - `text.rs` is the text form (`FromStr`/`Display`), `binary.rs` the binary form whose byte
-//!   order is the logical order, `range.rs` the byte ranges for prefix and range queries, and
-//!   the format itself is specified in `docs/FORMAT.md`.
+//! - [`KeyPath`] owns a path's canonical binary encoding: the bytes are the representation,
+//!   and its order, equality and hash are the bytes'. [`KeyPathRef`] is the same borrowed
+//!   (a validated `&[u8]`, read straight out of a store's buffer without allocating).
+//! - Components are read as borrowed [`Segment`]s (a namespace and an optional [`IdRef`]);
+//!   [`Id`] is the owned ID for building paths.
+//! - `text.rs` is the text form (`FromStr`/`Display`, written from and to the bytes),
+//!   `binary.rs` validation of the binary form, `view.rs` the borrowed views, `range.rs` the
+//!   byte ranges for prefix and range queries ([`KeyRange`]); the format itself is specified
+//!   in `docs/FORMAT.md`.
+//!
+//! ```
+//! use keypath::{path::IdRef, KeyPath, KeyPathRef};
+//! let path: KeyPath = "/user-1/post-42".parse().unwrap();
+//! let view = KeyPathRef::decode(path.as_bytes()).unwrap();
+//! let ids: Vec<IdRef<'_>> = view.segments().filter_map(|s| s.id()).collect();
+//! assert_eq!(ids, [IdRef::Int(1u64.into()), IdRef::Int(42u64.into())]);
+//! ```
 
 mod binary;
 mod escape;
@@ -16,14 +28,15 @@ mod range;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod text;
+mod view;
 
 #[cfg(test)]
 mod tests;
 
 pub use binary::{DecodeError, DecodeErrorKind, SegmentSpan};
 
-/// The key path format's named bytes, re-exported from [`crate::consts`].
-pub(crate) mod consts {
+/// The key path format's named bytes (also at [`crate::consts::path`]).
+pub mod consts {
     pub use super::binary::{
         SEPARATOR, TERMINATOR, TYPE_BITS, TYPE_BYTES, TYPE_INT, TYPE_NAMESPACE, TYPE_STRING,
         TYPE_UUID,
@@ -31,52 +44,15 @@ pub(crate) mod consts {
     pub use super::escape::{BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET};
     pub use super::text::BYTES_PREFIX;
 }
-pub use id::{Id, IdType};
+pub use id::{Id, IdRef, IdType};
 pub use range::KeyRange;
 pub use text::{ParseError, ParseErrorKind};
+pub use view::{KeyPathRef, Segment, Segments};
 
 use std::convert::Infallible;
 
 use crate::int::IntRangeError;
-use namespace::Namespace;
-
-/// One `/namespace-id` step of a key path.
-///
-/// ```
-/// let path: keypath::KeyPath = "/user-7/post".parse().unwrap();
-/// let first = &path.components()[0];
-/// assert_eq!(first.namespace(), "user");
-/// assert_eq!(first.id(), Some(&keypath::Id::from(7u64)));
-/// assert_eq!(path.components()[1].id(), None);
-/// ```
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Component {
-    // Invariant: a valid namespace (see `is_valid_namespace`).
-    namespace: Namespace,
-    id: Option<Id>,
-}
-
-impl Component {
-    /// The namespace: one or more ASCII letters or `_`.
-    ///
-    /// ```
-    /// let path: keypath::KeyPath = "/user_profile-1".parse().unwrap();
-    /// assert_eq!(path.components()[0].namespace(), "user_profile");
-    /// ```
-    pub fn namespace(&self) -> &str {
-        &self.namespace
-    }
-
-    /// The ID, or `None` for a trailing namespace-only component (a prefix such as `/user-1/post`).
-    ///
-    /// ```
-    /// let path: keypath::KeyPath = "/user-abc".parse().unwrap();
-    /// assert_eq!(path.components()[0].id(), Some(&keypath::Id::from("abc")));
-    /// ```
-    pub fn id(&self) -> Option<&Id> {
-        self.id.as_ref()
-    }
-}
+use binary::{encode_id, encode_varint, id_type_code, meta, SEPARATOR, TERMINATOR, TYPE_NAMESPACE};
 
 /// A problem building a key path in code.
 ///
@@ -120,11 +96,13 @@ impl From<Infallible> for PathError {
 
 /// A typed, hierarchical key: `/namespace-id/namespace-id/...`.
 ///
-/// Its order ([`Ord`]) is the byte order of its binary encoding ([`KeyPath::encode`]):
-/// component by component, namespaces by UTF-8 bytes, a component without ID before the same
-/// namespace with any ID, integers numerically before strings, strings by UTF-8 bytes, byte IDs
-/// bytewise after strings, and a path before every path that extends it. The full rules,
-/// including UUIDs, are in `docs/FORMAT.md`.
+/// A `KeyPath` is its binary encoding ([`KeyPath::as_bytes`]): building, parsing and
+/// decoding write or check those bytes once, and encoding, comparing and hashing use them as
+/// they are. Its order ([`Ord`]) is the byte order of the encoding, which is the logical
+/// order: component by component, namespaces by UTF-8 bytes, a component without ID before
+/// the same namespace with any ID, integers numerically before strings, strings by UTF-8
+/// bytes, byte IDs bytewise after strings, and a path before every path that extends it.
+/// The full rules, including UUIDs, are in `docs/FORMAT.md`.
 ///
 /// ```
 /// use keypath::KeyPath;
@@ -132,35 +110,92 @@ impl From<Infallible> for PathError {
 /// let b: KeyPath = "/user-1/post-42".parse().unwrap();
 /// let c: KeyPath = "/user-1/post-100".parse().unwrap();
 /// assert!(a < b && b < c);
-/// assert!(a.encode() < b.encode() && b.encode() < c.encode());
+/// assert!(a.as_bytes() < b.as_bytes() && b.as_bytes() < c.as_bytes());
 ///
 /// let built = KeyPath::new().push("user", 1u64)?.push("post", 42i64)?;
 /// assert_eq!(built, b);
 /// assert_eq!(built.to_string(), "/user-1/post-42");
-/// # Ok::<(), keypath::PathError>(())
+/// # Ok::<(), keypath::path::PathError>(())
 /// ```
 ///
-/// The empty path (`KeyPath::new()`, text `/`) has no components. It is not a key of its own:
-/// it is the sort-key part of a group's root item (see [`KeyPath::split_group`]) and the
-/// starting point of the builder.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
+/// The empty path (`KeyPath::new()`, text `/`, the single byte `00`) has no components. It
+/// is not a key of its own: it is the sort-key part of a group's root item (see
+/// [`KeyPath::split_group`]) and the starting point of the builder.
+#[derive(Clone)]
 pub struct KeyPath {
-    // Invariant: every component but the last has an ID.
-    components: Vec<Component>,
+    // Invariant: one canonical encoding (see `binary::validate`).
+    repr: Repr,
 }
 
-/// [`KeyPath::starts_with`] for the paths made of `components` and `prefix`.
-pub(crate) fn starts_with_components(components: &[Component], prefix: &[Component]) -> bool {
-    prefix.len() <= components.len()
-        && prefix
-            .iter()
-            .zip(components)
-            .all(|(p, s)| p.namespace == s.namespace && (p.id.is_none() || p.id == s.id))
+/// Longest encoding a [`KeyPath`] holds inline, without a heap allocation: group keys and
+/// most item keys under a group (`/user-1/post-1234` is 21 bytes), while a `KeyPath` stays
+/// 32 bytes. Inline or not is not part of a path's value: equality, order and hash are the
+/// bytes'.
+pub(crate) const INLINE: usize = 30;
+
+/// A path's bytes: inline when short, else on the heap.
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Vec<u8>),
+}
+
+impl PartialEq for KeyPath {
+    fn eq(&self, other: &KeyPath) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for KeyPath {}
+
+impl PartialOrd for KeyPath {
+    fn partial_cmp(&self, other: &KeyPath) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for KeyPath {
+    /// The byte order of the encodings, which is the logical order (`docs/FORMAT.md`).
+    #[inline]
+    fn cmp(&self, other: &KeyPath) -> std::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+impl std::hash::Hash for KeyPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state)
+    }
+}
+
+impl Default for KeyPath {
+    fn default() -> KeyPath {
+        KeyPath::new()
+    }
 }
 
 /// Checks the namespace rule: one or more ASCII letters or `_`.
 pub(crate) fn is_valid_namespace(namespace: &str) -> bool {
     namespace::is_valid(namespace.as_bytes())
+}
+
+/// The path `head` followed by the components of `tail` (both valid encodings, `head` not
+/// ending in a namespace-only component unless `tail` is empty).
+fn concat(head: KeyPathRef<'_>, tail: KeyPathRef<'_>) -> KeyPath {
+    if tail.is_empty() || head.is_empty() {
+        let whole = if tail.is_empty() { head } else { tail };
+        return whole.to_key_path();
+    }
+    let (head_segments, head_metas) = head.sections();
+    let (tail_segments, tail_metas) = tail.sections();
+    KeyPath::from_valid_parts(&[
+        head_segments,
+        &[SEPARATOR],
+        tail_segments,
+        &[TERMINATOR],
+        head_metas,
+        tail_metas,
+    ])
 }
 
 impl KeyPath {
@@ -170,7 +205,56 @@ impl KeyPath {
     /// assert!(keypath::KeyPath::new().is_empty());
     /// ```
     pub fn new() -> KeyPath {
-        KeyPath::default()
+        KeyPath::from_valid_slice(&[TERMINATOR])
+    }
+
+    /// The path whose encoding is `bytes`, which the caller has made or validated.
+    pub(crate) fn from_valid(bytes: Vec<u8>) -> KeyPath {
+        debug_assert!(binary::validate(&bytes).is_ok(), "{bytes:02x?}");
+        KeyPath {
+            repr: Repr::Heap(bytes),
+        }
+    }
+
+    /// The path whose encoding is the concatenation of `parts`, which the caller has made
+    /// valid: written inline when short enough (no allocation), else to the heap.
+    #[inline]
+    pub(crate) fn from_valid_parts(parts: &[&[u8]]) -> KeyPath {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let repr = match u8::try_from(total) {
+            Ok(len) if total <= INLINE => {
+                let mut inline = [0u8; INLINE];
+                let mut at = 0;
+                for part in parts {
+                    // Byte by byte: the parts are short, shorter than a call to memcpy.
+                    for (slot, &b) in inline[at..].iter_mut().zip(part.iter()) {
+                        *slot = b;
+                    }
+                    at += part.len();
+                }
+                Repr::Inline { len, bytes: inline }
+            }
+            _ => Repr::Heap(parts.concat()),
+        };
+        let path = KeyPath { repr };
+        debug_assert!(binary::validate(path.as_bytes()).is_ok(), "{path:?}");
+        path
+    }
+
+    /// The path whose encoding is `bytes`, which the caller has validated: copied inline
+    /// when short enough, else to the heap.
+    #[inline]
+    pub(crate) fn from_valid_slice(bytes: &[u8]) -> KeyPath {
+        debug_assert!(binary::validate(bytes).is_ok(), "{bytes:02x?}");
+        let repr = match u8::try_from(bytes.len()) {
+            Ok(len) if bytes.len() <= INLINE => {
+                let mut inline = [0u8; INLINE];
+                inline[..bytes.len()].copy_from_slice(bytes);
+                Repr::Inline { len, bytes: inline }
+            }
+            _ => Repr::Heap(bytes.to_vec()),
+        };
+        KeyPath { repr }
     }
 
     /// Appends `/namespace-id`. The ID may be any integer type in range, `&str`/`String`,
@@ -191,7 +275,7 @@ impl KeyPath {
     ///     "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/tag-rust/blob-~AAE/delta--17"
     /// );
     /// # }
-    /// # Ok::<(), keypath::PathError>(())
+    /// # Ok::<(), keypath::path::PathError>(())
     /// ```
     pub fn push<T>(mut self, namespace: &str, id: T) -> Result<KeyPath, PathError>
     where
@@ -199,7 +283,7 @@ impl KeyPath {
         PathError: From<T::Error>,
     {
         let id = id.try_into()?;
-        self.push_component(namespace, Some(id))?;
+        self.push_component(namespace, Some(&id))?;
         Ok(self)
     }
 
@@ -209,43 +293,70 @@ impl KeyPath {
     /// ```
     /// let posts = keypath::KeyPath::new().push("user", 1u64)?.push_namespace("post")?;
     /// assert_eq!(posts.to_string(), "/user-1/post");
-    /// # Ok::<(), keypath::PathError>(())
+    /// # Ok::<(), keypath::path::PathError>(())
     /// ```
     pub fn push_namespace(mut self, namespace: &str) -> Result<KeyPath, PathError> {
         self.push_component(namespace, None)?;
         Ok(self)
     }
 
-    fn push_component(&mut self, namespace: &str, id: Option<Id>) -> Result<(), PathError> {
+    fn push_component(&mut self, namespace: &str, id: Option<&Id>) -> Result<(), PathError> {
         if !is_valid_namespace(namespace) {
             return Err(PathError::InvalidNamespace {
                 namespace: namespace.to_owned(),
             });
         }
-        if let Some(last) = self.components.last() {
-            if last.id.is_none() {
+        let view = self.as_path_ref();
+        if let Some(last) = view.segments().last() {
+            if last.id().is_none() {
                 return Err(PathError::IdRequired {
-                    previous: last.namespace.to_string(),
+                    previous: last.namespace().to_owned(),
                     namespace: namespace.to_owned(),
                 });
             }
         }
-        self.components.push(Component {
-            namespace: Namespace::new(namespace),
-            id,
+        let (segments, metas) = view.sections();
+        let mut out = Vec::with_capacity(self.as_bytes().len() + namespace.len() + 16);
+        out.extend_from_slice(segments);
+        if !segments.is_empty() {
+            out.push(SEPARATOR);
+        }
+        out.extend_from_slice(namespace.as_bytes());
+        let id_meta = id.map(|id| {
+            out.push(SEPARATOR);
+            let start = out.len();
+            encode_id(id, &mut out);
+            meta(out.len() - start, id_type_code(id))
         });
+        out.push(TERMINATOR);
+        out.extend_from_slice(metas);
+        encode_varint(meta(namespace.len(), TYPE_NAMESPACE), &mut out);
+        if let Some(m) = id_meta {
+            encode_varint(m, &mut out);
+        }
+        *self = KeyPath::from_valid_slice(&out);
         Ok(())
     }
 
-    /// The components in order.
+    /// The borrowed view of this path (free: it borrows the bytes).
+    ///
+    /// ```
+    /// let path: keypath::KeyPath = "/a-1".parse().unwrap();
+    /// assert_eq!(path.as_path_ref().to_string(), "/a-1");
+    /// ```
+    pub fn as_path_ref(&self) -> KeyPathRef<'_> {
+        KeyPathRef::new_unchecked(self.as_bytes())
+    }
+
+    /// The components in order, as borrowed [`Segment`]s.
     ///
     /// ```
     /// let path: keypath::KeyPath = "/a-1/b-2".parse().unwrap();
-    /// let names: Vec<_> = path.components().iter().map(|c| c.namespace()).collect();
+    /// let names: Vec<_> = path.segments().map(|s| s.namespace()).collect();
     /// assert_eq!(names, ["a", "b"]);
     /// ```
-    pub fn components(&self) -> &[Component] {
-        &self.components
+    pub fn segments(&self) -> Segments<'_> {
+        self.as_path_ref().segments()
     }
 
     /// Number of components.
@@ -254,7 +365,7 @@ impl KeyPath {
     /// assert_eq!("/a-1/b-2".parse::<keypath::KeyPath>().unwrap().len(), 2);
     /// ```
     pub fn len(&self) -> usize {
-        self.components.len()
+        self.as_path_ref().len()
     }
 
     /// Whether the path has no components.
@@ -263,7 +374,7 @@ impl KeyPath {
     /// assert!("/".parse::<keypath::KeyPath>().unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.components.is_empty()
+        self.as_path_ref().is_empty()
     }
 
     /// The path without its last component, or `None` for the empty path.
@@ -273,10 +384,8 @@ impl KeyPath {
     /// assert_eq!(path.parent().unwrap().to_string(), "/user-1");
     /// ```
     pub fn parent(&self) -> Option<KeyPath> {
-        let (_, rest) = self.components.split_last()?;
-        Some(KeyPath {
-            components: rest.to_vec(),
-        })
+        let n = self.len().checked_sub(1)?;
+        Some(self.as_path_ref().sub_path(0, n))
     }
 
     /// The first `n` components and the rest, as two paths (both always valid: only a
@@ -291,18 +400,12 @@ impl KeyPath {
     /// assert!(path.split_at(4).is_none());
     /// ```
     pub fn split_at(&self, n: usize) -> Option<(KeyPath, KeyPath)> {
-        if n > self.components.len() {
+        let len = self.len();
+        if n > len {
             return None;
         }
-        let (head, tail) = self.components.split_at(n);
-        Some((
-            KeyPath {
-                components: head.to_vec(),
-            },
-            KeyPath {
-                components: tail.to_vec(),
-            },
-        ))
+        let view = self.as_path_ref();
+        Some((view.sub_path(0, n), view.sub_path(n, len)))
     }
 
     /// `self` followed by the components of `tail`: `/user-1` joined with `/post-2` is
@@ -318,18 +421,15 @@ impl KeyPath {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn join(&self, tail: &KeyPath) -> Result<KeyPath, PathError> {
-        if let (Some(last), Some(next)) = (self.components.last(), tail.components.first()) {
-            if last.id.is_none() {
+        if let (Some(last), Some(next)) = (self.segments().last(), tail.segments().next()) {
+            if last.id().is_none() {
                 return Err(PathError::IdRequired {
-                    previous: last.namespace.to_string(),
-                    namespace: next.namespace.to_string(),
+                    previous: last.namespace().to_owned(),
+                    namespace: next.namespace().to_owned(),
                 });
             }
         }
-        let mut components = Vec::with_capacity(self.len() + tail.len());
-        components.extend_from_slice(&self.components);
-        components.extend_from_slice(&tail.components);
-        Ok(KeyPath { components })
+        Ok(concat(self.as_path_ref(), tail.as_path_ref()))
     }
 
     /// Whether `prefix`'s components are the first components of `self` (every path starts
@@ -344,7 +444,7 @@ impl KeyPath {
     /// assert!(!path.starts_with(&"/user-1/post-a".parse().unwrap()));
     /// ```
     pub fn starts_with(&self, prefix: &KeyPath) -> bool {
-        starts_with_components(&self.components, &prefix.components)
+        self.as_path_ref().starts_with(prefix.as_path_ref())
     }
 
     /// Splits into the group (partition) key and the sort key, as two encodings: the first
@@ -362,16 +462,11 @@ impl KeyPath {
     ///
     /// let (_, root_sort) = "/user-1".parse::<KeyPath>().unwrap().split_group()?;
     /// assert_eq!(root_sort, [0x00]);
-    /// # Ok::<(), keypath::PathError>(())
+    /// # Ok::<(), keypath::path::PathError>(())
     /// ```
     pub fn split_group(&self) -> Result<(Vec<u8>, Vec<u8>), PathError> {
-        match self.components.split_first() {
-            Some((first, rest)) if first.id.is_some() => Ok((
-                binary::encode_components(std::slice::from_ref(first)),
-                binary::encode_components(rest),
-            )),
-            _ => Err(self.no_group_key()),
-        }
+        let (group, rest) = self.group_parts()?;
+        Ok((group.into_bytes(), rest.into_bytes()))
     }
 
     /// Like [`KeyPath::split_group`], as paths: the first component and the rest.
@@ -380,18 +475,14 @@ impl KeyPath {
     /// let path: keypath::KeyPath = "/user-1/post-2".parse().unwrap();
     /// let (group, rest) = path.group_parts()?;
     /// assert_eq!((group.to_string(), rest.to_string()), ("/user-1".into(), "/post-2".into()));
-    /// # Ok::<(), keypath::PathError>(())
+    /// # Ok::<(), keypath::path::PathError>(())
     /// ```
     pub fn group_parts(&self) -> Result<(KeyPath, KeyPath), PathError> {
-        match self.components.split_first() {
-            Some((first, rest)) if first.id.is_some() => Ok((
-                KeyPath {
-                    components: vec![first.clone()],
-                },
-                KeyPath {
-                    components: rest.to_vec(),
-                },
-            )),
+        match self.segments().next() {
+            Some(first) if first.id_type().is_some() => {
+                let view = self.as_path_ref();
+                Ok((view.sub_path(0, 1), view.sub_path(1, view.len())))
+            }
             _ => Err(self.no_group_key()),
         }
     }
@@ -411,6 +502,157 @@ impl KeyPath {
     /// assert_eq!(joined.to_string(), "/a-1");
     /// ```
     pub fn from_group(group: &[u8], sort: &[u8]) -> Result<KeyPath, DecodeError> {
-        KeyPath::from_group_path(&KeyPath::decode(group)?, sort)
+        KeyPath::from_group_ref(KeyPathRef::decode(group)?, sort)
+    }
+
+    /// Like [`KeyPath::from_group`], with the group key already decoded: validates the sort
+    /// key and copies both into one allocation, which is what listing many keys of one group
+    /// needs.
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// let group: KeyPath = "/user-1".parse().unwrap();
+    /// let path: KeyPath = "/user-1/post-2".parse().unwrap();
+    /// let (_, sort) = path.split_group().unwrap();
+    /// assert_eq!(KeyPath::from_group_path(&group, &sort).unwrap(), path);
+    /// assert!(KeyPath::from_group_path(&"/a".parse().unwrap(), &sort).is_err());
+    /// ```
+    pub fn from_group_path(group: &KeyPath, sort: &[u8]) -> Result<KeyPath, DecodeError> {
+        KeyPath::from_group_ref(group.as_path_ref(), sort)
+    }
+
+    fn from_group_ref(group: KeyPathRef<'_>, sort: &[u8]) -> Result<KeyPath, DecodeError> {
+        let group = group.as_bytes();
+        // One component with an ID is two segments (a valid encoding alternates them).
+        // The group is valid: only its segment count is in question, and two one-byte
+        // metadata varints that account for every byte are its whole layout (there is only
+        // one count that fits).
+        let group_layout = match group {
+            [.., TERMINATOR, a, b]
+                if (a | b) & 0x80 == 0
+                    && usize::from(a >> 3) + usize::from(b >> 3) + 5 == group.len() =>
+            {
+                binary::Layout {
+                    count: 2,
+                    metadata_start: group.len() - 2,
+                }
+            }
+            _ => match binary::find_layout(group) {
+                Ok(layout) if layout.count == 2 => layout,
+                _ => return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey)),
+            },
+        };
+        let sort_layout = match binary::one_component(sort) {
+            Some(layout) => layout,
+            None => binary::validate(sort)?,
+        };
+        if sort_layout.count == 0 {
+            return Ok(KeyPath::from_valid_slice(group));
+        }
+        let (g, s) = (group_layout.metadata_start, sort_layout.metadata_start);
+        let (Some(group_segments), Some(sort_segments)) = (group.get(..g - 1), sort.get(..s - 1))
+        else {
+            return Err(DecodeError::new(0, DecodeErrorKind::NotAGroupKey));
+        };
+        Ok(KeyPath::from_valid_parts(&[
+            group_segments,
+            &[SEPARATOR],
+            sort_segments,
+            &[TERMINATOR],
+            &group[g..],
+            &sort[s..],
+        ]))
+    }
+
+    /// The binary form: the bytes the path holds (free).
+    ///
+    /// ```
+    /// let path: keypath::KeyPath = "/post-1234".parse().unwrap();
+    /// assert_eq!(path.as_bytes(), [0x70, 0x6F, 0x73, 0x74, 0x01, 0x09, 0x04, 0xD2, 0x00, 0x20, 0x19]);
+    /// ```
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.repr {
+            Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Repr::Heap(bytes) => bytes,
+        }
+    }
+
+    /// The binary form as a vector (without a copy when the path is held on the heap).
+    ///
+    /// ```
+    /// let path: keypath::KeyPath = "/a-1".parse().unwrap();
+    /// assert_eq!(path.clone().into_bytes(), path.encode());
+    /// ```
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self.repr {
+            Repr::Inline { len, bytes } => bytes[..usize::from(len)].to_vec(),
+            Repr::Heap(bytes) => bytes,
+        }
+    }
+
+    /// The binary form as a new vector (one allocation). Its byte order is the order of
+    /// [`KeyPath`].
+    ///
+    /// ```
+    /// let path: keypath::KeyPath = "/post-1234".parse().unwrap();
+    /// assert_eq!(path.encode(), [0x70, 0x6F, 0x73, 0x74, 0x01, 0x09, 0x04, 0xD2, 0x00, 0x20, 0x19]);
+    /// ```
+    pub fn encode(&self) -> Vec<u8> {
+        self.as_bytes().to_vec()
+    }
+
+    /// Appends the binary form to `out` (one copy); allocates nothing when `out` has the
+    /// capacity.
+    ///
+    /// ```
+    /// let path: keypath::KeyPath = "/a-1".parse().unwrap();
+    /// let mut buf = Vec::with_capacity(64);
+    /// path.encode_into(&mut buf);
+    /// assert_eq!(buf, path.encode());
+    /// ```
+    #[inline]
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.as_bytes());
+    }
+
+    /// Length of the binary form in bytes.
+    ///
+    /// ```
+    /// let path: keypath::KeyPath =
+    ///     "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42"
+    ///         .parse()
+    ///         .unwrap();
+    /// assert_eq!(path.encoded_len(), 63);
+    /// ```
+    pub fn encoded_len(&self) -> usize {
+        self.as_bytes().len()
+    }
+
+    /// Decodes a binary form (the whole input): checks it in one pass and copies it once.
+    /// Only canonical encodings decode, so whatever decodes re-encodes to the same bytes;
+    /// arbitrary bytes give an error, never a panic.
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// let path: KeyPath = "/user-1/post-hello/blob-~AAE".parse().unwrap();
+    /// assert_eq!(KeyPath::decode(&path.encode()).unwrap(), path);
+    /// assert!(KeyPath::decode(b"not a key").is_err());
+    /// ```
+    pub fn decode(bytes: &[u8]) -> Result<KeyPath, DecodeError> {
+        binary::validate(bytes)?;
+        Ok(KeyPath::from_valid_slice(bytes))
+    }
+}
+
+impl AsRef<[u8]> for KeyPath {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl std::fmt::Debug for KeyPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeyPath({self})")
     }
 }

@@ -1,10 +1,9 @@
-//! `Ord` for key paths and IDs: the logical order, equal to the byte order of the encoding.
+//! `Ord` for IDs. (A key path's order is the byte order of its encoding, derived.)
 
 use std::cmp::Ordering;
 
-use super::binary::{encode_components, id_type_code};
+use super::binary::id_type_code;
 use super::id::Id;
-use super::{Component, KeyPath};
 
 /// Rank of ID types whose encodings occupy disjoint first-byte ranges:
 /// integers `00..=0F`, strings `10..=F4`, byte strings `FF`.
@@ -27,42 +26,6 @@ fn cmp_ids(a: &Id, b: &Id) -> Option<Ordering> {
         (Id::Uuid(x), Id::Uuid(y)) => x.cmp(y),
         _ => rank(a)?.cmp(&rank(b)?),
     })
-}
-
-impl Ord for KeyPath {
-    fn cmp(&self, other: &Self) -> Ordering {
-        cmp_components(&self.components, &other.components)
-    }
-}
-
-/// The order of the paths made of components `x` and `y` (what [`KeyPath::cmp`] gives).
-pub(crate) fn cmp_components(x: &[Component], y: &[Component]) -> Ordering {
-    for (a, b) in x.iter().zip(y) {
-        let by_namespace = a.namespace.as_bytes().cmp(b.namespace.as_bytes());
-        if by_namespace != Ordering::Equal {
-            return by_namespace;
-        }
-        let by_id = match (&a.id, &b.id) {
-            (None, None) => Ordering::Equal,
-            (None, Some(_)) => Ordering::Less,
-            (Some(_), None) => Ordering::Greater,
-            (Some(i), Some(j)) => match cmp_ids(i, j) {
-                Some(order) => order,
-                // No ID order agrees with the bytes here: the encodings decide.
-                None => return encode_components(x).cmp(&encode_components(y)),
-            },
-        };
-        if by_id != Ordering::Equal {
-            return by_id;
-        }
-    }
-    x.len().cmp(&y.len())
-}
-
-impl PartialOrd for KeyPath {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
 }
 
 impl Ord for Id {

@@ -18,24 +18,38 @@
 //! ID (outside `Excluded(x)`, inside `Included(x)`). [`KeyRange::between_paths`] compares
 //! whole paths instead, so for such a key the two can differ.
 
-use std::ops::{Bound, RangeBounds};
+use std::borrow::Cow;
+use std::ops::Bound;
 
-use super::binary::{encode_components, encode_id, SEPARATOR, TERMINATOR};
-use super::id::Id;
-use super::order::cmp_components;
-use super::{starts_with_components, Component, KeyPath};
+use super::binary::{encode_id, SEPARATOR, TERMINATOR};
+use super::id::{Id, IdType};
+use super::{KeyPath, KeyPathRef};
 
 /// First byte after every encoding that starts with a given segment section: a segment
 /// section is followed by [`TERMINATOR`] (`00`) or [`SEPARATOR`] (`01`), so `02` ends it.
 const AFTER_SEPARATOR: u8 = SEPARATOR + 1;
 
-/// Whether comparing `id` with a bound pits a UUID against another ID type.
-fn mixes_uuid(id: &Id, lower: &Bound<Id>, upper: &Bound<Id>) -> bool {
-    let is_uuid = |i: &Id| matches!(i, Id::Uuid(_));
+/// Whether comparing an ID (a UUID or not) with a bound pits a UUID against another ID type.
+fn mixes_uuid(is_uuid: bool, lower: &Bound<Id>, upper: &Bound<Id>) -> bool {
     [lower, upper].iter().any(|b| match b {
-        Bound::Included(x) | Bound::Excluded(x) => is_uuid(x) != is_uuid(id),
+        Bound::Included(x) | Bound::Excluded(x) => matches!(x, Id::Uuid(_)) != is_uuid,
         Bound::Unbounded => false,
     })
+}
+
+/// A bound on IDs as a bound on their encoded segments (for IDs that are not a UUID
+/// against a non-UUID, the order of the segments is the order of the IDs).
+fn encoded_bound(bound: &Bound<Id>) -> Bound<Vec<u8>> {
+    let encode = |id: &Id| {
+        let mut out = Vec::new();
+        encode_id(id, &mut out);
+        out
+    };
+    match bound {
+        Bound::Included(id) => Bound::Included(encode(id)),
+        Bound::Excluded(id) => Bound::Excluded(encode(id)),
+        Bound::Unbounded => Bound::Unbounded,
+    }
 }
 
 /// What a range selects, for [`KeyRange::matches`].
@@ -48,6 +62,8 @@ enum Select {
         namespace: String,
         lower: Bound<Id>,
         upper: Bound<Id>,
+        lower_segment: Bound<Vec<u8>>,
+        upper_segment: Bound<Vec<u8>>,
     },
     Paths(Bound<KeyPath>, Bound<KeyPath>),
 }
@@ -70,10 +86,9 @@ pub struct KeyRange {
     select: Select,
 }
 
+/// The segment section of `path`: its encoding up to the terminator.
 fn segments(path: &KeyPath) -> Vec<u8> {
-    let mut out = Vec::with_capacity(path.encoded_len());
-    path.encode_segments(&mut out);
-    out
+    path.as_path_ref().sections().0.to_vec()
 }
 
 fn with(mut bytes: Vec<u8>, tail: &[u8]) -> Vec<u8> {
@@ -197,6 +212,8 @@ impl KeyRange {
             select: Select::Children {
                 parent: parent.clone(),
                 namespace: namespace.to_owned(),
+                lower_segment: encoded_bound(&lower),
+                upper_segment: encoded_bound(&upper),
                 lower,
                 upper,
             },
@@ -286,7 +303,19 @@ impl KeyRange {
     /// assert!(!range.matches(&"/a-2".parse().unwrap()));
     /// ```
     pub fn matches(&self, path: &KeyPath) -> bool {
-        self.matches_components(&path.components)
+        self.matches_tail(path.as_path_ref(), 0)
+    }
+
+    /// [`KeyRange::matches`] for a borrowed path, such as a key read out of a store.
+    ///
+    /// ```
+    /// use keypath::{KeyPath, KeyPathRef, KeyRange};
+    /// let range = KeyRange::subtree(&"/a-1".parse().unwrap());
+    /// let key = "/a-1/b-2".parse::<KeyPath>().unwrap().encode();
+    /// assert!(range.matches_ref(KeyPathRef::decode(&key).unwrap()));
+    /// ```
+    pub fn matches_ref(&self, path: KeyPathRef<'_>) -> bool {
+        self.matches_tail(path, 0)
     }
 
     /// Whether `path` without its first `skip` components matches (`false` if it has
@@ -301,52 +330,79 @@ impl KeyRange {
     /// assert!(!range.matches_after(&path, 4));
     /// ```
     pub fn matches_after(&self, path: &KeyPath, skip: usize) -> bool {
-        path.components
-            .get(skip..)
-            .is_some_and(|tail| self.matches_components(tail))
+        let path = path.as_path_ref();
+        skip <= path.len() && self.matches_tail(path, skip)
     }
 
-    /// [`KeyRange::matches`] for the path made of `path`'s components.
-    fn matches_components(&self, path: &[Component]) -> bool {
+    /// The encoding of `path` without its first `skip` components (borrowed when `skip`
+    /// is 0).
+    fn tail_bytes<'a>(path: KeyPathRef<'a>, skip: usize) -> Cow<'a, [u8]> {
+        if skip == 0 {
+            Cow::Borrowed(path.as_bytes())
+        } else {
+            Cow::Owned(path.sub_path(skip, path.len()).into_bytes())
+        }
+    }
+
+    /// [`KeyRange::matches`] for the components of `path` from index `skip` on (which
+    /// exist).
+    fn matches_tail(&self, path: KeyPathRef<'_>, skip: usize) -> bool {
         match &self.select {
-            Select::Subtree(prefix) => starts_with_components(path, &prefix.components),
+            Select::Subtree(prefix) => path.prefix_match(skip, prefix.as_path_ref()).0,
             Select::Descendants(prefix) => {
-                path != prefix.components.as_slice()
-                    && starts_with_components(path, &prefix.components)
+                let (is_prefix, exact) = path.prefix_match(skip, prefix.as_path_ref());
+                is_prefix && !exact
             }
             Select::Children {
                 parent,
                 namespace,
                 lower,
                 upper,
+                lower_segment,
+                upper_segment,
             } => {
-                let Some(c) = path.get(parent.len()) else {
+                if !path.prefix_match(skip, parent.as_path_ref()).0 {
+                    return false;
+                }
+                let Some(c) = path.segments().nth(skip + parent.len()) else {
                     return false;
                 };
-                let Some(id) = c.id() else { return false };
-                let in_bounds = if mixes_uuid(id, lower, upper) {
-                    // No ID order agrees with the bytes here: the byte range decides.
-                    self.contains_key(&encode_components(path))
-                } else {
-                    (lower.as_ref(), upper.as_ref()).contains(id)
+                let (Some(id_type), Some(id)) = (c.id_type(), c.encoded_id()) else {
+                    return false;
                 };
-                starts_with_components(path, &parent.components)
-                    && c.namespace() == namespace
-                    && in_bounds
+                if c.namespace() != namespace {
+                    return false;
+                }
+                if mixes_uuid(id_type == IdType::Uuid, lower, upper) {
+                    // No ID order agrees with the bytes here: the byte range decides.
+                    self.contains_key(&Self::tail_bytes(path, skip))
+                } else {
+                    in_bounds(id, lower_segment, upper_segment)
+                }
             }
             Select::Paths(lower, upper) => {
-                let above = match lower {
-                    Bound::Included(l) => cmp_components(path, &l.components).is_ge(),
-                    Bound::Excluded(l) => cmp_components(path, &l.components).is_gt(),
-                    Bound::Unbounded => true,
-                };
-                let below = match upper {
-                    Bound::Included(u) => cmp_components(path, &u.components).is_le(),
-                    Bound::Excluded(u) => cmp_components(path, &u.components).is_lt(),
-                    Bound::Unbounded => true,
-                };
-                above && below
+                let key = Self::tail_bytes(path, skip);
+                let bounds = (
+                    lower.as_ref().map(KeyPath::as_bytes),
+                    upper.as_ref().map(KeyPath::as_bytes),
+                );
+                in_bounds(&key, &bounds.0, &bounds.1)
             }
         }
     }
+}
+
+/// Whether `key` is within `lower` and `upper`.
+fn in_bounds<B: AsRef<[u8]>>(key: &[u8], lower: &Bound<B>, upper: &Bound<B>) -> bool {
+    let above = match lower {
+        Bound::Included(l) => key >= l.as_ref(),
+        Bound::Excluded(l) => key > l.as_ref(),
+        Bound::Unbounded => true,
+    };
+    let below = match upper {
+        Bound::Included(u) => key <= u.as_ref(),
+        Bound::Excluded(u) => key < u.as_ref(),
+        Bound::Unbounded => true,
+    };
+    above && below
 }

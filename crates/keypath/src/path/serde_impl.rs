@@ -12,7 +12,7 @@ impl Serialize for KeyPath {
         if serializer.is_human_readable() {
             serializer.collect_str(self)
         } else {
-            serializer.serialize_bytes(&self.encode())
+            serializer.serialize_bytes(self.as_bytes())
         }
     }
 }

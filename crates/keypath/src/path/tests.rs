@@ -17,37 +17,26 @@ fn p(text: &str) -> KeyPath {
         .unwrap_or_else(|e| panic!("{text:?} should parse: {e}"))
 }
 
-/// Inline namespaces of every length hold exactly their bytes, zero after them (they are
-/// gathered a word at a time, with overlapping loads).
-#[test]
-fn inline_namespaces_of_every_length() {
-    let alphabet: Vec<u8> = (b'a'..=b'z').chain(b'A'..=b'Z').collect();
-    for len in 0..=22 {
-        for start in [0, 7, 30] {
-            let ns = &alphabet[start..start + len];
-            let check = |made: Namespace, how: &str| {
-                let Namespace::Inline { len: stored, bytes } = made else {
-                    panic!("{how}: a namespace of {len} bytes is stored inline");
-                };
-                assert_eq!(usize::from(stored), len, "{how}");
-                assert_eq!(&bytes[..len], ns, "{how}: length {len}");
-                assert!(
-                    bytes[len..].iter().all(|&b| b == 0),
-                    "{how}: length {len}: {bytes:?}"
-                );
-            };
-            check(Namespace::inline_unchecked(ns), "inline_unchecked");
-            // Read out of a longer encoding: the bytes after it (0xFF, so that any not
-            // masked off shows) are not part of it, however many there are.
-            for after in 0..=17 {
-                let encoding = [ns, &vec![0xFF; after]].concat();
-                check(
-                    Namespace::inline_prefix(&encoding, len),
-                    &format!("inline_prefix with {after} bytes after"),
-                );
-            }
+/// The components of `path` as owned namespaces and IDs, read through its segment views.
+fn comps(path: &KeyPath) -> Vec<(String, Option<Id>)> {
+    path.segments()
+        .map(|s| (s.namespace().to_owned(), s.id().map(|id| id.to_id())))
+        .collect()
+}
+
+/// `base` extended by the components of `tail` up to its first without ID (only the last
+/// may lack one); `base` as it is when it ends without ID.
+fn extend(mut base: KeyPath, tail: &KeyPath) -> KeyPath {
+    if comps(&base).last().is_some_and(|c| c.1.is_none()) {
+        return base;
+    }
+    for (ns, id) in comps(tail) {
+        match id {
+            Some(id) => base = base.push(&ns, id).unwrap(),
+            None => return base.push_namespace(&ns).unwrap(),
         }
     }
+    base
 }
 
 /// A UUID whose bytes begin with another ID's encoding and `00` sits inside that ID's byte
@@ -72,6 +61,17 @@ fn uuid_shadowing_an_id_in_between() {
     }
     let after_one = KeyRange::between_paths(Bound::Excluded(one.clone()), Bound::Unbounded);
     assert!(after_one.matches(&k));
+}
+
+/// Short encodings are held inline, and a path stays as small as a `Vec` and a tag.
+#[test]
+fn representation_size() {
+    assert_eq!(std::mem::size_of::<KeyPath>(), 32);
+    let short = p("/user-1/post-1234");
+    assert_eq!(short.encoded_len(), 21);
+    assert!(matches!(short.repr, Repr::Inline { .. }));
+    assert!(matches!(p(EXAMPLE).repr, Repr::Heap(_)));
+    assert_eq!(p(EXAMPLE).clone(), p(EXAMPLE));
 }
 
 #[test]
@@ -120,7 +120,7 @@ fn text_forms() {
     ];
     for (text, id) in cases {
         let path = p(text);
-        assert_eq!(path.components()[0].id(), Some(&id), "{text}");
+        assert_eq!(comps(&path)[0].1.as_ref(), Some(&id), "{text}");
         let printed = path.to_string();
         assert_eq!(p(&printed), path, "{text} printed as {printed}");
     }
@@ -171,8 +171,8 @@ fn text_errors_say_where() {
     // The form an error suggests spells the bytes the rejected one did.
     assert_eq!("/a-~-w".parse::<KeyPath>().unwrap().to_string(), "/a-~-w");
     assert_eq!(
-        "/a-~-w".parse::<KeyPath>().unwrap().components()[0].id(),
-        Some(&Id::Bytes(vec![0xFB]))
+        comps(&"/a-~-w".parse::<KeyPath>().unwrap())[0].1,
+        Some(Id::Bytes(vec![0xFB]))
     );
 }
 
@@ -461,31 +461,18 @@ fn any_path() -> impl Strategy<Value = KeyPath> {
 
 /// Two paths that likely share a prefix, so comparisons reach deep components.
 fn related_paths() -> impl Strategy<Value = (KeyPath, KeyPath)> {
-    (any_path(), any_path(), any_path()).prop_map(|(prefix, a, b)| {
-        let extend = |mut base: KeyPath, tail: &KeyPath| {
-            if base.components().last().is_some_and(|c| c.id().is_none()) {
-                return base;
-            }
-            for c in tail.components() {
-                base.components.push(c.clone());
-                if c.id().is_none() {
-                    break;
-                }
-            }
-            base
-        };
-        (extend(prefix.clone(), &a), extend(prefix, &b))
-    })
+    (any_path(), any_path(), any_path())
+        .prop_map(|(prefix, a, b)| (extend(prefix.clone(), &a), extend(prefix, &b)))
 }
 
 /// Whether some position holds a UUID in one path and another ID type in the other, under
 /// equal namespaces and equal earlier components (where the raw-UUID exception applies).
 fn uuid_mixed(a: &KeyPath, b: &KeyPath) -> bool {
-    for (x, y) in a.components().iter().zip(b.components()) {
-        if x.namespace() != y.namespace() {
+    for (x, y) in comps(a).iter().zip(comps(b)) {
+        if x.0 != y.0 {
             return false;
         }
-        match (x.id(), y.id()) {
+        match (x.1.as_ref(), y.1.as_ref()) {
             (Some(i), Some(j)) if i == j => continue,
             (Some(i), Some(j)) => {
                 return (i.id_type() == IdType::Uuid) != (j.id_type() == IdType::Uuid);
@@ -499,12 +486,12 @@ fn uuid_mixed(a: &KeyPath, b: &KeyPath) -> bool {
 /// The logical order written out from the rules, for paths without the UUID exception.
 fn reference_cmp(a: &KeyPath, b: &KeyPath) -> std::cmp::Ordering {
     use std::cmp::Ordering::*;
-    for (x, y) in a.components().iter().zip(b.components()) {
-        let ns = x.namespace().as_bytes().cmp(y.namespace().as_bytes());
+    for (x, y) in comps(a).iter().zip(comps(b)) {
+        let ns = x.0.as_bytes().cmp(y.0.as_bytes());
         if ns != Equal {
             return ns;
         }
-        let by_id = match (x.id(), y.id()) {
+        let by_id = match (x.1.as_ref(), y.1.as_ref()) {
             (None, None) => Equal,
             (None, Some(_)) => Less,
             (Some(_), None) => Greater,
@@ -548,11 +535,10 @@ enum Query {
 
 fn component_prefix(path: &KeyPath, prefix: &KeyPath) -> bool {
     path.len() >= prefix.len()
-        && prefix
-            .components()
+        && comps(prefix)
             .iter()
-            .zip(path.components())
-            .all(|(q, c)| q.namespace() == c.namespace() && (q.id().is_none() || q.id() == c.id()))
+            .zip(comps(path))
+            .all(|(q, c)| q.0 == c.0 && (q.1.is_none() || q.1 == c.1))
 }
 
 impl Query {
@@ -572,10 +558,10 @@ impl Query {
             Query::Subtree(q) => component_prefix(path, q),
             Query::Descendants(q) => component_prefix(path, q) && path != q,
             Query::Between(parent, ns, lo, hi) => {
-                let Some(c) = path.components().get(parent.len()) else {
+                let Some((c_ns, Some(id))) = comps(path).get(parent.len()).cloned() else {
                     return false;
                 };
-                let Some(id) = c.id() else { return false };
+                let id = &id;
                 let is_uuid = |i: &Id| matches!(i, Id::Uuid(_));
                 let mixed = [lo, hi].iter().any(|b| match b {
                     Bound::Included(x) | Bound::Excluded(x) => is_uuid(x) != is_uuid(id),
@@ -583,7 +569,7 @@ impl Query {
                 });
                 if mixed {
                     // Documented: UUID against a non-UUID bound follows the byte range.
-                    let structural = component_prefix(path, parent) && c.namespace() == *ns;
+                    let structural = component_prefix(path, parent) && c_ns == *ns;
                     return structural && self.range().contains_key(&path.encode());
                 }
                 let above = match lo {
@@ -596,7 +582,7 @@ impl Query {
                     Bound::Included(h) => id <= h,
                     Bound::Excluded(h) => id < h,
                 };
-                component_prefix(path, parent) && c.namespace() == *ns && above && below
+                component_prefix(path, parent) && c_ns == *ns && above && below
             }
             Query::Paths(lo, hi) => {
                 let key = path.encode();
@@ -618,7 +604,7 @@ impl Query {
 
 fn id_path() -> impl Strategy<Value = KeyPath> {
     any_path_with(false, 3).prop_filter("parent paths need IDs", |p| {
-        p.components().last().is_none_or(|c| c.id().is_some())
+        p.segments().last().is_none_or(|c| c.id().is_some())
     })
 }
 
@@ -646,16 +632,7 @@ fn path_set(with_uuids: bool) -> impl Strategy<Value = Vec<KeyPath>> {
             move |picks| {
                 let mut out = seeds.clone();
                 for (i, tail) in picks {
-                    let mut path = seeds[i].clone();
-                    if path.components().last().is_none_or(|c| c.id().is_some()) {
-                        for c in tail.components() {
-                            path.components.push(c.clone());
-                            if c.id().is_none() {
-                                break;
-                            }
-                        }
-                    }
-                    out.push(path);
+                    out.push(extend(seeds[i].clone(), &tail));
                 }
                 out
             },
@@ -774,56 +751,115 @@ proptest! {
         if let Ok(path) = KeyPath::decode(&bytes) {
             prop_assert_eq!(path.encode(), bytes.clone());
         }
-        fast_decode_agrees(&bytes)?;
+        views_agree(&bytes)?;
     }
 
     #[test]
-    fn fast_decode_agrees_on_encodings(a in any_path()) {
+    fn views_agree_on_encodings(a in any_path()) {
         let bytes = a.encode();
-        fast_decode_agrees(&bytes)?;
-        // The common shape takes the fast path.
-        let common = a.components().iter().all(|c| {
-            c.namespace().len() < 16 && c.id().is_none_or(|id| matches!(id, Id::Int(_)))
-        });
-        if common && a.len() == 1 && a.components()[0].id().is_some() {
-            prop_assert!(binary::one_int_component(&bytes).is_some(), "{}", a);
-        }
-        if common {
-            let layout = binary::find_metadata_common(&bytes);
-            prop_assert!(layout.is_some(), "{}", a);
-            prop_assert!(binary::decode_common(&bytes, layout.unwrap(), &mut Vec::new()), "{}", a);
+        views_agree(&bytes)?;
+        // Generated paths have the common shape (at most 32 segments, each shorter than
+        // 256 KiB), which the fast validator takes.
+        prop_assert!(binary::validate_fast(&bytes).is_some(), "{}", a);
+        // One component with an ID, each segment shorter than 16 bytes, takes the
+        // one-component reader.
+        let c = comps(&a);
+        if let [(ns, Some(id))] = c.as_slice() {
+            let mut segment = Vec::new();
+            binary::encode_id(id, &mut segment);
+            prop_assert_eq!(
+                binary::one_component(&bytes).is_some(),
+                ns.len() < 16 && segment.len() < 16,
+                "{}", a
+            );
         }
     }
 
-    /// The one-component fast path (`post-1234` under a group) against the checked path,
-    /// on its own shape with any one byte changed to any value.
+    /// One-component paths with any one byte changed to any value.
     #[test]
-    fn one_int_component_agrees_on_mutations(
+    fn views_agree_on_mutations(
         ns in "[a-zA-Z_]{1,16}|[a-z]{1,3}",
-        id in any_int(),
+        id in any_id(true),
         at in any::<prop::sample::Index>(),
-        byte in prop_oneof![Just(0u8), Just(1), Just(2), any::<u8>()],
+        byte in prop_oneof![Just(0u8), Just(1), Just(2), Just(0x10), any::<u8>()],
     ) {
         let bytes = KeyPath::new().push(&ns, id).unwrap().encode();
-        prop_assert_eq!(binary::one_int_component(&bytes).is_some(), ns.len() < 16);
         let mut mutated = bytes.clone();
         let i = at.index(bytes.len());
         mutated[i] = byte;
-        fast_decode_agrees(&mutated)?;
+        views_agree(&mutated)?;
     }
 
     #[test]
-    fn fast_decode_agrees_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
-        fast_decode_agrees(&bytes)?;
+    fn views_agree_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+        views_agree(&bytes)?;
+    }
+
+    /// The borrowed view of a path built from components reads back those components, in
+    /// order, and has the owned path's text, length, bytes and order.
+    #[test]
+    fn view_matches_owned_path(list in component_list(), (a, b) in related_paths()) {
+        let mut path = KeyPath::new();
+        for (ns, id) in &list {
+            path = match id {
+                Some(id) => path.push(ns, id.clone()).unwrap(),
+                None => path.push_namespace(ns).unwrap(),
+            };
+        }
+        let view = KeyPathRef::decode(path.as_bytes()).unwrap();
+        let read: Vec<(String, Option<Id>)> = view
+            .segments()
+            .map(|s| (s.namespace().to_owned(), s.id().map(|id| id.to_id())))
+            .collect();
+        prop_assert_eq!(&read, &list);
+        for (s, (_, id)) in view.segments().zip(&list) {
+            prop_assert_eq!(s.id_type(), id.as_ref().map(Id::id_type));
+            prop_assert_eq!(s.id().as_ref().map(IdRef::id_type), id.as_ref().map(Id::id_type));
+            if let (Some(got), Some(want)) = (s.id(), id) {
+                prop_assert!(got == *want);
+                prop_assert_eq!(got.to_string(), want.to_string());
+            }
+        }
+        prop_assert_eq!(view.len(), list.len());
+        prop_assert_eq!(view.to_string(), path.to_string());
+        prop_assert_eq!(view.to_key_path(), path.clone());
+        prop_assert!(view == path);
+        let (va, vb) = (a.as_path_ref(), b.as_path_ref());
+        prop_assert_eq!(va.cmp(&vb), a.cmp(&b));
+        prop_assert_eq!(va.starts_with(vb), a.starts_with(&b));
+        prop_assert_eq!(a.starts_with(&b), component_prefix(&a, &b));
     }
 }
 
-/// The fast path of decoding accepts only what the checked path accepts, with the same
-/// components.
-fn fast_decode_agrees(bytes: &[u8]) -> Result<(), TestCaseError> {
+/// Components of a path: namespaces with IDs, the last one perhaps without.
+fn component_list() -> impl Strategy<Value = Vec<(String, Option<Id>)>> {
+    let namespace = prop_oneof![
+        Just("a".to_owned()),
+        Just("post".to_owned()),
+        "[a-zA-Z_]{1,20}"
+    ];
+    (
+        proptest::collection::vec((namespace.clone(), any_id(true)), 0..5),
+        proptest::option::of(namespace),
+    )
+        .prop_map(|(with_ids, trailing)| {
+            let mut list: Vec<(String, Option<Id>)> = with_ids
+                .into_iter()
+                .map(|(ns, id)| (ns, Some(id)))
+                .collect();
+            list.extend(trailing.map(|ns| (ns, None)));
+            list
+        })
+}
+
+/// The fast metadata reader finds only layouts the checked one finds, the fast validator
+/// accepts only what the checked one accepts; the view and the
+/// owned decoder accept the same bytes (with the same error otherwise); and what they accept
+/// is canonical: rebuilt from its components with the builder it is the same bytes, and its
+/// text parses back to it.
+fn views_agree(bytes: &[u8]) -> Result<(), TestCaseError> {
     let checked_layout = binary::find_metadata(bytes);
-    // The fast metadata reader finds only layouts the checked one finds.
-    if let Some(layout) = binary::find_metadata_common(bytes) {
+    if let Some(layout) = binary::scan_metadata(bytes, Some(&mut [0; binary::FAST_SEGMENTS])) {
         prop_assert_eq!(
             checked_layout.as_ref().ok(),
             Some(&layout),
@@ -831,29 +867,60 @@ fn fast_decode_agrees(bytes: &[u8]) -> Result<(), TestCaseError> {
             bytes
         );
     }
-    // The one-component fast path accepts only what the checked path accepts, as the same
-    // component.
-    if let Some((ns, id)) = binary::one_int_component(bytes) {
-        let decoded = KeyPath::decode(bytes);
-        prop_assert!(
-            decoded.is_ok(),
-            "one-component path accepted {:02x?}",
+    if let Ok(layout) = &checked_layout {
+        // Without keeping the metadata there is no limit on the segment count.
+        if let Some(fast) = binary::scan_metadata(bytes, None) {
+            prop_assert_eq!(&fast, layout);
+        }
+    }
+    // The one-component reader and the fast validator accept only what the checked
+    // validator accepts, with the same layout.
+    if let Some(layout) = binary::one_component(bytes) {
+        prop_assert_eq!(
+            binary::validate_checked(bytes),
+            Ok(layout),
+            "{:02x?}",
             bytes
         );
-        let decoded = decoded.unwrap();
-        prop_assert_eq!(decoded.len(), 1);
-        let c = &decoded.components()[0];
-        prop_assert_eq!(c.namespace(), &*ns);
-        prop_assert_eq!(c.id(), Some(&Id::Int(id)));
     }
-    let Ok(layout) = checked_layout else {
+    if let Some(layout) = binary::validate_fast(bytes) {
+        prop_assert_eq!(
+            binary::validate_checked(bytes),
+            Ok(layout),
+            "{:02x?}",
+            bytes
+        );
+    }
+    let owned = KeyPath::decode(bytes);
+    let view = KeyPathRef::decode(bytes);
+    prop_assert_eq!(
+        view.map(KeyPathRef::to_key_path),
+        owned.clone(),
+        "{:02x?}",
+        bytes
+    );
+    let Ok(path) = owned else {
         return Ok(());
     };
-    let (mut fast, mut checked) = (Vec::new(), Vec::new());
-    let checked_ok = binary::decode_components_checked(bytes, layout, &mut checked).is_ok();
-    if binary::decode_common(bytes, layout, &mut fast) {
-        prop_assert!(checked_ok, "fast path accepted {:02x?}", bytes);
-        prop_assert_eq!(fast, checked);
+    prop_assert_eq!(path.as_bytes(), bytes);
+    let mut rebuilt = KeyPath::new();
+    for (ns, id) in comps(&path) {
+        rebuilt = match id {
+            Some(id) => rebuilt.push(&ns, id).unwrap(),
+            None => rebuilt.push_namespace(&ns).unwrap(),
+        };
+    }
+    prop_assert_eq!(rebuilt.as_bytes(), bytes);
+    prop_assert_eq!(path.to_string().parse::<KeyPath>(), Ok(path.clone()));
+    let spans = path.as_path_ref().segment_spans();
+    let segment_count = comps(&path)
+        .iter()
+        .map(|c| 1 + usize::from(c.1.is_some()))
+        .sum::<usize>();
+    prop_assert_eq!(spans.len(), segment_count);
+    if let Some(last) = spans.last() {
+        prop_assert_eq!(last.metadata.end, bytes.len());
+        prop_assert_eq!(bytes[last.range.end], TERMINATOR);
     }
     Ok(())
 }
@@ -894,6 +961,7 @@ fn check_range(paths: &[KeyPath], query: &Query, filter: bool) -> Result<(), Tes
     prop_assert_eq!(&got, &want, "query {:?}, range {:?}", query, range);
     for p in &want {
         prop_assert!(range.matches(p), "matches() rejects {} for {:?}", p, query);
+        prop_assert!(range.matches_ref(p.as_path_ref()));
     }
     // Under a group key, `matches_after` decides exactly as `matches` on the rest.
     let group = KeyPath::new().push("g", 1u64).unwrap();

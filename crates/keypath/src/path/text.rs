@@ -14,8 +14,15 @@
 use std::fmt::{self, Write};
 use std::str::FromStr;
 
+use super::binary::{
+    encode_id, encode_varint, meta, Walk, SEPARATOR, TERMINATOR, TYPE_BYTES, TYPE_INT,
+    TYPE_NAMESPACE, TYPE_STRING, TYPE_UUID,
+};
+use super::escape::{
+    self, Sink, BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET,
+};
 use super::id::Id;
-use super::{is_valid_namespace, Component, KeyPath};
+use super::{namespace, KeyPath};
 use crate::int::I65;
 
 /// Where and why text is not a key path.
@@ -36,7 +43,7 @@ pub struct ParseError {
 ///
 /// ```
 /// let err = "user-1".parse::<keypath::KeyPath>().unwrap_err();
-/// assert_eq!(err.kind(), &keypath::ParseErrorKind::MissingSlash);
+/// assert_eq!(err.kind(), &keypath::path::ParseErrorKind::MissingSlash);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -102,7 +109,7 @@ impl ParseError {
     ///
     /// ```
     /// let err = "/a/b-1".parse::<keypath::KeyPath>().unwrap_err();
-    /// assert!(matches!(err.kind(), keypath::ParseErrorKind::IdRequired(_)));
+    /// assert!(matches!(err.kind(), keypath::path::ParseErrorKind::IdRequired(_)));
     /// ```
     pub fn kind(&self) -> &ParseErrorKind {
         &self.kind
@@ -170,46 +177,179 @@ fn base64_encode(bytes: &[u8], out: &mut impl Write) -> fmt::Result {
     Ok(())
 }
 
-fn is_int_text(s: &str) -> bool {
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    match digits.as_bytes() {
-        [b'0'] => s == "0",
-        [first, rest @ ..] => (b'1'..=b'9').contains(first) && rest.iter().all(u8::is_ascii_digit),
-        [] => false,
+/// Whether `s` is the text of an integer: `0`, or an optional `-` and digits not starting
+/// with `0`.
+fn is_int_text(s: &[u8]) -> bool {
+    match s {
+        [b'0'] => true,
+        [b'-', b'0', ..] | [b'0', ..] => false,
+        [b'-', digits @ ..] | digits => !digits.is_empty() && digits.iter().all(u8::is_ascii_digit),
     }
 }
 
-fn parse_uuid_text(s: &str) -> Option<[u8; 16]> {
-    let b = s.as_bytes();
-    if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') {
+/// `HEX_VALUE[c]` is the value of hex digit `c` (either case), or `0xFF`.
+const HEX_VALUE: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// `00` to `99`, for printing integers two digits at a time.
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Lowercase hex digits.
+const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
+/// Uppercase hex digits (for `%HH`).
+const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Where each byte's two hex digits start in a UUID's text.
+const UUID_DIGITS: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+
+/// The 16 bytes of a UUID in text (8-4-4-4-12 hex digits, any case), or `None`.
+#[inline]
+fn parse_uuid_text(b: &[u8]) -> Option<[u8; 16]> {
+    let b: &[u8; 36] = b.try_into().ok()?;
+    if b[8] != b'-' || b[13] != b'-' || b[18] != b'-' || b[23] != b'-' {
         return None;
     }
     let mut out = [0u8; 16];
-    let mut hex = b.iter().filter(|&&c| c != b'-');
-    for byte in &mut out {
-        let hi = (*hex.next()? as char).to_digit(16)?;
-        let lo = (*hex.next()? as char).to_digit(16)?;
-        *byte = (hi * 16 + lo) as u8;
+    let mut bad = 0;
+    for (byte, &at) in out.iter_mut().zip(&UUID_DIGITS) {
+        let (hi, lo) = (
+            HEX_VALUE[usize::from(b[at])],
+            HEX_VALUE[usize::from(b[at + 1])],
+        );
+        bad |= hi | lo;
+        *byte = (hi << 4) | (lo & 0x0F);
     }
-    Some(out)
+    (bad & 0xF0 == 0).then_some(out)
 }
 
-/// Parses an ID from its raw text; `at` is its byte offset in the whole input.
-fn parse_id(raw: &str, at: usize) -> Result<Id, ParseError> {
-    if is_int_text(raw) {
-        let v: i128 = raw
-            .parse()
-            .map_err(|_| ParseError::new(at, ParseErrorKind::IntRange(raw.into())))?;
-        return I65::try_from(v)
-            .map(Id::Int)
-            .map_err(|_| ParseError::new(at, ParseErrorKind::IntRange(raw.into())));
+/// Appends raw content byte `b` to an escaped ID segment.
+#[inline]
+fn push_escaped(b: u8, out: &mut Out) {
+    if b <= ESCAPE_MAX_RAW {
+        out.put(&[ESCAPE, b + ESCAPE_OFFSET]);
+    } else {
+        out.byte(b);
     }
-    if let Some(uuid) = parse_uuid_text(raw) {
-        return Ok(Id::Uuid(uuid));
+}
+
+/// Bytes of the binary form a parse keeps on the stack before it moves them to the heap.
+const OUT_INLINE: usize = 64;
+
+/// The binary form as it is parsed: on the stack while it fits (so a short path is made
+/// without a heap allocation), else on the heap.
+struct Out {
+    buf: [u8; OUT_INLINE],
+    len: usize,
+    heap: Option<Vec<u8>>,
+}
+
+impl Out {
+    /// A buffer for the encoding of `text`: on the stack when the path is likely to be
+    /// held inline, else on the heap from the start (so a long path is not copied there).
+    fn for_text(text: &str) -> Out {
+        Out {
+            buf: [0; OUT_INLINE],
+            len: 0,
+            heap: (text.len() > super::INLINE).then(|| Vec::with_capacity(text.len() + 16)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.heap.as_ref().map_or(self.len, Vec::len)
+    }
+
+    fn finish(self) -> KeyPath {
+        match self.heap {
+            Some(heap) => KeyPath::from_valid(heap),
+            None => KeyPath::from_valid_slice(&self.buf[..self.len]),
+        }
+    }
+}
+
+impl Out {
+    /// Appends one byte.
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        match (&mut self.heap, self.buf.get_mut(self.len)) {
+            (None, Some(slot)) => {
+                *slot = b;
+                self.len += 1;
+            }
+            _ => self.put(&[b]),
+        }
+    }
+}
+
+impl Sink for Out {
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        if let Some(heap) = &mut self.heap {
+            return heap.extend_from_slice(bytes);
+        }
+        match self.buf.get_mut(self.len..self.len + bytes.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(bytes);
+                self.len += bytes.len();
+            }
+            None => {
+                let mut heap = Vec::with_capacity(2 * (self.len + bytes.len()));
+                heap.extend_from_slice(&self.buf[..self.len]);
+                heap.extend_from_slice(bytes);
+                self.heap = Some(heap);
+            }
+        }
+    }
+}
+
+/// Parses an ID from its raw text into its segment bytes; `at` is its byte offset in the
+/// whole input. Returns the segment's type code.
+fn parse_id_into(raw: &str, at: usize, out: &mut Out) -> Result<u8, ParseError> {
+    let text = raw.as_bytes();
+    if is_int_text(text) {
+        let (negative, digits) = match text.split_first() {
+            Some((b'-', digits)) => (true, digits),
+            _ => (false, text),
+        };
+        let range = || ParseError::new(at, ParseErrorKind::IntRange(raw.into()));
+        let mut magnitude: u64 = 0;
+        for &d in digits {
+            magnitude = magnitude
+                .checked_mul(10)
+                .and_then(|m| m.checked_add(u64::from(d - b'0')))
+                .ok_or_else(range)?;
+        }
+        let (buf, start) = I65::from_sign_magnitude(negative, magnitude).encoded();
+        out.put(&buf[start..]);
+        return Ok(TYPE_INT);
+    }
+    if let Some(uuid) = parse_uuid_text(text) {
+        out.put(&uuid);
+        return Ok(TYPE_UUID);
     }
     if let Some(b64) = raw.strip_prefix(BYTES_PREFIX) {
         return match base64_decode(b64) {
-            Some(Ok(bytes)) => Ok(Id::Bytes(bytes)),
+            Some(Ok(bytes)) => {
+                out.byte(BYTES_MARKER);
+                escape::escape_into(&bytes, out);
+                Ok(TYPE_BYTES)
+            }
             Some(Err(bytes)) => {
                 let mut canonical = String::with_capacity(b64.len());
                 base64_encode(&bytes, &mut canonical).expect("a String takes any text");
@@ -222,69 +362,150 @@ fn parse_id(raw: &str, at: usize) -> Result<Id, ParseError> {
             None => Err(ParseError::new(at + 1, ParseErrorKind::Base64(b64.into()))),
         };
     }
-    unescape_string(raw, at).map(Id::Str)
+    string_into(raw, at, out)?;
+    Ok(TYPE_STRING)
 }
 
-fn unescape_string(raw: &str, at: usize) -> Result<String, ParseError> {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(pos) = rest.find('%') {
-        out.push_str(&rest[..pos]);
-        let after = &rest[pos + 1..];
+/// Writes the string ID whose text is `raw` (with its `%` escapes) as its escaped segment.
+fn string_into(raw: &str, at: usize, out: &mut Out) -> Result<(), ParseError> {
+    if raw.is_empty() {
+        out.byte(EMPTY_STRING);
+        return Ok(());
+    }
+    let bytes = raw.as_bytes();
+    let mut run = 0;
+    let mut i = 0;
+    while let Some(pos) = bytes[i..].iter().position(|&b| b == b'%') {
+        let pct = i + pos;
+        escape::escape_into(&bytes[run..pct], out);
+        let after = &raw[pct + 1..];
         let bad = || {
             let end = after.char_indices().nth(2).map_or(after.len(), |(i, _)| i);
-            let offset = at + (raw.len() - rest.len()) + pos;
             ParseError::new(
-                offset,
+                at + pct,
                 ParseErrorKind::Percent(format!("%{}", &after[..end])),
             )
         };
-        let (ch, used) = match after.as_bytes() {
-            [b'/', ..] => ('/', 1),
-            [b'%', ..] => ('%', 1),
+        let (raw_byte, used) = match after.as_bytes() {
+            [b'/', ..] => (b'/', 1),
+            [b'%', ..] => (b'%', 1),
             [hi, lo, ..] => {
-                let hi = (*hi as char).to_digit(16).ok_or_else(bad)?;
-                let lo = (*lo as char).to_digit(16).ok_or_else(bad)?;
-                let v = hi * 16 + lo;
-                if v > 0x7F {
+                let (hi, lo) = (HEX_VALUE[usize::from(*hi)], HEX_VALUE[usize::from(*lo)]);
+                if (hi | lo) & 0xF0 != 0 || hi > 7 {
                     return Err(bad());
                 }
-                (char::from(v as u8), 2)
+                ((hi << 4) | lo, 2)
             }
             _ => return Err(bad()),
         };
-        out.push(ch);
-        rest = &after[used..];
+        push_escaped(raw_byte, out);
+        i = pct + 1 + used;
+        run = i;
     }
-    out.push_str(rest);
-    Ok(out)
+    escape::escape_into(&bytes[run..], out);
+    Ok(())
 }
 
-/// Splits the text after the leading `/` into components at unescaped `/`s, with offsets.
-fn split_components(text: &str) -> Vec<(usize, &str)> {
-    let bytes = text.as_bytes();
-    let mut parts = Vec::new();
-    let mut start = 1;
-    let mut i = 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => i += 2, // "%/" and "%%" are two-byte escapes; "%HH" has no '/' after.
-            b'/' => {
-                parts.push((start, &text[start..i]));
-                start = i + 1;
-                i += 1;
-            }
+/// The metadata varints of the segments parsed so far: on the stack for the first 64 bytes.
+struct Metas {
+    inline: [u8; 64],
+    len: usize,
+    spill: Vec<u8>,
+}
+
+impl Metas {
+    fn new() -> Metas {
+        Metas {
+            inline: [0; 64],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, mut m: u64) {
+        // Room for the longest varint (10 bytes), or the rest goes to the heap.
+        if self.len + 10 > self.inline.len() || !self.spill.is_empty() {
+            return encode_varint(m, &mut self.spill);
+        }
+        while m >= 0x80 {
+            self.inline[self.len] = (m as u8) | 0x80;
+            self.len += 1;
+            m >>= 7;
+        }
+        self.inline[self.len] = m as u8;
+        self.len += 1;
+    }
+
+    fn write(&self, out: &mut Out) {
+        out.put(&self.inline[..self.len]);
+        out.put(&self.spill);
+    }
+}
+
+/// End of the component that starts at `start`: the next unescaped `/` or the end ("%/"
+/// and "%%" are two-byte escapes, and "%HH" has no '/' after its '%').
+fn component_end(b: &[u8], start: usize) -> usize {
+    let mut i = start;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'%' => i += 2,
+            b'/' => break,
             _ => i += 1,
         }
     }
-    parts.push((start, &text[start.min(text.len())..]));
-    parts
+    i.min(b.len())
+}
+
+/// The error for the component at `start`, whose namespace is not valid.
+#[cold]
+fn namespace_error(text: &str, start: usize) -> ParseError {
+    let part = &text[start..component_end(text.as_bytes(), start)];
+    let namespace = part.split_once('-').map_or(part, |(ns, _)| ns);
+    ParseError::new(start, ParseErrorKind::Namespace(namespace.into()))
+}
+
+/// The common ID texts that end a component, parsed without finding the component's end
+/// first: an integer or a UUID followed by `/` or the end of the text. Writes the segment
+/// and returns its type code and the end of its text, or `None` (writing nothing) for
+/// anything else, which [`parse_id_into`] then parses from the whole ID text.
+#[inline]
+fn parse_common_id(text: &[u8], out: &mut Out) -> Option<(u8, usize)> {
+    let ends = |at: usize| matches!(text.get(at), None | Some(b'/'));
+    // An integer: "0", or an optional '-' and digits not starting with '0'; at most 19
+    // digits, which cannot overflow (longer ones go to the full parser, which checks).
+    let negative = text.first() == Some(&b'-');
+    let digits_at = usize::from(negative);
+    let digits = text
+        .get(digits_at..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits > 0 && ends(digits_at + digits) {
+        let d = &text[digits_at..digits_at + digits];
+        if digits > 19 || (d[0] == b'0' && (digits > 1 || negative)) {
+            return None;
+        }
+        let magnitude = d.iter().fold(0u64, |m, &c| m * 10 + u64::from(c - b'0'));
+        let (buf, start) = I65::from_sign_magnitude(negative, magnitude).encoded();
+        out.put(&buf[start..]);
+        return Some((TYPE_INT, digits_at + digits));
+    }
+    if ends(36) {
+        if let Some(uuid) = text.get(..36).and_then(parse_uuid_text) {
+            out.put(&uuid);
+            return Some((TYPE_UUID, 36));
+        }
+    }
+    None
 }
 
 impl FromStr for KeyPath {
     type Err = ParseError;
 
-    /// Parses the text form; `/` alone is the empty path.
+    /// Parses the text form; `/` alone is the empty path. Writes the binary form as it
+    /// reads the text.
     fn from_str(text: &str) -> Result<KeyPath, ParseError> {
         if !text.starts_with('/') {
             return Err(ParseError::new(0, ParseErrorKind::MissingSlash));
@@ -292,96 +513,252 @@ impl FromStr for KeyPath {
         if text == "/" {
             return Ok(KeyPath::new());
         }
-        let parts = split_components(text);
-        let mut components = Vec::with_capacity(parts.len());
-        for (index, &(at, part)) in parts.iter().enumerate() {
-            let (namespace, id) = match part.split_once('-') {
-                Some((ns, id)) => (ns, Some(id)),
-                None => (part, None),
-            };
-            if !is_valid_namespace(namespace) {
-                return Err(ParseError::new(
-                    at,
-                    ParseErrorKind::Namespace(namespace.into()),
-                ));
+        let b = text.as_bytes();
+        let mut out = Out::for_text(text);
+        let mut metas = Metas::new();
+        let mut start = 1;
+        loop {
+            // A component: its namespace, then '-' and an ID, or '/' or the end.
+            let after = start + namespace::prefix_len(&b[start..]);
+            let next = b.get(after).copied();
+            if after == start || !matches!(next, None | Some(b'-' | b'/')) {
+                return Err(namespace_error(text, start));
             }
-            let id = match id {
-                Some(raw) => Some(parse_id(raw, at + namespace.len() + 1)?),
-                None if index + 1 < parts.len() => {
+            if start > 1 {
+                out.byte(SEPARATOR);
+            }
+            out.put(&b[start..after]);
+            metas.push(meta(after - start, TYPE_NAMESPACE));
+            let end = match next {
+                Some(b'-') => {
+                    let id_at = after + 1;
+                    out.byte(SEPARATOR);
+                    let id_start = out.len();
+                    let (type_code, end) = match parse_common_id(&b[id_at..], &mut out) {
+                        Some((type_code, len)) => (type_code, id_at + len),
+                        None => {
+                            let end = component_end(b, id_at);
+                            (parse_id_into(&text[id_at..end], id_at, &mut out)?, end)
+                        }
+                    };
+                    metas.push(meta(out.len() - id_start, type_code));
+                    end
+                }
+                Some(_) => {
+                    let namespace = &text[start..after];
                     return Err(ParseError::new(
-                        at,
+                        start,
                         ParseErrorKind::IdRequired(namespace.into()),
-                    ))
+                    ));
                 }
-                None => None,
+                None => after,
             };
-            components.push(Component {
-                namespace: super::Namespace::new(namespace),
-                id,
-            });
+            if end >= b.len() {
+                break;
+            }
+            start = end + 1;
         }
-        Ok(KeyPath { components })
+        out.byte(TERMINATOR);
+        metas.write(&mut out);
+        Ok(out.finish())
     }
 }
 
-/// Writes a string ID in canonical text: `/` as `%/`, `%` as `%%`, controls as `%HH`, and the
-/// first character escaped when the text would otherwise read as another ID type.
-fn write_string_id(s: &str, f: &mut impl Write) -> fmt::Result {
-    let ambiguous = is_int_text(s) || parse_uuid_text(s).is_some() || s.starts_with(BYTES_PREFIX);
-    for (i, ch) in s.char_indices() {
-        match ch {
-            '/' => f.write_str("%/")?,
-            '%' => f.write_str("%%")?,
-            '\u{0}'..='\u{1F}' | '\u{7F}' => write!(f, "%{:02X}", ch as u32)?,
-            _ if i == 0 && ambiguous => write!(f, "%{:02X}", ch as u32)?,
-            _ => f.write_char(ch)?,
-        }
-    }
-    Ok(())
+/// A writer that gathers text in a stack buffer and passes it on in few, large pieces.
+/// Everything put in is whole UTF-8 characters, so the buffer always holds valid text.
+struct TextOut<'w, W: Write> {
+    out: &'w mut W,
+    buf: [u8; 128],
+    len: usize,
 }
 
-/// Writes an ID in canonical text.
-pub(crate) fn write_id(id: &Id, f: &mut impl Write) -> fmt::Result {
-    match id {
-        Id::Int(v) => write!(f, "{v}"),
-        Id::Str(s) => write_string_id(s, f),
-        Id::Uuid(u) => {
-            for (i, b) in u.iter().enumerate() {
-                if matches!(i, 4 | 6 | 8 | 10) {
-                    f.write_char('-')?;
+impl<'w, W: Write> TextOut<'w, W> {
+    fn new(out: &'w mut W) -> TextOut<'w, W> {
+        TextOut {
+            out,
+            buf: [0; 128],
+            len: 0,
+        }
+    }
+
+    /// Appends `s`, which is whole UTF-8 characters.
+    #[inline(always)]
+    fn put(&mut self, s: &[u8]) -> fmt::Result {
+        if s.len() > self.buf.len() - self.len {
+            self.flush()?;
+            if s.len() > self.buf.len() {
+                return self
+                    .out
+                    .write_str(std::str::from_utf8(s).map_err(|_| fmt::Error)?);
+            }
+        }
+        self.buf[self.len..self.len + s.len()].copy_from_slice(s);
+        self.len += s.len();
+        Ok(())
+    }
+
+    fn flush(&mut self) -> fmt::Result {
+        let text = std::str::from_utf8(&self.buf[..self.len]).map_err(|_| fmt::Error)?;
+        self.out.write_str(text)?;
+        self.len = 0;
+        Ok(())
+    }
+}
+
+/// Writes the text form of the valid encoding `bytes`.
+pub(crate) fn write_path(bytes: &[u8], f: &mut impl Write) -> fmt::Result {
+    if bytes == [TERMINATOR] {
+        return f.write_char('/');
+    }
+    let mut t = TextOut::new(f);
+    let mut walk = Walk::new(bytes);
+    while let Some(ns) = walk.next() {
+        t.put(b"/")?;
+        t.put(ns.content(bytes))?;
+        if let Some(id) = walk.next() {
+            t.put(b"-")?;
+            write_id_segment(id.type_code, id.content(bytes), &mut t)?;
+        }
+    }
+    t.flush()
+}
+
+/// Writes the canonical text of a valid ID segment of type `type_code`.
+fn write_id_segment<W: Write>(
+    type_code: u8,
+    content: &[u8],
+    t: &mut TextOut<'_, W>,
+) -> fmt::Result {
+    match type_code {
+        TYPE_INT => {
+            let v = I65::decode(content).map_or(I65::ZERO, |(v, _)| v);
+            let mut digits = [0u8; 21];
+            let mut at = digits.len();
+            let mut m = v.magnitude();
+            // Two digits at a time, from a table.
+            while m >= 100 {
+                let pair = 2 * (m % 100) as usize;
+                m /= 100;
+                at -= 2;
+                digits[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+            }
+            if m >= 10 {
+                let pair = 2 * m as usize;
+                at -= 2;
+                digits[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+            } else {
+                at -= 1;
+                digits[at] = b'0' + m as u8;
+            }
+            if v.is_negative() {
+                at -= 1;
+                digits[at] = b'-';
+            }
+            t.put(&digits[at..])
+        }
+        TYPE_UUID => {
+            let mut text = [b'-'; 36];
+            for (&b, &at) in content.iter().zip(&UUID_DIGITS) {
+                text[at] = HEX_LOWER[usize::from(b >> 4)];
+                text[at + 1] = HEX_LOWER[usize::from(b & 0x0F)];
+            }
+            t.put(&text)
+        }
+        TYPE_BYTES => {
+            t.put(b"~")?;
+            let raw = escape::unescape(content.get(1..).unwrap_or_default()).unwrap_or_default();
+            for chunk in raw.chunks(3) {
+                let mut acc: u32 = 0;
+                for &b in chunk {
+                    acc = (acc << 8) | u32::from(b);
                 }
-                write!(f, "{b:02x}")?;
+                let digits = (chunk.len() * 8).div_ceil(6);
+                acc <<= digits * 6 - chunk.len() * 8;
+                let mut text = [0u8; 4];
+                for (i, d) in text[..digits].iter_mut().enumerate() {
+                    *d = BASE64URL[((acc >> (6 * (digits - 1 - i))) & 63) as usize];
+                }
+                t.put(&text[..digits])?;
             }
             Ok(())
         }
-        Id::Bytes(b) => {
-            f.write_char(BYTES_PREFIX)?;
-            base64_encode(b, f)
-        }
+        _ => write_string_segment(content, t),
     }
+}
+
+/// Writes a string ID from its escaped segment: `/` as `%/`, `%` as `%%`, controls as
+/// `%HH`, and the first character escaped when the text would otherwise read as another ID
+/// type.
+fn write_string_segment<W: Write>(content: &[u8], t: &mut TextOut<'_, W>) -> fmt::Result {
+    if content == [EMPTY_STRING] {
+        return Ok(());
+    }
+    let pct = |b: u8, t: &mut TextOut<'_, W>| {
+        t.put(&[
+            b'%',
+            HEX_UPPER[usize::from(b >> 4)],
+            HEX_UPPER[usize::from(b & 0x0F)],
+        ])
+    };
+    // Text that reads as an integer, a UUID or bytes has no escaped bytes, so its segment
+    // is the text itself.
+    let ambiguous = is_int_text(content)
+        || parse_uuid_text(content).is_some()
+        || content.first() == Some(&(BYTES_PREFIX as u8));
+    let mut i = 0;
+    if ambiguous {
+        pct(content[0], t)?;
+        i = 1;
+    }
+    let mut run = i;
+    while i < content.len() {
+        let b = content[i];
+        if b > 0x1F && b != b'/' && b != b'%' && b != 0x7F {
+            i += 1;
+            continue;
+        }
+        // Runs end at ASCII bytes, so each is whole characters.
+        t.put(&content[run..i])?;
+        match b {
+            ESCAPE => {
+                let raw = content
+                    .get(i + 1)
+                    .map_or(0, |e| e.wrapping_sub(ESCAPE_OFFSET));
+                pct(raw, t)?;
+                i += 2;
+            }
+            b'/' => {
+                t.put(b"%/")?;
+                i += 1;
+            }
+            b'%' => {
+                t.put(b"%%")?;
+                i += 1;
+            }
+            _ => {
+                pct(b, t)?;
+                i += 1;
+            }
+        }
+        run = i;
+    }
+    t.put(content.get(run..).unwrap_or_default())
 }
 
 impl fmt::Display for Id {
     /// The ID's canonical text, as it appears after `namespace-` in a key path.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_id(self, f)
+        let mut segment = Vec::new();
+        encode_id(self, &mut segment);
+        let mut t = TextOut::new(f);
+        write_id_segment(super::binary::id_type_code(self), &segment, &mut t)?;
+        t.flush()
     }
 }
 
 impl fmt::Display for KeyPath {
     /// The canonical text form; `parse(print(p)) == p` for every key path.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.components.is_empty() {
-            return f.write_char('/');
-        }
-        for c in &self.components {
-            f.write_char('/')?;
-            f.write_str(&c.namespace)?;
-            if let Some(id) = &c.id {
-                f.write_char('-')?;
-                write_id(id, f)?;
-            }
-        }
-        Ok(())
+        write_path(self.as_bytes(), f)
     }
 }

@@ -1,7 +1,7 @@
 //! The model's item type ([`Ticket`]) and operations ([`Op`]), and how to make operations
 //! from bytes ([`ops_from_bytes`]) or a seed ([`random_ops`]).
 
-use keypath::{KeyPath, PathError};
+use keypath::{path::PathError, KeyPath};
 use serde::{Deserialize, Serialize};
 
 use crate::conformance::Rng;
