@@ -225,6 +225,14 @@ impl std::str::FromStr for IndexGroup {
                 field: field.to_owned(),
             });
         }
+        if let Some((_, id)) = text.split_once('-') {
+            if id.starts_with('{') {
+                return Err(format!(
+                    "GROUP {text:?} has an unbalanced '{{': write /NAMESPACE-{{FIELD}} to take the \
+                     ID from a field, or %7B for a literal '{{'"
+                ));
+            }
+        }
         let group: KeyPath = text.parse().map_err(|e| format!("bad GROUP: {e}"))?;
         if group.len() != 1
             || group
@@ -655,8 +663,9 @@ fn with_id(
 /// ID.
 fn id_in_text(namespace: &str, text: &str) -> Option<keypath::Id> {
     let probe: KeyPath = format!("/{namespace}-{text}").parse().ok()?;
-    let id = match probe.components() {
-        [one] => one.id()?.clone(),
+    let mut segments = probe.segments();
+    let id = match (segments.next(), segments.next()) {
+        (Some(one), None) => one.id()?.to_id(),
         _ => return None,
     };
     matches!(id, keypath::Id::Int(_) | keypath::Id::Uuid(_)).then_some(id)
@@ -764,6 +773,46 @@ fn data_file(dir: &Path) -> PathBuf {
     dir.join(keypath_store::backend::redb::DATA_FILE_NAME)
 }
 
+/// Runs `trial` (a put) on an empty in-memory store with `config`: what it would do to a
+/// new store, without making one. `import` names the import file and line for messages.
+async fn try_on_memory(
+    config: &Config,
+    trial: DbCommand,
+    import: Option<(u64, &Path)>,
+) -> Result<(), Failure> {
+    let memory = Store::new(MemoryBackend::new());
+    memory
+        .create_config(&config.store)
+        .await
+        .map_err(store_failure)?;
+    let db = Db::with_store(memory).await?;
+    match db.run(trial, &mut std::io::sink()).await {
+        Ok(()) => Ok(()),
+        // Said as the import says it, naming the file and line.
+        Err(Failure::BadInput(m)) if import.is_some() => {
+            let (line, file) = import.expect("checked");
+            Err(bad(format!(
+                "{}: line {line}: {m} (imported before it: 0 items)",
+                file.display()
+            )))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The store a first write goes to: created with `config` (an empty one through
+/// `Store::open`, which opens a store another process made meanwhile; one with indexes
+/// through `open_or_create_as`, which refuses a store with other indexes).
+async fn create_for_first_write(dir: &Path, config: &Config) -> Result<Db<RedbBackend>, Failure> {
+    if config.store.indexes.is_empty() {
+        check_dir(dir)?;
+        let store = Store::open(dir).await.map_err(|e| open_failure(dir, e))?;
+        Db::with_store(store).await
+    } else {
+        open_or_create_as(dir, config).await
+    }
+}
+
 /// Whether a command makes a store where there is none (`put` and `import` do).
 fn creates_store(command: &DbCommand) -> bool {
     matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. })
@@ -775,62 +824,40 @@ fn creates_store(command: &DbCommand) -> bool {
 /// is ever deleted. Then the store is created (or, if another process created it meanwhile,
 /// opened: its configuration is the one used) and the command runs on it.
 async fn first_write(dir: &Path, command: DbCommand, out: &mut impl Write) -> Result<(), Failure> {
-    let (config, trial) = match &command {
-        DbCommand::Import { file } => {
-            let first = first_import_records(file)?;
-            let config = first.config.unwrap_or_default();
-            let trial = first.item.map(|item| DbCommand::Put {
-                path: item.key,
-                json: item.value,
+    if let DbCommand::Import { file } = &command {
+        let (mut reader, size) = import_reader(file)?;
+        let first = first_import_records(&mut reader)?;
+        let config = first.config.clone().unwrap_or_default();
+        if let Some((item, line)) = &first.item {
+            let trial = DbCommand::Put {
+                path: item.key.clone(),
+                json: item.value.clone(),
                 if_absent: false,
                 if_version: None,
-            });
-            (config, trial.map(|t| (t, Some((first.line, file.clone())))))
+            };
+            try_on_memory(&config, trial, Some((*line, file.as_path()))).await?;
         }
-        DbCommand::Put {
-            path,
-            json,
-            if_absent,
-            if_version,
-        } => (
-            Config::default(),
-            Some((
-                DbCommand::Put {
-                    path: path.clone(),
-                    json: json.clone(),
-                    if_absent: *if_absent,
-                    if_version: *if_version,
-                },
-                None,
-            )),
-        ),
-        _ => unreachable!("only put and import create a store"),
-    };
-    if let Some((trial, import)) = trial {
-        let memory = Store::new(MemoryBackend::new());
-        memory
-            .create_config(&config.store)
-            .await
-            .map_err(store_failure)?;
-        let db = Db::with_store(memory).await?;
-        if let Err(e) = db.run(trial, &mut std::io::sink()).await {
-            return Err(match (e, import) {
-                // Said as the import says it, naming the file and line.
-                (Failure::BadInput(m), Some((line, file))) => bad(format!(
-                    "{}: line {line}: {m} (imported before it: 0 items)",
-                    file.display()
-                )),
-                (e, _) => e,
-            });
-        }
+        let db = create_for_first_write(dir, &config).await?;
+        return import_from(&db, file, reader, size, first.pending, out).await;
     }
-    let db = if config.store.indexes.is_empty() {
-        check_dir(dir)?;
-        let store = Store::open(dir).await.map_err(|e| open_failure(dir, e))?;
-        Db::with_store(store).await?
-    } else {
-        open_or_create_as(dir, &config).await?
+    let DbCommand::Put {
+        path,
+        json,
+        if_absent,
+        if_version,
+    } = &command
+    else {
+        unreachable!("only put and import create a store")
     };
+    let trial = DbCommand::Put {
+        path: path.clone(),
+        json: json.clone(),
+        if_absent: *if_absent,
+        if_version: *if_version,
+    };
+    let config = Config::default();
+    try_on_memory(&config, trial, None).await?;
+    let db = create_for_first_write(dir, &config).await?;
     db.run(command, out).await
 }
 
@@ -958,6 +985,7 @@ impl<B: DbBackend> Db<B> {
 pub(crate) const MAX_IMPORT_LINE: usize = 8 << 20;
 
 /// One line of an import file.
+#[derive(Clone)]
 enum ImportLine {
     /// The end of the file.
     End,
@@ -970,6 +998,7 @@ enum ImportLine {
 }
 
 /// An item line of an import file.
+#[derive(Clone)]
 pub(crate) struct ImportItem {
     key: String,
     value: String,
@@ -1051,34 +1080,33 @@ fn import_reader(
 }
 
 /// What an import into a new store starts with: its configuration line (if any) and its
-/// first item (with its line number).
+/// first item (with its line number), and every line read to find them (each with the
+/// bytes it took and its number), which the import then takes before reading on: the file
+/// is read once, so a pipe works too.
 pub(crate) struct FirstRecords {
     pub(crate) config: Option<Config>,
-    pub(crate) item: Option<ImportItem>,
-    pub(crate) line: u64,
+    pub(crate) item: Option<(ImportItem, u64)>,
+    pending: Vec<(ImportLine, u64, u64)>,
 }
 
-/// Reads an import file up to its first item.
-fn first_import_records(file: &Path) -> Result<FirstRecords, Failure> {
-    let (mut reader, _) = import_reader(file)?;
-    let mut config = None;
+/// Reads an import up to its first item.
+fn first_import_records<R: BufRead>(reader: &mut ImportReader<R>) -> Result<FirstRecords, Failure> {
+    let mut first = FirstRecords {
+        config: None,
+        item: None,
+        pending: Vec::new(),
+    };
     loop {
-        let (line, _) = reader.next().map_err(|e| {
+        let (line, read) = reader.next().map_err(|e| {
             bad(format!(
                 "{}: {e} (imported before it: 0 items)",
                 reader.name
             ))
         })?;
-        match line {
-            ImportLine::End => {
-                return Ok(FirstRecords {
-                    config,
-                    item: None,
-                    line: reader.number,
-                })
-            }
+        match &line {
+            ImportLine::End => return Ok(first),
             ImportLine::Blank => {}
-            ImportLine::Config(c) if config.is_none() => config = Some(c),
+            ImportLine::Config(c) if first.config.is_none() => first.config = Some(c.clone()),
             ImportLine::Config(_) => {
                 return Err(bad(format!(
                     "{}: line {}: a second configuration line; only the first line of an \
@@ -1086,13 +1114,12 @@ fn first_import_records(file: &Path) -> Result<FirstRecords, Failure> {
                     reader.name, reader.number
                 )))
             }
-            ImportLine::Item(item) => {
-                return Ok(FirstRecords {
-                    config,
-                    item: Some(item),
-                    line: reader.number,
-                })
-            }
+            ImportLine::Item(item) => first.item = Some((item.clone(), reader.number)),
+        }
+        let done = first.item.is_some();
+        first.pending.push((line, read, reader.number));
+        if done {
+            return Ok(first);
         }
     }
 }
@@ -1118,7 +1145,8 @@ impl<B: DbBackend> Db<B> {
             .await
             .map_err(|e| Failure::Store(e.to_string()))?;
         let expected = |path: &KeyPath, item_type: &str, payload: &[u8]| {
-            let namespace = path.components().last()?.namespace();
+            let last = path.segments().last()?;
+            let namespace = last.namespace();
             if !self.config.indexes.iter().any(|d| d.namespace == namespace) {
                 return None;
             }
@@ -1175,7 +1203,20 @@ async fn import<B: DbBackend>(
     file: &Path,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let (mut reader, size) = import_reader(file)?;
+    let (reader, size) = import_reader(file)?;
+    import_from(db, file, reader, size, Vec::new(), out).await
+}
+
+/// Imports the lines `pending` (already read), then the rest of `reader`.
+async fn import_from<B: DbBackend, R: BufRead>(
+    db: &Db<B>,
+    file: &Path,
+    mut reader: ImportReader<R>,
+    size: u64,
+    pending: Vec<(ImportLine, u64, u64)>,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let mut pending = pending.into_iter();
     let mut progress = Progress::new("bytes", size);
     let mut items = 0u64;
     let mut seen_item = false;
@@ -1187,9 +1228,14 @@ async fn import<B: DbBackend>(
                 file.display()
             )
         };
-        let (line, read) = reader.next().map_err(|e| bad(context(e, items)))?;
+        let (line, read, number) = match pending.next() {
+            Some(line) => line,
+            None => {
+                let (line, read) = reader.next().map_err(|e| bad(context(e, items)))?;
+                (line, read, reader.number)
+            }
+        };
         progress.add(read);
-        let number = reader.number;
         let at = |e: String| context(format!("line {number}: {e}"), items);
         let item = match line {
             ImportLine::End => break,

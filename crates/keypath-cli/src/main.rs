@@ -185,9 +185,21 @@ fn argument_error(e: &clap::Error) -> ExitCode {
         return ExitCode::from(code);
     }
     let text = e.render().to_string();
-    let first = text.lines().next().unwrap_or("bad arguments");
-    let first = first.strip_prefix("error: ").unwrap_or(first);
-    report(&format!("{first} (see keypath --help)"));
+    // clap's message, up to the usage: its first line and what it lists under it (the
+    // missing arguments, say), as one line.
+    let message = text
+        .lines()
+        .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    let message = if message.is_empty() {
+        "bad arguments"
+    } else {
+        message
+    };
+    report(&format!("{message} (see keypath --help)"));
     ExitCode::from(2)
 }
 

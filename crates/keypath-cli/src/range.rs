@@ -118,10 +118,10 @@ impl Field<'_> {
         })?;
         // One component with an ID: the text has one '/' and a '-' after the namespace.
         let id = path
-            .components()
-            .first()
-            .and_then(|c| c.id())
-            .cloned()
+            .segments()
+            .next()
+            .and_then(|s| s.id())
+            .map(|id| id.to_id())
             .ok_or_else(|| self.error("expected an ID"))?;
         Ok(if included {
             Bound::Included(id)

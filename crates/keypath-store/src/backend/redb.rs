@@ -347,7 +347,13 @@ impl RedbBackend {
                     message: "the file is empty".to_owned(),
                 });
             }
-            Ok(_) => {}
+            Ok(_) => {
+                if mode == Mode::OpenOrCreate || mode == Mode::Existing {
+                    // A creator killed between linking its file and removing its temporary
+                    // name leaves that name behind (a second link to the store).
+                    remove_stale_tmp_files(&dir);
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => match mode {
                 Mode::Existing | Mode::ReadOnly => return Err(OpenError::Missing(dir)),
                 Mode::Create | Mode::OpenOrCreate => {
