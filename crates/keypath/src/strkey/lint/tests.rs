@@ -2,6 +2,7 @@ use std::cmp::Ordering;
 
 use proptest::prelude::*;
 
+use super::token::is_negative_strkey;
 use super::*;
 use crate::id::{Ksuid, Ulid};
 use crate::strkey::{decimal_key, float_key, int_key, inverted, iso8601_key, padded};
