@@ -23,26 +23,36 @@
 //! # The meant order
 //!
 //! Keys are split into fields at the separators (by default `#`, `/`, `|` and `:`), and
-//! compared field by field, a key before the keys it is a prefix of. A field that is
-//! wholly a number (`42`, `-7`, `0.25`) compares as that number. A field that is
-//! wholly a timestamp with a UTC offset (RFC 3339 or ISO 8601: `2024-01-01T10:00:00+02:00`,
+//! compared field by field, a key before the keys it is a prefix of. A field that is wholly
+//! a number (`42`, `-7`, `0.25`) compares as that number. A field that is wholly a
+//! timestamp with a UTC offset (RFC 3339 or ISO 8601: `2024-01-01T10:00:00+02:00`,
 //! `2024-01-01 08:00Z`, `2024-01-01T08:00:00.5+0000`; its `:` do not split it) compares as
 //! the instant it names. One without an offset (`2024-01-05T10:00`, `2024-01-05 9:30:15`)
 //! names no instant: it compares as the date and time written, with `T` and a space alike
-//! and an hour of one digit read as its number, after every timestamp with an offset.
-//! A field that is wholly a date with the year last (`12/31/2023`, `31.12.2023`, `1-2-2024`)
+//! and an hour of one digit read as its number, after every timestamp with an offset. A
+//! field that is wholly a date with the year last (`12/31/2023`, `31.12.2023`, `1-2-2024`)
 //! compares by year first, then its other two numbers as written (whether they are month
-//! and day or day and month is not known). Any other field is read as runs: letters
-//! compare without case or accents (ASCII letters, and the letters of Latin-1 and Latin
-//! Extended-A whose canonical decomposition is an ASCII letter with marks, such as `é`, `Ñ`
-//! or `č`, read as that letter; Greek, Cyrillic and Armenian letters without case only, so
-//! `Яна` after `анна` but `ё` still after `я`), digit runs as numbers (`post9` before
-//! `post10`, `v1.9` before `v1.10`), other bytes as bytes (so `ß`, `ø`, `ł` and letters of
-//! other scripts keep their byte order). A word that mixes letters and digits in another
-//! way (`4c9d36e5`, base62 IDs) is an identifier and compares as bytes, case included, and
-//! so does a field shaped like a negative [`int_key`](super::int_key) or
-//! [`decimal_key`](super::decimal_key) (`-986` is `int_key(-3)`), which sorts right as
-//! written. Keys equal in meaning (`007` and `7`, `Ann` and `ann`) keep their byte order.
+//! and day or day and month is not known); one with a two-digit year after `/` or `-`
+//! (`12/30/17`, `1-2-18`) compares the same way, its year as written from `00` to `99` (the
+//! century is not known), after every date with a four-digit year. Any other field is read
+//! as runs: letters compare without case or accents (ASCII letters, and the letters of
+//! Latin-1 and Latin Extended-A whose canonical decomposition is an ASCII letter with
+//! marks, such as `é`, `Ñ` or `č`, read as that letter; Greek, Cyrillic and Armenian
+//! letters without case only, so `Яна` after `анна` but `ё` still after `я`), digit runs as
+//! numbers (`post9` before `post10`, `v1.9` before `v1.10`), other bytes as bytes (so `ß`,
+//! `ø`, `ł` and letters of other scripts keep their byte order). A word that mixes letters
+//! and digits in another way (`4c9d36e5`, base62 IDs) is an identifier and compares as
+//! bytes, case included, and so does a field shaped like a negative
+//! [`int_key`](super::int_key) or [`decimal_key`](super::decimal_key) (`-986` is
+//! `int_key(-3)`), which sorts right as written. A field that reads as a random ID compares
+//! as bytes too: one of ASCII letters, digits, `_` and `-` only, with a letter and a digit,
+//! and a lower-case letter right before an upper-case one (`aB_1`, `x7kPq`), which written
+//! words do not have (`Zoey`, `POST`, `Post9`); a camel-case name with a digit (`getItem2`)
+//! reads as one too. In [`Lint::run`], where such a field is found, every field at the same
+//! position (counted in separators) that has that alphabet and both a letter and a digit
+//! compares as bytes as well (`Ab_9` beside `aB_1`), while plain words there (`Zoey`) are
+//! still words. Keys equal in meaning (`007` and `7`, `Ann` and `ann`) keep their byte
+//! order.
 //! This order is total, so sorting by it never fails. [`Lint::meant_cmp`] compares two keys
 //! in it; [`Lint::sort_key`] turns a key into bytes whose byte order is this order.
 //!
@@ -104,6 +114,9 @@ pub enum Problem {
     /// Dates written with the year last: `12/31/2023` sorts after `01/02/2024`, and
     /// `31.12.2023` after `01.01.2024`.
     DateOrder,
+    /// Dates with a two-digit year last: `12/30/17` sorts after `01/02/18`, padded or not,
+    /// and no padding fixes it (nor the century: `99` sorts after `00`).
+    TwoDigitYear,
     /// A value continues with a byte below the separator that ends a shorter value, so
     /// `a b#1` sorts before `a#1` and `/post-1/c` before `/post/c`.
     BelowSeparator,
@@ -133,6 +146,7 @@ impl Problem {
                 | Problem::Accent
                 | Problem::Timestamp
                 | Problem::DateOrder
+                | Problem::TwoDigitYear
                 | Problem::BelowSeparator
         )
     }
@@ -150,6 +164,7 @@ impl Problem {
             Problem::Accent => "accent",
             Problem::Timestamp => "timestamp",
             Problem::DateOrder => "date-order",
+            Problem::TwoDigitYear => "two-digit-year",
             Problem::BelowSeparator => "below-separator",
             Problem::ControlByte => "control-byte",
             Problem::NotUtf8 => "not-utf8",
@@ -188,6 +203,10 @@ impl Problem {
             }
             Problem::DateOrder => {
                 "write dates year first with two-digit months and days (ISO 8601: 2023-12-31)"
+            }
+            Problem::TwoDigitYear => {
+                "write dates as ISO 8601, with a four-digit year first and two-digit months and \
+                 days (YYYY-MM-DD: 2017-12-30)"
             }
             Problem::BelowSeparator => {
                 "use a separator that sorts below every byte of the values, or key paths, whose \
@@ -394,13 +413,13 @@ impl Lint {
     /// ```
     pub fn sort_key(&self, key: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(2 * key.len() + 8);
-        self.write_sort_key(key, &mut out);
+        self.write_sort_key(key, &[], &mut out);
         out
     }
 
     /// Appends [`Lint::sort_key`]`(key)` to `out`.
-    fn write_sort_key(&self, key: &[u8], out: &mut Vec<u8>) {
-        let mut tokens = self.tokens(key);
+    fn write_sort_key(&self, key: &[u8], id_fields: &[bool], out: &mut Vec<u8>) {
+        let mut tokens = Tokens::new(key, &self.separator, id_fields);
         loop {
             let token = tokens.next_token();
             let raw = token.raw();
@@ -437,6 +456,7 @@ impl Lint {
                     year,
                     first,
                     second,
+                    ..
                 } => {
                     out.extend_from_slice(&year.to_be_bytes());
                     out.extend_from_slice(&[first, second]);
@@ -479,11 +499,17 @@ impl Lint {
     pub fn run<K: AsRef<[u8]>>(&self, keys: &[K]) -> Report {
         // Each key's sort key, made once, all in one buffer; equal ones (only for equal
         // keys) by input position.
+        // The fields (by position) where some key holds a random ID: there, every value
+        // shaped like an ID compares as bytes.
+        let mut id_fields = Vec::new();
+        for key in keys {
+            Tokens::new(key.as_ref(), &self.separator, &[]).id_fields(&mut id_fields);
+        }
         let mut arena = Vec::new();
         let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(keys.len());
         for (i, key) in keys.iter().enumerate() {
             let start = arena.len();
-            self.write_sort_key(key.as_ref(), &mut arena);
+            self.write_sort_key(key.as_ref(), &id_fields, &mut arena);
             spans.push((start, arena.len(), i));
         }
         spans.sort_unstable_by(|&(s1, e1, i), &(s2, e2, j)| {
@@ -515,7 +541,7 @@ impl Lint {
                 continue;
             }
             out_of_order += 1;
-            match self.cause(a, b) {
+            match self.cause(a, b, &id_fields) {
                 Some((problem, field, detail)) => record(problem, vec![j, i], Some(field), detail),
                 None => unjudged += 1,
             }
@@ -548,14 +574,17 @@ impl Lint {
     }
 
     fn tokens<'a>(&'a self, key: &'a [u8]) -> Tokens<'a> {
-        Tokens::new(key, &self.separator)
+        Tokens::new(key, &self.separator, &[])
     }
 
     /// Why `a`, which comes before `b` in the meant order, sorts after it as bytes; `None`
     /// when the first difference mixes kinds of values. Returns the problem, the field (from
     /// 1) and the detail.
-    fn cause(&self, a: &[u8], b: &[u8]) -> Option<(Problem, usize, String)> {
-        let (mut ta, mut tb) = (self.tokens(a), self.tokens(b));
+    fn cause(&self, a: &[u8], b: &[u8], id_fields: &[bool]) -> Option<(Problem, usize, String)> {
+        let (mut ta, mut tb) = (
+            Tokens::new(a, &self.separator, id_fields),
+            Tokens::new(b, &self.separator, id_fields),
+        );
         let mut field = 1;
         // Bytes decide at the first pair of tokens whose bytes differ (all before are the
         // same bytes, so both tokens start at the same offset).
@@ -590,6 +619,36 @@ impl Lint {
                     format!("{} is earlier than {}", text(rx), text(ry))
                 };
                 return Some((Problem::Timestamp, field, detail));
+            }
+            (
+                Tok::Date {
+                    year: y1,
+                    short: s1,
+                    ..
+                },
+                Tok::Date {
+                    year: y2,
+                    short: s2,
+                    ..
+                },
+            ) if s1 || s2 => {
+                let detail = match (s1, s2) {
+                    (true, true) if y1 == y2 => format!("{} is before {}", text(rx), text(ry)),
+                    (true, true) => format!(
+                        "{} is in year {y1:02}, before {} in year {y2:02}",
+                        text(rx),
+                        text(ry)
+                    ),
+                    _ => {
+                        let (short, long) = if s1 { (rx, ry) } else { (ry, rx) };
+                        format!(
+                            "{} has a two-digit year, {} four digits",
+                            text(short),
+                            text(long)
+                        )
+                    }
+                };
+                return Some((Problem::TwoDigitYear, field, detail));
             }
             (Tok::Date { year: y1, .. }, Tok::Date { year: y2, .. }) => {
                 let detail = if y1 == y2 {

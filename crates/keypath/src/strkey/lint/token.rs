@@ -28,7 +28,14 @@ pub(super) enum Tok<'a> {
     },
     /// A whole-field date with the year last (see [`year_last_date`]): the year, then its
     /// other two numbers in the order written (day and month, or month and day).
-    Date { year: u16, first: u8, second: u8 },
+    /// With `short`, the year was written with two digits (`12/30/17`): it compares as
+    /// written, 00 to 99, the century not being known.
+    Date {
+        year: u16,
+        first: u8,
+        second: u8,
+        short: bool,
+    },
     /// The fraction digits of a non-negative whole-field decimal (after its integer and
     /// its `.`), without trailing zeros: compared as bytes, so `.25` before `.5`.
     Frac(&'a [u8]),
@@ -36,8 +43,9 @@ pub(super) enum Tok<'a> {
     Text,
     /// Other bytes (punctuation, space, non-ASCII), compared as bytes.
     Punct,
-    /// A word mixing letters and digits other than letters-then-digits, or a field shaped
-    /// like a negative `int_key` or `decimal_key`: compared as bytes.
+    /// A word mixing letters and digits other than letters-then-digits, a field that reads
+    /// as a random ID (see [`is_random_id`]), or a field shaped like a negative `int_key`
+    /// or `decimal_key`: compared as bytes.
     Opaque,
 }
 
@@ -69,7 +77,8 @@ impl<'a> Tok<'a> {
             Tok::Num { neg: false, .. } => (2, b'0', 1),
             Tok::Time { local: false, .. } => (2, b'0', 5),
             Tok::Time { local: true, .. } => (2, b'0', 7),
-            Tok::Date { .. } => (2, b'0', 6),
+            Tok::Date { short: false, .. } => (2, b'0', 6),
+            Tok::Date { short: true, .. } => (2, b'0', 8),
             Tok::Punct => (2, raw[0], 2),
             Tok::Text => (2, b'a', 3),
             Tok::Opaque if raw[0].is_ascii_digit() => (2, b'0', 4),
@@ -115,11 +124,13 @@ impl<'a> Tok<'a> {
                     year: y1,
                     first: a1,
                     second: b1,
+                    ..
                 },
                 Tok::Date {
                     year: y2,
                     first: a2,
                     second: b2,
+                    ..
                 },
             ) => (y1, a1, b1).cmp(&(y2, a2, b2)),
             _ => Ordering::Equal,
@@ -155,11 +166,21 @@ pub(super) struct Tokens<'a> {
     fraction_end: Option<usize>,
     pending: Option<Token<'a>>,
     separator: &'a [bool; 256],
+    /// The field the next token is in, from 0.
+    field: usize,
+    /// The fields (by position, from 0) whose ID-shaped values (see [`is_id_shaped`]) are
+    /// read as IDs, as bytes: those where some key of the set holds a random ID.
+    id_fields: &'a [bool],
 }
 
 impl<'a> Tokens<'a> {
     /// The tokens of `key`, split into fields at the bytes marked in `separator`.
-    pub(super) fn new(key: &'a [u8], separator: &'a [bool; 256]) -> Tokens<'a> {
+    /// IDs are looked for in the fields marked in `id_fields` (see [`Tokens::id_fields`]).
+    pub(super) fn new(
+        key: &'a [u8],
+        separator: &'a [bool; 256],
+        id_fields: &'a [bool],
+    ) -> Tokens<'a> {
         Tokens {
             key,
             pos: 0,
@@ -167,6 +188,30 @@ impl<'a> Tokens<'a> {
             fraction_end: None,
             pending: None,
             separator,
+            field: 0,
+            id_fields,
+        }
+    }
+
+    /// Marks in `id_fields` the fields (by position, from 0) of this key that hold a random
+    /// ID (see [`is_random_id`]), growing it as needed.
+    pub(super) fn id_fields(mut self, id_fields: &mut Vec<bool>) {
+        let mut field_start = 0;
+        loop {
+            let token = self.next_token();
+            if matches!(token.tok, Tok::Sep | Tok::End) {
+                if is_random_id(&self.key[field_start..token.start]) {
+                    let field = self.field - usize::from(matches!(token.tok, Tok::Sep));
+                    if id_fields.len() <= field {
+                        id_fields.resize(field + 1, false);
+                    }
+                    id_fields[field] = true;
+                }
+                if matches!(token.tok, Tok::End) {
+                    return;
+                }
+                field_start = token.end;
+            }
         }
     }
 
@@ -205,6 +250,7 @@ impl<'a> Tokens<'a> {
         if self.is_sep(first) {
             self.pos += 1;
             self.field_start = true;
+            self.field += 1;
             return self.token(Tok::Sep, start, start + 1);
         }
         if first.is_ascii_hexdigit() && uuid_at(key, start) {
@@ -232,6 +278,11 @@ impl<'a> Tokens<'a> {
                 b'-' => run_end(key, start + 1, u8::is_ascii_digit),
                 _ => start,
             };
+            let id_field = self.id_fields.get(self.field) == Some(&true);
+            if is_random_id(&key[start..end]) || id_field && is_id_shaped(&key[start..end]) {
+                self.pos = end;
+                return self.token(Tok::Opaque, start, end);
+            }
             if is_negative_strkey(&key[start..end]) {
                 self.pos = end;
                 return self.token(Tok::Opaque, start, end);
@@ -542,7 +593,8 @@ pub(super) fn timestamp(field: &[u8]) -> Option<(Tok<'_>, usize)> {
 
 /// The date with the year last at the start of `field` and its length in bytes, if there
 /// is one: one or two digits, `-`, `/` or `.`, one or two digits, the same mark, four
-/// digits of a year (`12/31/2023`, `31.12.2023`, `1-2-2024`). The two first numbers must
+/// digits of a year (`12/31/2023`, `31.12.2023`, `1-2-2024`), or two after `/` or `-`
+/// (`12/30/17`, `1-2-18`: a short year). The two first numbers must
 /// make a real date read as month and day or as day and month; which one is not decided,
 /// so they compare in the order written, after the year.
 pub(super) fn year_last_date(field: &[u8]) -> Option<(Tok<'_>, usize)> {
@@ -567,15 +619,23 @@ pub(super) fn year_last_date(field: &[u8]) -> Option<(Tok<'_>, usize)> {
     if field.get(at) != Some(&mark) {
         return None;
     }
-    let year = field.get(at + 1..at + 5)?;
-    if !year.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let year = year.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
+    let digits = run_end(field, at + 1, u8::is_ascii_digit) - (at + 1);
+    // Four digits, or two after `/` or `-` (after `.`, `1.2.18` is more likely a version).
+    let short = match digits {
+        4 => false,
+        2 if mark != b'.' => true,
+        _ => return None,
+    };
+    let year = field[at + 1..at + 1 + digits]
+        .iter()
+        .fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
+    // A two-digit year's leap years are those of 2000 to 2099 (so `02/29/00` is a date).
+    let full_year = if short { 2000 + year } else { year };
     let fits = |month: u8, day: u8| {
         (1..=12).contains(&month)
             && day >= 1
-            && u32::from(day) <= crate::time::civil::days_in_month(i64::from(year), month.into())
+            && u32::from(day)
+                <= crate::time::civil::days_in_month(i64::from(full_year), month.into())
     };
     if !fits(first, second) && !fits(second, first) {
         return None;
@@ -585,8 +645,9 @@ pub(super) fn year_last_date(field: &[u8]) -> Option<(Tok<'_>, usize)> {
             year,
             first,
             second,
+            short,
         },
-        at + 5,
+        at + 1 + digits,
     ))
 }
 
@@ -662,4 +723,26 @@ pub(super) fn is_negative_strkey(field: &[u8]) -> bool {
         },
         _ => false,
     }
+}
+
+/// Whether `field` has the shape of an ID token: only ASCII letters, digits, `_` and `-`
+/// (the alphabet of base64url and of most generated IDs), at least one letter and at least
+/// one digit (`Ab_9`, `post_9`, `x7Kp`).
+pub(super) fn is_id_shaped(field: &[u8]) -> bool {
+    field
+        .iter()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+        && field.iter().any(u8::is_ascii_alphabetic)
+        && field.iter().any(u8::is_ascii_digit)
+}
+
+/// Whether `field` reads as a random, case-sensitive ID: ID-shaped (see [`is_id_shaped`])
+/// with a lower-case letter right before an upper-case one (`aB_1`, `x7kPq`), a change of
+/// case inside a word that written words (`Zoey`, `POST`, `Post9`) do not make. Its letters
+/// are not words, so it compares as bytes, case included, like a UUID or KSUID.
+pub(super) fn is_random_id(field: &[u8]) -> bool {
+    is_id_shaped(field)
+        && field
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
 }
