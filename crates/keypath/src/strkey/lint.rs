@@ -503,7 +503,15 @@ impl Lint {
         // shaped like an ID compares as bytes.
         let mut id_fields = Vec::new();
         for key in keys {
-            Tokens::new(key.as_ref(), &self.separator, &[]).id_fields(&mut id_fields);
+            let key = key.as_ref();
+            // Such a field holds no separator: most keys are passed over without reading
+            // their tokens.
+            if key
+                .split(|&b| self.separator[usize::from(b)])
+                .any(token::is_random_id)
+            {
+                Tokens::new(key, &self.separator, &[]).id_fields(&mut id_fields);
+            }
         }
         let mut arena = Vec::new();
         let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(keys.len());
