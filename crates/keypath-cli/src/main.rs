@@ -71,10 +71,16 @@ enum Command {
     },
     /// Report where string keys (one per line) sort differently, as bytes, from what they
     /// mean: numbers of different widths, negatives, case, accents, timestamps with different
-    /// UTC offsets, fraction widths or forms, dates with the year last, bytes below a separator, and keys that are empty, not UTF-8, hold control bytes or are too long. Exit status 1
-    /// when it finds a problem. A field shaped like a negative strkey::int_key (-986 is
-    /// int_key(-3)) is taken for one and compares as bytes, so plain negative numbers of that
-    /// shape (about 1 in 100) go unchecked.
+    /// UTC offsets, fraction widths or forms, dates with the year last, two-digit years
+    /// (12/30/17), bytes below a separator, and keys that are empty, not UTF-8, hold control
+    /// bytes or are too long. Exit status 1 when it finds a problem. A field shaped like a
+    /// negative strkey::int_key (-986 is int_key(-3)) is taken for one and compares as bytes,
+    /// so plain negative numbers of that shape (about 1 in 100) go unchecked. A field of
+    /// letters, digits, _ and - with a digit and a lower-case letter right before an
+    /// upper-case one (aB_1, x7kPq) is taken for a random ID and compares as bytes, case
+    /// included, and so do the fields at the same position (counted in separators) of other
+    /// keys that mix letters and digits in that alphabet (Ab_9); plain words (Zoey) are still
+    /// checked for case.
     Lint(lint::LintArgs),
     /// Load a generated social app into the embedded store and run its queries.
     Demo {

@@ -273,6 +273,28 @@ fn lint_reports_sort_bugs_with_lines_and_fixes() {
     assert_eq!(lines.iter().filter(|l| l.starts_with("  fix: ")).count(), 5);
 }
 
+/// Keys from the DynamoDB labs' sample data: invoice due dates written M/D/YY, and short
+/// random case-sensitive IDs.
+#[test]
+fn lint_two_digit_years_and_random_ids() {
+    let o = keypath(&["lint"], b"INVOICE#12/30/17\nINVOICE#01/02/18\n");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains(
+        "two-digit-year: \"INVOICE#01/02/18\" (line 2) sorts before \"INVOICE#12/30/17\" (line 1); \
+         field 2: 12/30/17 is in year 17, before 01/02/18 in year 18 (1 pair)"
+    ), "{out}");
+    assert!(
+        out.contains("  fix: write dates as ISO 8601, with a four-digit year first"),
+        "{out}"
+    );
+    let o = keypath(&["lint"], b"S#Ab_9\nS#aB_1\n");
+    assert!(o.status.success(), "{}", stdout(&o));
+    let o = keypath(&["lint", "--help"], b"");
+    assert!(stdout(&o).contains("two-digit years"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("random ID"), "{}", stdout(&o));
+}
+
 #[test]
 fn lint_reads_timestamps_and_dates() {
     // Go's RFC3339Nano drops zero fractions; another writer used a +02:00 offset.

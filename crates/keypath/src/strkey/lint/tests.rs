@@ -2,6 +2,7 @@ use std::cmp::Ordering;
 
 use proptest::prelude::*;
 
+use super::token::is_negative_strkey;
 use super::*;
 use crate::id::{Ksuid, Ulid};
 use crate::strkey::{decimal_key, float_key, int_key, inverted, iso8601_key, padded};
@@ -1157,4 +1158,117 @@ fn uuid_field(r: u128) -> String {
         let _ = r;
         String::new()
     }
+}
+
+/// Invoice due dates written M/D/YY (as in the DynamoDB labs' sample data): padded, they
+/// read in order field by field, but sort across years wrongly.
+#[test]
+fn two_digit_years() {
+    assert_eq!(
+        found(&["INVOICE#12/30/17", "INVOICE#01/02/18"]),
+        [pair(
+            Problem::TwoDigitYear,
+            1,
+            ["INVOICE#01/02/18", "INVOICE#12/30/17"],
+            2,
+            "12/30/17 is in year 17, before 01/02/18 in year 18"
+        )]
+    );
+    // Unpadded: the same kind, not number-width.
+    assert_eq!(
+        found(&["D#12/30/17", "D#1/2/18"])[0].0,
+        Problem::TwoDigitYear
+    );
+    assert_eq!(
+        found(&["D#2-5-18", "D#12-1-18"]),
+        [pair(
+            Problem::TwoDigitYear,
+            1,
+            ["D#12-1-18", "D#2-5-18"],
+            2,
+            "2-5-18 is before 12-1-18"
+        )]
+    );
+    // Beside a four-digit year.
+    assert_eq!(
+        found(&["D#12/30/2017", "D#01/02/18"]),
+        [pair(
+            Problem::TwoDigitYear,
+            1,
+            ["D#01/02/18", "D#12/30/2017"],
+            2,
+            "01/02/18 has a two-digit year, 12/30/2017 four digits"
+        )]
+    );
+    // The year compares first, as written; padded dates of one year are clean.
+    let lint = Lint::new();
+    assert_in_meant_order(
+        &lint,
+        &["12/31/1999", "02/29/00", "12/30/17", "01/02/18", "1/3/18"],
+    );
+    assert_eq!(lint.meant_cmp(b"12/30/17", b"01/02/18"), Ordering::Less);
+    assert_eq!(lint.meant_cmp(b"12/31/2099", b"01/01/00"), Ordering::Less);
+    assert!(lint
+        .run(&["D#01/02/18", "D#03/04/18", "D#12/30/18"])
+        .is_clean());
+    let is_short_date = |field: &str| {
+        matches!(
+            lint.tokens(field.as_bytes()).next_token().tok,
+            Tok::Date { short: true, .. }
+        )
+    };
+    for field in ["12/30/17", "1-2-18", "30/12/17", "02/29/00"] {
+        assert!(is_short_date(field), "{field}");
+    }
+    // Not: after `.` (a version), a year of one or three digits, no such date, more in the
+    // field, a leap day outside a leap year.
+    for field in [
+        "1.2.18",
+        "31.12.17",
+        "12/30/1",
+        "12/30/175",
+        "13/13/17",
+        "12/30/17x",
+        "02/29/01",
+    ] {
+        assert!(!is_short_date(field), "{field}");
+    }
+}
+
+/// Short random case-sensitive IDs are not words: their case is no problem.
+#[test]
+fn random_ids_compare_as_bytes() {
+    let report = lint(&["S#Ab_9", "S#aB_1"]);
+    assert!(report.is_clean(), "{report:?}");
+    assert_eq!(report.out_of_order, 0);
+    // One ID in a field makes its neighbours there IDs too, not words or numbers.
+    let report = lint(&["S#aB_1", "S#zz_1", "S#Ab_10", "S#Ab_9"]);
+    assert!(report.is_clean(), "{report:?}");
+    assert_eq!(report.out_of_order, 0);
+    // An ID alone is one: `x7kPq` against a word is not judged as case.
+    assert!(lint(&["K#x7kPq", "K#x7kpq"]).is_clean());
+    // Words stay words, also in a field of IDs and next to one.
+    assert_eq!(
+        found(&["U#aB_1", "U#Zoey", "U#alligator"]),
+        [pair(
+            Problem::Case,
+            1,
+            ["U#Zoey", "U#alligator"],
+            2,
+            "'Z' sorts before 'a'"
+        )]
+    );
+    assert_eq!(
+        found(&["U#aB_1#Zoey", "U#aB_1#alligator"])[0].0,
+        Problem::Case
+    );
+    // Without an ID in the field, words with digits keep their numbers and their case.
+    assert_eq!(found(&["P#post_9", "P#post_10"])[0].0, Problem::NumberWidth);
+    assert_eq!(found(&["P#post_9", "P#Post_10"])[0].0, Problem::Case);
+    assert_eq!(found(&["P#ab_9", "P#Ab_10"])[0].0, Problem::Case);
+    // The ID field is by position: another field's words are not touched.
+    assert_eq!(
+        found(&["S#aB_1", "T#x#post_9", "T#x#post_10"])[0].0,
+        Problem::NumberWidth
+    );
 }
