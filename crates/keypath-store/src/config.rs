@@ -37,7 +37,34 @@ use crate::{Store, StoreError};
 /// The configuration format this release reads and writes.
 pub const CONFIG_FORMAT: u32 = 1;
 
-/// The indexes a store holds; see the [module docs](self).
+/// The store's configuration: the secondary indexes it holds, kept inside the store.
+///
+/// One record at [`layout::config_key`](crate::layout::config_key), written in the same
+/// atomic step that creates a store (on redb: in the new file before it appears; see
+/// [`Store::create`](crate::Store::create)), so every writer, the library, the `keypath db`
+/// command and clients in other languages, reads the same definitions. Its value is JSON:
+///
+/// ```json
+/// {"format": 1, "indexes": [
+///   {"name": "by_updated", "type": "ticket", "kind": "field", "field": "updated_at", "group": "/board-{board}"},
+///   {"name": "by_score", "type": "player", "kind": "program"}
+/// ]}
+/// ```
+///
+/// An index is declared for one item type (`type`: the type name a Rust [`Item`] gives as
+/// [`Item::TYPE`]; for items written as data, such as `keypath db`'s, the last namespace of
+/// the item's key path):
+/// - `"kind": "field"`: defined as data, so any writer can compute it: the item's field
+///   `field` under the group `group` (`keypath db init --index NAME=TYPE.FIELD@GROUP` states
+///   how the field's value becomes an ID).
+/// - `"kind": "program"`: computed by a program's code (a Rust [`Item`]'s
+///   [`INDEXES`](Item::INDEXES)). The store declares these itself, in the same atomic
+///   write as the first item of that type it writes. A writer that cannot run that code (the `keypath db` command,
+///   another language) must not write items of that type: it would leave their entries
+///   stale.
+///
+/// A store without the record (a backend the store did not create, such as a fresh
+/// in-memory one) has no declared indexes.
 ///
 /// ```
 /// use keypath_store::{IndexDecl, StoreConfig};
@@ -55,7 +82,7 @@ pub struct StoreConfig {
     pub indexes: Vec<IndexDecl>,
 }
 
-/// One declared index; see the [module docs](self).
+/// One declared index; see [`StoreConfig`].
 ///
 /// ```
 /// let decl = keypath_store::IndexDecl::program("by_score", "player");
