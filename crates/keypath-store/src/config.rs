@@ -2,7 +2,7 @@
 //!
 //! One record at [`layout::config_key`](crate::layout::config_key), written in the same
 //! atomic step that creates a store (on redb: in the new file before it appears; see
-//! [`Store::create`](crate::Store::create)), so every writer, the library, the `keypath db`
+//! `Store::create`, feature `redb`), so every writer, the library, the `keypath db`
 //! command and clients in other languages, reads the same definitions. Its value is JSON:
 //!
 //! ```json
@@ -41,7 +41,7 @@ pub const CONFIG_FORMAT: u32 = 1;
 ///
 /// One record at [`layout::config_key`](crate::layout::config_key), written in the same
 /// atomic step that creates a store (on redb: in the new file before it appears; see
-/// [`Store::create`](crate::Store::create)), so every writer, the library, the `keypath db`
+/// `Store::create`, feature `redb`), so every writer, the library, the `keypath db`
 /// command and clients in other languages, reads the same definitions. Its value is JSON:
 ///
 /// ```json
@@ -263,7 +263,7 @@ impl StoreConfig {
             .filter(move |d| d.item_type == item_type)
     }
 
-    /// The record that holds this configuration, as [`Store::create`](crate::Store::create)
+    /// The record that holds this configuration, as `Store::create` (feature `redb`)
     /// writes it into a new store.
     ///
     /// ```
