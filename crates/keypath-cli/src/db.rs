@@ -250,13 +250,12 @@ impl std::fmt::Display for IndexGroup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             IndexGroup::Fixed(path) => {
-                // A string ID printed as `{...}` would read back as a field: escape its '{'.
+                // A string ID printed as `{...}` would read back as a field, and one that only
+                // starts with '{' is refused as unbalanced: escape its '{'.
                 let text = path.to_string();
                 match text.split_once("-{") {
-                    Some((namespace, rest)) if text.ends_with('}') => {
-                        write!(f, "{namespace}-%7B{rest}")
-                    }
-                    _ => f.write_str(&text),
+                    Some((namespace, rest)) => write!(f, "{namespace}-%7B{rest}"),
+                    None => f.write_str(&text),
                 }
             }
             IndexGroup::FromField { namespace, field } => write!(f, "/{namespace}-{{{field}}}"),
