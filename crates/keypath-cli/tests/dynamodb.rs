@@ -57,7 +57,9 @@ async fn create_table_put_get_list_index_export() {
         ["/user-1/post-10", "/user-1/post-100", "/user-1/post-9"]
     );
     let exported = ok(&db(e, t, &["export"]));
-    assert_eq!(exported.len(), 3);
+    // The store's configuration first, then the three items.
+    assert_eq!(exported[0]["config"]["indexes"][0]["name"], "by_n");
+    assert_eq!(exported.len(), 1 + 3);
     let deleted = ok(&db(e, t, &["delete", "/user-1/post-9"]));
     assert_eq!(deleted[0]["deleted"], true);
     // A second create-table on the same table fails with DynamoDB's reason.
