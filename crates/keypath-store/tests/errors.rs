@@ -286,8 +286,12 @@ async fn corrupt_records_are_errors_not_panics() {
             condition: Condition::None,
         };
         store.backend().write(vec![put]).await.unwrap();
+        // Named by its key: a record where an item belongs that is not one of the store's.
         let err = store.get_raw(&p).await.unwrap_err();
-        assert!(matches!(err, StoreError::Corrupt(_)), "{garbage:?}: {err}");
+        assert!(
+            matches!(&err, StoreError::NotAnItem { record, .. } if record.key.as_ref() == Some(&p)),
+            "{garbage:?}: {err}"
+        );
         let err = store
             .list_raw(&Query::prefix(&path("/user-1")).unwrap())
             .await
@@ -295,7 +299,7 @@ async fn corrupt_records_are_errors_not_panics() {
         assert!(err.to_string().contains("corrupt"), "{err}");
         assert!(matches!(
             store.put(&Ticket { id: 2, ..ticket(1) }).await,
-            Err(StoreError::Corrupt(_))
+            Err(StoreError::NotAnItem { record, .. }) if record.key.as_ref() == Some(&p)
         ));
     }
     // A garbage key in an item group.
@@ -312,7 +316,15 @@ async fn corrupt_records_are_errors_not_panics() {
         .list_raw(&Query::prefix(&path("/user-1")).unwrap().reverse())
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("corrupt"), "{err}");
+    // Named by its raw keys: they form no key path.
+    assert!(
+        matches!(&err, StoreError::NotAnItem { record, .. } if record.key.is_none() && record.sort == [0xFF]),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("its key is not a key path"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
