@@ -80,6 +80,17 @@ pub struct StoreConfig {
     pub format: u32,
     /// The declared indexes, in declaration order.
     pub indexes: Vec<IndexDecl>,
+    /// Whether the store keeps a version counter per item group (`"group_versions": true`;
+    /// absent means `false`). With it, every write also bumps its group's counter in the same
+    /// atomic batch, an item's version is the counter's new value and
+    /// `Store::group_version` reads it; without it (the default) a write stores no counter
+    /// record, an update's version is the old version plus one and a new item's version is
+    /// a fresh random number below 2^52 (exact in JavaScript), so that deleting and
+    /// creating an item again never brings back a version that `PutMode::IfVersion` could
+    /// mistake. Chosen when the store is created; it never changes afterwards (every
+    /// process of a store must count the same way).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub group_versions: bool,
 }
 
 /// One declared index; see [`StoreConfig`].
@@ -179,7 +190,20 @@ impl StoreConfig {
         StoreConfig {
             format: CONFIG_FORMAT,
             indexes,
+            group_versions: false,
         }
+    }
+
+    /// This configuration with group version counters kept or not (see
+    /// [`StoreConfig::group_versions`]).
+    ///
+    /// ```
+    /// let config = keypath_store::StoreConfig::new(vec![]).with_group_versions(true);
+    /// assert_eq!(config.to_json(), br#"{"format":1,"indexes":[],"group_versions":true}"#);
+    /// ```
+    pub fn with_group_versions(mut self, on: bool) -> StoreConfig {
+        self.group_versions = on;
+        self
     }
 
     /// The record's value: JSON.
@@ -318,7 +342,8 @@ impl<B: Backend> Store<B> {
 
     /// Writes `config` if the store has no configuration yet (atomically: of several
     /// writers, one wins); `false`, changing nothing, if it has one. For backends that
-    /// cannot create a store and its configuration in one step (DynamoDB tables).
+    /// cannot create a store and its configuration in one step (DynamoDB tables): call it
+    /// before the first write, since [`StoreConfig::group_versions`] is read once.
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -337,7 +362,10 @@ impl<B: Backend> Store<B> {
             condition: Condition::NotExists,
         };
         match self.backend().write(vec![put]).await {
-            Ok(()) => Ok(true),
+            Ok(()) => {
+                self.set_group_versions(config.group_versions);
+                Ok(true)
+            }
             Err(BackendError::ConditionFailed { .. }) => Ok(false),
             Err(e) => Err(e.into()),
         }

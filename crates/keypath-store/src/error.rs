@@ -145,6 +145,10 @@ pub enum StoreError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A group version was asked of a store that keeps none (created without
+    /// [`StoreConfig::group_versions`](crate::StoreConfig::group_versions)).
+    #[error("this store keeps no group versions (it was created without group_versions)")]
+    GroupVersionsOff,
     /// The item's key path changed in an update closure.
     #[error("update of {key} returned an item with another key path, {found}")]
     KeyChanged {

@@ -34,8 +34,14 @@ pub struct Index<T> {
 }
 
 /// A user type stored in a store. Its key path is its identity. Its value is stored as
-/// MessagePack with field names, which, like JSON, has one null: `Some(None)` in an
-/// `Option<Option<T>>` field reads back as `None`.
+/// MessagePack (which, like JSON, has one null: `Some(None)` in an `Option<Option<T>>`
+/// field reads back as `None`), compact by default: a struct is the list of its field
+/// values in declaration order, without field names. To keep reading values written
+/// earlier, add new fields only at the end, with `#[serde(default)]`, and never remove or
+/// reorder fields; or set [`Item::SELF_DESCRIBING`] to store the names (as any writer that
+/// reads items by field name, such as `keypath db` or another language, needs). A value whose
+/// compact form does not read back as itself (fields skipped with
+/// `skip_serializing_if`, flattened maps) is stored with its names, whatever the setting.
 ///
 /// ```
 /// use keypath::{path::PathError, KeyPath};
@@ -55,6 +61,25 @@ pub trait Item: Serialize + DeserializeOwned + Send + Sync + 'static {
 
     /// The secondary indexes of this type. Every write keeps them exact.
     const INDEXES: &'static [Index<Self>] = &[];
+
+    /// Whether values are stored with their field names (self-describing MessagePack, as
+    /// JSON has them) instead of compact: `false` by default. Readers of either form decode
+    /// both, so a type can change this setting at any time.
+    ///
+    /// ```
+    /// use keypath::{path::PathError, KeyPath};
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// struct Shared { id: u64, name: String }
+    /// impl keypath_store::Item for Shared {
+    ///     const TYPE: &'static str = "shared";
+    ///     const SELF_DESCRIBING: bool = true; // read by field name elsewhere
+    ///     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("shared", self.id) }
+    /// }
+    /// let raw = keypath_store::RawItem::of(&Shared { id: 1, name: "a".into() }).unwrap();
+    /// let json: serde_json::Value = raw.decode().unwrap();
+    /// assert_eq!(json["name"], "a");
+    /// ```
+    const SELF_DESCRIBING: bool = false;
 
     /// The item's key path. Its first component must have an ID (the group key).
     fn key_path(&self) -> Result<KeyPath, PathError>;
@@ -115,6 +140,37 @@ impl RawItem {
         })
     }
 
+    /// The raw item an item of type `T` is stored as (version 0: the store assigns
+    /// versions), encoded as the store encodes it.
+    ///
+    /// ```
+    /// use keypath::{path::PathError, KeyPath};
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// struct User { id: u64, name: String }
+    /// impl keypath_store::Item for User {
+    ///     const TYPE: &'static str = "user";
+    ///     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
+    /// }
+    /// let raw = keypath_store::RawItem::of(&User { id: 7, name: "Ann".into() }).unwrap();
+    /// assert_eq!(raw.key().to_string(), "/user-7");
+    /// // Compact: the field values in order, no names.
+    /// assert_eq!(raw.decode::<serde_json::Value>().unwrap(), serde_json::json!([7, "Ann"]));
+    /// assert_eq!(raw.decode_item::<User>().unwrap().item.name, "Ann");
+    /// ```
+    pub fn of<T: Item>(item: &T) -> Result<RawItem, StoreError> {
+        let key = item.key_path().map_err(|e| StoreError::InvalidKey {
+            key: format!("(key path of a {})", T::TYPE),
+            reason: e.to_string(),
+        })?;
+        let payload = encode_item(&key, item)?;
+        Ok(RawItem {
+            key,
+            item_type: T::TYPE.to_owned(),
+            version: 0,
+            payload,
+        })
+    }
+
     /// A raw item from an encoded payload as stored (what [`RawItem::payload`] returns and
     /// [`check_store`](crate::check::check_store) hands over), not checked until decoded.
     ///
@@ -162,7 +218,7 @@ impl RawItem {
         self.version
     }
 
-    /// The encoded value (MessagePack with field names).
+    /// The encoded value (MessagePack: compact or with field names, see [`Item`]).
     ///
     /// ```
     /// let raw = keypath_store::RawItem::new("/a-1".parse().unwrap(), "n", 0, &5u32).unwrap();
@@ -249,6 +305,35 @@ pub(crate) fn versioned_from_parts<T: Item>(
     Ok(Versioned { key, version, item })
 }
 
+/// Encodes an item as the store keeps it: compact MessagePack (structs as lists of field
+/// values), unless the type asks for field names or its compact form does not read back
+/// as the same value (checked by decoding it and encoding the result again: a field
+/// skipped by `skip_serializing_if` shifts the ones after it, and the names then keep them
+/// apart).
+pub(crate) fn encode_item<T: Item>(key: &KeyPath, item: &T) -> Result<Vec<u8>, StoreError> {
+    if T::SELF_DESCRIBING {
+        return encode_value(key, item);
+    }
+    let compact = rmp_serde::to_vec(item).map_err(|e| StoreError::Encode {
+        key: key.clone(),
+        message: e.to_string(),
+    })?;
+    // The check runs the type's own `Deserialize`: if that panics, the value is stored with
+    // its names and the panic is the reader's to meet, as without the check.
+    let reads_back = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rmp_serde::from_slice::<T>(&compact)
+            .ok()
+            .and_then(|back| rmp_serde::to_vec(&back).ok())
+            .is_some_and(|again| again == compact)
+    }))
+    .unwrap_or(false);
+    if reads_back {
+        Ok(compact)
+    } else {
+        encode_value(key, item)
+    }
+}
+
 /// Encodes a value as MessagePack with field names (self-describing).
 pub(crate) fn encode_value<T: Serialize + ?Sized>(
     key: &KeyPath,
@@ -258,4 +343,65 @@ pub(crate) fn encode_value<T: Serialize + ?Sized>(
         key: key.clone(),
         message: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Plain {
+        id: u64,
+        name: String,
+        tags: Vec<String>,
+    }
+    impl Item for Plain {
+        const TYPE: &'static str = "plain";
+        fn key_path(&self) -> Result<KeyPath, PathError> {
+            KeyPath::new().push("plain", self.id)
+        }
+    }
+
+    /// A field skipped when empty would shift the compact list: stored with names.
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Skips {
+        id: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<u64>,
+        #[serde(default)]
+        n: u64,
+    }
+    impl Item for Skips {
+        const TYPE: &'static str = "skips";
+        fn key_path(&self) -> Result<KeyPath, PathError> {
+            KeyPath::new().push("skips", self.id)
+        }
+    }
+
+    #[test]
+    fn plain_structs_are_stored_compact_and_read_back() {
+        let p = Plain { id: 3, name: "Ann".into(), tags: vec!["a".into()] };
+        let raw = RawItem::of(&p).unwrap();
+        // fixarray of 3: no field names anywhere.
+        assert_eq!(raw.payload()[0], 0x93);
+        assert!(!raw.payload().windows(4).any(|w| w == b"name"));
+        assert_eq!(raw.decode_item::<Plain>().unwrap().item, p);
+        let named = RawItem::new(raw.key().clone(), "plain", 0, &p).unwrap();
+        assert!(named.payload().len() > raw.payload().len());
+        // Either form reads as the type.
+        assert_eq!(named.decode_item::<Plain>().unwrap().item, p);
+    }
+
+    #[test]
+    fn values_whose_compact_form_misreads_keep_their_names() {
+        let s = Skips { id: 1, note: None, n: 7 };
+        let raw = RawItem::of(&s).unwrap();
+        // Compact would be [1, 7], read back as note = Some(7), n = 0: stored as a map.
+        assert_eq!(raw.payload()[0] & 0xF0, 0x80, "{:02x?}", raw.payload());
+        assert_eq!(raw.decode_item::<Skips>().unwrap().item, s);
+        let full = Skips { id: 1, note: Some(2), n: 7 };
+        let raw = RawItem::of(&full).unwrap();
+        assert_eq!(raw.payload()[0], 0x93);
+        assert_eq!(raw.decode_item::<Skips>().unwrap().item, full);
+    }
 }

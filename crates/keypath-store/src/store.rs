@@ -18,8 +18,10 @@ pub use write::PutMode;
 
 /// Item collections with secondary indexes over a backend. Cloning shares the backend.
 ///
-/// Every write to a group bumps the group's version counter in the same atomic backend
-/// batch as the item and its index entries; the item's version is the counter's new value.
+/// Every write puts the item and its index entries in one atomic backend batch. A store
+/// created with [`StoreConfig::group_versions`](crate::StoreConfig::group_versions) also bumps
+/// the group's version counter in that batch (the item's version is then the counter's new
+/// value); by default it keeps no counter and an item's version is its own.
 ///
 /// ```
 /// use keypath::{path::PathError, KeyPath};
@@ -42,7 +44,6 @@ pub use write::PutMode;
 /// let page = store.list::<Post>(&Query::children(&"/user-1".parse()?, "post")?.reverse()).await?;
 /// let ids: Vec<u64> = page.items.iter().map(|p| p.item.id).collect();
 /// assert_eq!(ids, [100, 10, 9]);
-/// assert_eq!(store.group_version(&"/user-1".parse()?).await?, 3);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
 /// ```
@@ -52,6 +53,9 @@ pub struct Store<B: Backend> {
     limits: Limits,
     /// Item types whose program indexes this store has seen declared in the configuration.
     pub(crate) declared: Arc<Mutex<HashSet<&'static str>>>,
+    /// Whether the store keeps group counters, once its configuration was read.
+    /// (0: not read yet, 1: no, 2: yes.)
+    pub(crate) group_versions: Arc<std::sync::atomic::AtomicU8>,
 }
 
 impl<B: Backend> Clone for Store<B> {
@@ -60,6 +64,7 @@ impl<B: Backend> Clone for Store<B> {
             backend: self.backend.clone(),
             limits: self.limits,
             declared: self.declared.clone(),
+            group_versions: self.group_versions.clone(),
         }
     }
 }
@@ -74,7 +79,7 @@ impl Store<crate::backend::redb::RedbBackend> {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let dir = tempfile::tempdir().unwrap();
     /// let store = keypath_store::Store::open(dir.path()).await.unwrap();
-    /// assert_eq!(store.group_version(&"/a-1".parse().unwrap()).await.unwrap(), 0);
+    /// assert!(store.get_raw(&"/a-1".parse().unwrap()).await.unwrap().is_none());
     /// # });
     /// ```
     pub async fn open(
@@ -224,6 +229,7 @@ impl<B: Backend> Store<B> {
             backend: Arc::new(backend),
             limits: Limits::default(),
             declared: Arc::default(),
+            group_versions: Arc::default(),
         }
     }
 
@@ -355,11 +361,19 @@ impl<B: Backend> Store<B> {
     }
 
     /// The version counter of `path`'s group: how many writes the group has had (0 if none).
+    /// Only a store created with
+    /// [`StoreConfig::group_versions`](crate::StoreConfig::group_versions) keeps one; on any
+    /// other this is [`StoreError::GroupVersionsOff`].
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
-    /// assert_eq!(store.group_version(&"/a-1/b-2".parse().unwrap()).await.unwrap(), 0);
+    /// use keypath_store::{backend::memory::MemoryBackend, Store, StoreConfig, StoreError};
+    /// let store = Store::new(MemoryBackend::new());
+    /// let path = "/a-1/b-2".parse().unwrap();
+    /// assert!(matches!(store.group_version(&path).await, Err(StoreError::GroupVersionsOff)));
+    /// let counted = Store::new(MemoryBackend::new());
+    /// counted.create_config(&StoreConfig::new(vec![]).with_group_versions(true)).await.unwrap();
+    /// assert_eq!(counted.group_version(&path).await.unwrap(), 0);
     /// # });
     /// ```
     pub async fn group_version(&self, path: &KeyPath) -> Result<u64, StoreError> {
@@ -370,10 +384,33 @@ impl<B: Backend> Store<B> {
                 reason: e.to_string(),
             })?
             .0;
+        if !self.keeps_group_versions().await? {
+            return Err(StoreError::GroupVersionsOff);
+        }
         Ok(self
             .backend
             .get(counter_key(&group))
             .await?
             .map_or(0, |r| r.version))
+    }
+
+    /// Whether this store keeps group counters: read from its configuration once.
+    pub(crate) async fn keeps_group_versions(&self) -> Result<bool, StoreError> {
+        use std::sync::atomic::Ordering;
+        match self.group_versions.load(Ordering::Acquire) {
+            1 => return Ok(false),
+            2 => return Ok(true),
+            _ => {}
+        }
+        let on = self.config().await?.group_versions;
+        self.set_group_versions(on);
+        Ok(on)
+    }
+
+    /// Records whether the store keeps group counters (as its configuration says).
+    pub(crate) fn set_group_versions(&self, on: bool) {
+        let code = if on { 2 } else { 1 };
+        self.group_versions
+            .store(code, std::sync::atomic::Ordering::Release);
     }
 }

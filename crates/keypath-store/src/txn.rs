@@ -7,7 +7,7 @@ use keypath::KeyPath;
 
 use crate::backend::{Backend, Key};
 use crate::config::TypeIndexes;
-use crate::item::{encode_value, Item, RawItem, Versioned};
+use crate::item::{encode_item, Item, RawItem, Versioned};
 use crate::store::write::{index_keys, Expect, ItemWrite, NewItem, ReadCheck};
 use crate::store::{backend_key, Store};
 use crate::StoreError;
@@ -130,7 +130,7 @@ impl<B: Backend> Transaction<'_, B> {
         })?;
         let new = NewItem {
             item_type: T::TYPE.to_owned(),
-            payload: encode_value(&path, item)?,
+            payload: encode_item(&path, item)?,
             indexes: index_keys(item)?,
             program: TypeIndexes::of::<T>(),
             raw: false,

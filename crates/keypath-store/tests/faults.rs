@@ -122,6 +122,8 @@ async fn faulted_run<B: Backend>(
             // The groups of the state after it: those before, and the configuration's once
             // the first ticket is written.
             let got = after.dump(backend.inner()).await.unwrap();
+            // A new item's version, if the write was applied, is the one the store drew.
+            let after = after.settled(&got);
             if diff(&got, &before.records()).is_none() {
                 // Fully before: the model stays.
             } else if diff(&got, &after.records()).is_none() {

@@ -108,6 +108,23 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+
+    /// The same with group version counters: every version known in advance.
+    #[test]
+    fn counted_memory_store_matches_model(ops in proptest::collection::vec(op(), 1..40)) {
+        runtime().block_on(async {
+            let store = Store::new(MemoryBackend::new());
+            let config = keypath_store::StoreConfig::new(vec![]).with_group_versions(true);
+            assert!(store.create_config(&config).await.unwrap());
+            let model = run_ops(&store, &ops).await;
+            check_whole(store.backend().snapshot().into_iter().collect(), &model);
+            assert_eq!(Model::read_from(&store, 0).await.unwrap(), model);
+        });
+    }
+}
+
 #[cfg(feature = "redb")]
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(24)))]

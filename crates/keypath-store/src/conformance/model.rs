@@ -29,7 +29,7 @@
 //! # });
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::ops::Bound;
 
@@ -67,6 +67,28 @@ enum Outcome {
     Listed(Vec<(KeyPath, Ticket, u64)>),
 }
 
+impl Outcome {
+    /// The outcome with placeholder versions replaced by those `learnt` says they stand for.
+    fn learn(self, learnt: &BTreeMap<u64, u64>) -> Outcome {
+        let real = |v: u64| match unknown_parts(v) {
+            Some((j, plus)) => learnt.get(&j).map_or(v, |base| base.wrapping_add(plus)),
+            None => v,
+        };
+        match self {
+            Outcome::Put(Ok(v)) => Outcome::Put(Ok(real(v))),
+            Outcome::Updated(Some((t, v))) => Outcome::Updated(Some((t, real(v)))),
+            Outcome::Txn(seen, Ok(versions)) => Outcome::Txn(
+                seen,
+                Ok(versions
+                    .into_iter()
+                    .map(|(k, v)| (k, v.map(real)))
+                    .collect()),
+            ),
+            other => other,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Refused {
     AlreadyExists,
@@ -81,8 +103,17 @@ struct Plan {
     interference: Option<Ticket>,
 }
 
-/// The in-memory model of a store holding [`Ticket`]s: items with their versions and the
-/// group counters, for one *space* (a disjoint set of groups).
+/// The in-memory model of a store holding [`Ticket`]s: items with their versions, the
+/// versions of their index entries and the group counters, for one *space* (a disjoint set
+/// of groups).
+///
+/// A store without group counters (the default; [`Model::new`]) gives a new item a random
+/// version. The model cannot know it in advance: it stands for it with a placeholder
+/// (unknown number `j`, plus the updates since) and learns the number from the store's
+/// answer ([`Model::run_op`]) or from the records ([`Model::settled`]), checking that an
+/// item created again never gets a version its key had before. [`Model::counted`] models a
+/// store with [`group_versions`](crate::StoreConfig::group_versions), where every version
+/// is known in advance.
 ///
 /// ```
 /// use keypath_store::conformance::model::{Model, Op, PutKind, Ticket};
@@ -96,15 +127,49 @@ struct Plan {
 /// model.check(store.backend(), "after one put").await;
 /// # });
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Model {
     space: u64,
     items: BTreeMap<KeyPath, (Ticket, u64)>,
-    /// Group counters by absolute owner.
+    /// The version of each item's index entries, by item and index name: the version of
+    /// the write that made the entry (a write that keeps an index key keeps its entry).
+    entries: BTreeMap<(KeyPath, &'static str), u64>,
+    /// Group counters by absolute owner (only with `group_versions`).
     counters: BTreeMap<u64, u64>,
     /// Whether a ticket was ever written: the store's configuration then declares the
     /// ticket type's program indexes (in the same atomic write as that first ticket).
     declared: bool,
+    /// Whether the store keeps group counters.
+    group_versions: bool,
+    /// The next placeholder number for an unknown version.
+    next_unknown: u64,
+    /// Every version each key has had, to check that none comes back.
+    history: BTreeMap<KeyPath, BTreeSet<u64>>,
+}
+
+impl PartialEq for Model {
+    /// The same space, items, entries, counters and configuration (placeholders and
+    /// history aside).
+    fn eq(&self, other: &Model) -> bool {
+        (self.space, &self.items, &self.entries, &self.counters, self.declared)
+            == (other.space, &other.items, &other.entries, &other.counters, other.declared)
+            && self.group_versions == other.group_versions
+    }
+}
+
+impl Eq for Model {}
+
+/// Placeholder versions: `UNKNOWN + (j << UNKNOWN_SHIFT) + n` stands for "the random
+/// version `j` drawn, plus `n` updates" (real versions are below 2^52).
+const UNKNOWN: u64 = 1 << 62;
+const UNKNOWN_SHIFT: u32 = 24;
+
+/// The placeholder number and the updates since, of a placeholder version.
+fn unknown_parts(v: u64) -> Option<(u64, u64)> {
+    (v >= UNKNOWN).then(|| {
+        let off = v - UNKNOWN;
+        (off >> UNKNOWN_SHIFT, off & ((1 << UNKNOWN_SHIFT) - 1))
+    })
 }
 
 impl Model {
@@ -121,6 +186,105 @@ impl Model {
         }
     }
 
+    /// An empty model of `space` in a store with
+    /// [`group_versions`](crate::StoreConfig::group_versions): every write bumps its group's
+    /// counter and an item's version is the counter's new value.
+    ///
+    /// ```
+    /// assert!(keypath_store::conformance::model::Model::counted(0).is_empty());
+    /// ```
+    pub fn counted(space: u64) -> Self {
+        Model {
+            space,
+            group_versions: true,
+            ..Model::default()
+        }
+    }
+
+    /// Whether the model has a version it does not know yet (an item written where the
+    /// store's answer did not say its version, as by [`Model::after`]).
+    fn has_unknowns(&self) -> bool {
+        self.items.values().any(|(_, v)| *v >= UNKNOWN)
+    }
+
+    /// The model with every unknown version learnt from `got` (the records of
+    /// [`Model::groups`], as [`Model::dump`] reads them): where an item with an unknown
+    /// version is stored, its stored version tells the number. Panics if that version is one
+    /// its key had before (a version that comes back could make an only-if-version write
+    /// succeed against another item). Items that are not stored keep their placeholders (and
+    /// so differ from `got`).
+    ///
+    /// ```
+    /// use keypath_store::conformance::model::{Model, Op, PutKind, Ticket};
+    /// use keypath_store::{backend::memory::MemoryBackend, Store};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let store = Store::new(MemoryBackend::new());
+    /// let ticket = Ticket { owner: 0, id: 1, updated_at: 0, status: None, title: "t".into() };
+    /// let op = Op::Put { ticket, kind: PutKind::Upsert };
+    /// let after = Model::new(0).after(&op); // the version is the store's to draw
+    /// model_put(&store, &op).await;
+    /// let got = after.dump(store.backend()).await.unwrap();
+    /// assert_eq!(after.settled(&got).records(), got);
+    /// # async fn model_put(store: &Store<MemoryBackend>, op: &Op) {
+    /// #     Model::new(0).run_op(store, op, 0).await.unwrap();
+    /// # }
+    /// # });
+    /// ```
+    pub fn settled(&self, got: &BTreeMap<Key, Record>) -> Model {
+        let mut learnt = BTreeMap::new();
+        for (t, v) in self.items.values() {
+            let Some((j, plus)) = unknown_parts(*v) else {
+                continue;
+            };
+            let key = Key::new(
+                user_group(t.owner),
+                KeyPath::new().push("ticket", t.id).expect("valid").encode(),
+            );
+            if let Some(r) = got.get(&key) {
+                learnt.entry(j).or_insert(r.version.wrapping_sub(plus));
+            }
+        }
+        self.learn(&learnt)
+    }
+
+    /// The model with placeholder numbers replaced by the versions `learnt` says they
+    /// stand for (checked against each key's history).
+    fn learn(&self, learnt: &BTreeMap<u64, u64>) -> Model {
+        if learnt.is_empty() {
+            return self.clone();
+        }
+        let real = |v: u64| match unknown_parts(v) {
+            Some((j, plus)) => learnt.get(&j).map_or(v, |base| base.wrapping_add(plus)),
+            None => v,
+        };
+        let mut m = self.clone();
+        for (k, (_, v)) in m.items.iter_mut() {
+            let was_unknown = *v >= UNKNOWN;
+            *v = real(*v);
+            if was_unknown && *v < UNKNOWN {
+                let old = m.history.entry(k.clone()).or_default();
+                assert!(
+                    !old.contains(v),
+                    "model: {k} was given version {v} again (its versions so far: {old:?})"
+                );
+            }
+        }
+        for v in m.entries.values_mut() {
+            *v = real(*v);
+        }
+        m.record_history();
+        m
+    }
+
+    /// Adds every known item version to the history of its key.
+    fn record_history(&mut self) {
+        for (k, (_, v)) in &self.items {
+            if *v < UNKNOWN {
+                self.history.entry(k.clone()).or_default().insert(*v);
+            }
+        }
+    }
+
     /// Reads the model back from a store (for a store written by a previous run of the same
     /// space, e.g. before a crash).
     ///
@@ -134,20 +298,34 @@ impl Model {
     /// # });
     /// ```
     pub async fn read_from<B: Backend>(store: &Store<B>, space: u64) -> Result<Model, StoreError> {
-        let mut model = Model::new(space);
+        let config = store.config().await?;
+        let mut model = match config.group_versions {
+            true => Model::counted(space),
+            false => Model::new(space),
+        };
         for o in 0..OWNERS {
             let owner = space * OWNERS + o;
             let parent = KeyPath::new().push("user", owner).map_err(invalid)?;
             let page = store.list::<Ticket>(&Query::prefix(&parent)?).await?;
             for v in page.items {
+                for (name, path) in index_paths(&v.item) {
+                    let key = entry_record_key(name, &path, &v.item);
+                    let found = store.backend().get(key).await?;
+                    // A missing entry is the model's to report (its version cannot be one).
+                    let version = found.map_or(0, |r| r.version);
+                    model.entries.insert((v.key.clone(), name), version);
+                }
                 model.items.insert(v.key, (v.item, v.version));
             }
-            let counter = store.group_version(&parent).await?;
-            if counter > 0 {
-                model.counters.insert(owner, counter);
+            if model.group_versions {
+                let counter = store.group_version(&parent).await?;
+                if counter > 0 {
+                    model.counters.insert(owner, counter);
+                }
             }
         }
-        model.declared = store.config().await? == expected_config();
+        model.declared = config == model.expected_config();
+        model.record_history();
         Ok(model)
     }
 
@@ -213,20 +391,46 @@ impl Model {
         self.items.get(k).map(|(_, v)| *v)
     }
 
-    /// Applies the writes of one commit: one counter bump per group with an effect.
+    /// Applies the writes of one commit: with group counters, one counter bump per group
+    /// with an effect, the item's version the counter's; without, an update's version is
+    /// the old one plus one and a new item's is unknown (a placeholder).
     fn commit(&mut self, writes: BTreeMap<KeyPath, Option<Ticket>>) {
         let mut bumped: BTreeMap<u64, u64> = BTreeMap::new();
         for (k, new) in writes {
-            if new.is_none() && !self.items.contains_key(&k) {
+            let old = self.items.get(&k).cloned();
+            if new.is_none() && old.is_none() {
                 continue; // deleting nothing writes nothing
             }
             let owner = Self::owner_of(&k);
-            let v = *bumped
-                .entry(owner)
-                .or_insert_with(|| self.counters.get(&owner).copied().unwrap_or(0) + 1);
+            let v = if self.group_versions {
+                *bumped
+                    .entry(owner)
+                    .or_insert_with(|| self.counters.get(&owner).copied().unwrap_or(0) + 1)
+            } else if let Some((_, v)) = &old {
+                v + 1
+            } else {
+                self.next_unknown += 1;
+                UNKNOWN + (self.next_unknown << UNKNOWN_SHIFT)
+            };
+            let old_indexes = old.as_ref().map(|(t, _)| index_paths(t)).unwrap_or_default();
+            let old_entries: BTreeMap<&'static str, u64> = self
+                .entries
+                .iter()
+                .filter(|((item, _), _)| *item == k)
+                .map(|((_, name), v)| (*name, *v))
+                .collect();
+            self.entries.retain(|(item, _), _| *item != k);
             match new {
                 Some(t) => {
                     self.declared = true;
+                    for (name, path) in index_paths(&t) {
+                        let kept = old_indexes.iter().any(|(n, p)| *n == name && *p == path);
+                        let ev = match old_entries.get(name) {
+                            Some(&before) if kept => before,
+                            _ => v,
+                        };
+                        self.entries.insert((k.clone(), name), ev);
+                    }
                     self.items.insert(k, (t, v))
                 }
                 None => self.items.remove(&k),
@@ -433,7 +637,34 @@ impl Model {
     ) -> Result<(), StoreError> {
         let plan = self.plan(op);
         match self.execute(store, op, plan.interference.as_ref()).await {
-            Ok(got) => {
+            Ok((got, interfered)) => {
+                let mut plan = plan;
+                // Learn the versions the store drew for new items from its answer.
+                let mut learnt = BTreeMap::new();
+                let mut learn = |model_v: u64, store_v: u64| {
+                    if let Some((j, plus)) = unknown_parts(model_v) {
+                        learnt.entry(j).or_insert(store_v.wrapping_sub(plus));
+                    }
+                };
+                match (&plan.expected, &got) {
+                    (Outcome::Put(Ok(m)), Outcome::Put(Ok(g))) => learn(*m, *g),
+                    (Outcome::Txn(_, Ok(m)), Outcome::Txn(_, Ok(g))) => {
+                        for (k, mv) in m {
+                            if let (Some(mv), Some(Some(gv))) = (mv, g.get(k)) {
+                                learn(*mv, *gv);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if let (Some(t), Some(gv)) = (&plan.interference, interfered) {
+                    let k = t.key_path().map_err(invalid)?;
+                    if let Some(mv) = plan.next.version(&k) {
+                        learn(mv, gv);
+                    }
+                }
+                plan.next = plan.next.learn(&learnt);
+                plan.expected = plan.expected.learn(&learnt);
                 if got != plan.expected {
                     panic!(
                         "model: step {step}: {op:?}: the store returned\n  {got:?}\nthe model expected\n  {:?}",
@@ -455,8 +686,9 @@ impl Model {
         store: &Store<B>,
         op: &Op,
         interference: Option<&Ticket>,
-    ) -> Result<Outcome, StoreError> {
-        Ok(match op {
+    ) -> Result<(Outcome, Option<u64>), StoreError> {
+        let mut interfered = None;
+        let outcome = match op {
             Op::Put { ticket, kind } => {
                 let t = self.place(ticket);
                 let current = self.version(&t.key_path().map_err(invalid)?);
@@ -520,7 +752,7 @@ impl Model {
                     seen.push(got.map(|v| (v.item, v.version)));
                 }
                 if let Some(t) = interference {
-                    store.put(t).await?;
+                    interfered = Some(store.put(t).await?);
                 }
                 for t in puts {
                     txn.put(&self.place(t))?;
@@ -588,7 +820,8 @@ impl Model {
                 }
                 Outcome::Listed(page_all(store, Some("by_status"), q, *limit).await?)
             }
-        })
+        };
+        Ok((outcome, interfered))
     }
 
     /// Runs every operation with [`Model::run_op`], checking the backend with
@@ -635,7 +868,7 @@ impl Model {
                 .expect("valid");
             groups.push(index_group("by_status", &g));
         }
-        if self.declared {
+        if self.declared || self.group_versions {
             // The configuration, shared by every space: checked once it must be there.
             groups.push(crate::layout::config_key().group);
         }
@@ -653,7 +886,14 @@ impl Model {
     pub fn records(&self) -> BTreeMap<Key, Record> {
         let mut out = BTreeMap::new();
         if self.declared {
-            let (key, record) = expected_config().record();
+            let (key, mut record) = self.expected_config().record();
+            // Created with the store (version 1), then the indexes declared (version 2).
+            record.version += u64::from(self.group_versions);
+            out.insert(key, record);
+        } else if self.group_versions {
+            // Created with the store, before any index was declared.
+            let config = crate::StoreConfig::new(vec![]).with_group_versions(true);
+            let (key, record) = config.record();
             out.insert(key, record);
         }
         for (&owner, &version) in &self.counters {
@@ -678,7 +918,9 @@ impl Model {
                 value.extend_from_slice(&(enc.len() as u16).to_be_bytes());
                 value.extend_from_slice(&enc);
             }
-            value.extend(rmp_serde::to_vec_named(t).expect("tickets encode"));
+            // Compact MessagePack: the fields' values in declaration order.
+            value.extend(rmp_serde::to_vec(t).expect("tickets encode"));
+            let k = t.key_path().expect("valid");
             let sort = KeyPath::new().push("ticket", t.id).expect("valid").encode();
             out.insert(
                 Key::new(user_group(t.owner), sort),
@@ -688,46 +930,18 @@ impl Model {
                 },
             );
             for (name, path) in indexes {
-                // Entry sort key: the encoding of the index path after its group with each
-                // 00 byte followed by ff, then 00 00, then the item path's encoding; the
-                // value is one byte.
-                let comps: Vec<_> = path.segments().collect();
-                let mut rest = KeyPath::new();
-                for c in &comps[1..] {
-                    let id = c.id().expect("index components have IDs").to_id();
-                    rest = rest.push(c.namespace(), id).expect("valid");
-                }
-                let mut sort = Vec::new();
-                for b in rest.encode() {
-                    sort.push(b);
-                    if b == 0 {
-                        sort.push(0xff);
-                    }
-                }
-                sort.extend_from_slice(&[0x00, 0x00]);
-                let base = KeyPath::new()
-                    .push("user", t.owner)
-                    .and_then(|p| p.push("ticket", t.id))
-                    .expect("valid");
-                sort.extend_from_slice(&base.encode());
-                let group = KeyPath::new()
-                    .push(
-                        comps[0].namespace(),
-                        comps[0].id().expect("group ID").to_id(),
-                    )
-                    .expect("valid");
+                let version = self.entries.get(&(k.clone(), name)).copied().unwrap_or(0);
                 out.insert(
-                    Key::new(index_group(name, &group), sort),
+                    entry_record_key(name, &path, t),
                     Record {
                         value: vec![0x01],
-                        version: *version,
+                        version,
                     },
                 );
             }
         }
         out
     }
-
     /// Reads every record of [`Model::groups`] from `backend`.
     ///
     /// ```
@@ -758,9 +972,26 @@ impl Model {
             Ok(got) => got,
             Err(e) => panic!("model: {context}: reading the backend: {e}"),
         };
+        assert!(
+            !self.has_unknowns(),
+            "model: {context}: the model has versions it has not learnt (settle it first)"
+        );
         if let Some(diff) = diff(&got, &self.records()) {
             panic!("model: {context}: the backend differs from the model:\n{diff}");
         }
+    }
+}
+
+impl Model {
+    /// The configuration the store holds once a ticket was written: [`expected_config`],
+    /// with group counters if the model's store keeps them.
+    ///
+    /// ```
+    /// let m = keypath_store::conformance::model::Model::counted(0);
+    /// assert!(m.expected_config().group_versions);
+    /// ```
+    pub fn expected_config(&self) -> crate::StoreConfig {
+        expected_config().with_group_versions(self.group_versions)
     }
 }
 
@@ -820,7 +1051,12 @@ pub fn diff(got: &BTreeMap<Key, Record>, expected: &BTreeMap<Key, Record>) -> Op
 /// # });
 /// ```
 pub async fn run_ops<B: Backend>(store: &Store<B>, ops: &[Op]) -> Model {
-    let mut model = Model::new(0);
+    // A model of the store's kind: with group counters if its configuration keeps them.
+    let counted = match store.config().await {
+        Ok(config) => config.group_versions,
+        Err(e) => panic!("model: reading the store's configuration: {e}"),
+    };
+    let mut model = if counted { Model::counted(0) } else { Model::new(0) };
     model.run(store, ops).await;
     model
 }
@@ -892,4 +1128,37 @@ fn index_paths(t: &Ticket) -> Vec<(&'static str, KeyPath)> {
         .collect();
     out.sort_by(|a, b| a.0.cmp(b.0));
     out
+}
+
+/// The backend key of ticket `t`'s entry in index `name` at index path `path`, as the
+/// layout documents it: group `00 02`, the name's length and bytes, the index group's
+/// encoding; sort key the encoding of the index path after its group with each 00 byte
+/// followed by ff, then 00 00, then the item path's encoding.
+fn entry_record_key(name: &str, path: &KeyPath, t: &Ticket) -> Key {
+    let comps: Vec<_> = path.segments().collect();
+    let mut rest = KeyPath::new();
+    for c in &comps[1..] {
+        let id = c.id().expect("index components have IDs").to_id();
+        rest = rest.push(c.namespace(), id).expect("valid");
+    }
+    let mut sort = Vec::new();
+    for b in rest.encode() {
+        sort.push(b);
+        if b == 0 {
+            sort.push(0xff);
+        }
+    }
+    sort.extend_from_slice(&[0x00, 0x00]);
+    let base = KeyPath::new()
+        .push("user", t.owner)
+        .and_then(|p| p.push("ticket", t.id))
+        .expect("valid");
+    sort.extend_from_slice(&base.encode());
+    let group = KeyPath::new()
+        .push(
+            comps[0].namespace(),
+            comps[0].id().expect("group ID").to_id(),
+        )
+        .expect("valid");
+    Key::new(index_group(name, &group), sort)
 }

@@ -13,7 +13,7 @@ use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
 use crate::config::{StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
-use crate::item::{encode_value, Item, Versioned};
+use crate::item::{encode_item, encode_value, Item, Versioned};
 use crate::layout::{
     config_key, counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name,
     ENTRY_FORMAT,
@@ -120,6 +120,8 @@ struct Encoded {
 struct Commit {
     /// Whether a write is raw (checked against the configuration).
     raw: bool,
+    /// Whether the store keeps group counters: read and bumped with the writes.
+    group_versions: bool,
     /// Item types whose program indexes the configuration may not declare yet: declared in
     /// the same atomic batch as the writes, if missing.
     declare: Vec<TypeIndexes>,
@@ -141,8 +143,25 @@ impl Commit {
     }
 }
 
+/// A new item's version when the store keeps no group counters: a fresh random number in
+/// `1..2^52` (exact as a JavaScript number). An item deleted and created again gets a new
+/// one, so a version read before the delete does not match the new item (but for a chance
+/// of one in 2^52).
+pub(crate) fn fresh_version() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    // Each `RandomState` has its own keys (random per thread, then stepped), so the hash
+    // of the time is an unpredictable, unrepeated number.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.write_u128(now);
+    h.finish() % ((1 << 52) - 1) + 1
+}
+
 fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError> {
-    let (counters, olds) = got.split_at(c.groups.len());
+    let counted = if c.group_versions { c.groups.len() } else { 0 };
+    let (counters, olds) = got.split_at(counted);
     let (olds, config) = match c.reads_config() {
         true => {
             let (olds, config) = olds.split_at(c.writes.len());
@@ -217,13 +236,23 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
             }); // deleting nothing writes nothing
             continue;
         }
-        let version = new_counter[w.key.group.as_slice()];
+        let version = match (c.group_versions, found) {
+            (true, _) => new_counter[w.key.group.as_slice()],
+            (false, Some(v)) => v.wrapping_add(1).max(1),
+            (false, None) => fresh_version(),
+        };
         touched.insert(w.key.group.as_slice());
         let condition = found.map_or(Condition::NotExists, Condition::VersionEquals);
+        // Per new index entry: whether the old item has it already (then it is not written
+        // again: its key says all an entry says).
+        let mut kept = Vec::new();
         if let Some(r) = old {
             let new_indexes = w.new.as_ref().map_or(&[][..], |n| n.indexes.as_slice());
             let stale = match stale_entries(&r.value, new_indexes, &w.path) {
-                Ok(stale) => stale,
+                Ok((stale, same)) => {
+                    kept = same;
+                    stale
+                }
                 // A record the store did not write has no entries: a delete removes just
                 // it; a put does not replace it.
                 Err(StoreError::Corrupt(_)) if w.new.is_none() => Vec::new(),
@@ -240,7 +269,10 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
                 origin.push(Origin::Index);
             }
         }
-        for key in entries {
+        for (i, key) in entries.iter().enumerate() {
+            if kept.get(i).copied().unwrap_or(false) {
+                continue;
+            }
             let record = Record {
                 value: vec![ENTRY_FORMAT],
                 version,
@@ -354,22 +386,24 @@ fn stale_entries(
     old: &[u8],
     new: &[(String, KeyPath)],
     base: &KeyPath,
-) -> Result<Vec<Key>, StoreError> {
+) -> Result<(Vec<Key>, Vec<bool>), StoreError> {
     let mut stale = Vec::new();
+    let mut kept = vec![false; new.len()];
     let mut encoded = Vec::new();
     for (name, at, old_path) in Header::parse(old)?.indexes {
-        let kept = new.iter().any(|(n, path)| {
+        let same = new.iter().position(|(n, path)| {
             n == name && path.encoded_len() == old_path.len() && {
                 encoded.clear();
                 path.encode_into(&mut encoded);
                 encoded == old_path
             }
         });
-        if !kept {
-            stale.push(entry_key(name, &decode_index_path(at, old_path)?, base)?);
+        match same {
+            Some(i) => kept[i] = true,
+            None => stale.push(entry_key(name, &decode_index_path(at, old_path)?, base)?),
         }
     }
-    Ok(stale)
+    Ok((stale, kept))
 }
 
 /// The backend key of an index entry.
@@ -447,8 +481,8 @@ impl<B: Backend> Store<B> {
     /// # }
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
-    /// assert_eq!(store.put(&User { id: 1 }).await.unwrap(), 1);
-    /// assert_eq!(store.put(&User { id: 1 }).await.unwrap(), 2);
+    /// let first = store.put(&User { id: 1 }).await.unwrap(); // a new item: a fresh version
+    /// assert_eq!(store.put(&User { id: 1 }).await.unwrap(), first + 1);
     /// # });
     /// ```
     pub async fn put<T: Item>(&self, item: &T) -> Result<u64, StoreError> {
@@ -483,7 +517,7 @@ impl<B: Backend> Store<B> {
         self.put_encoded(
             &path,
             T::TYPE,
-            encode_value(&path, item)?,
+            encode_item(&path, item)?,
             indexes,
             program,
             mode,
@@ -651,7 +685,7 @@ impl<B: Backend> Store<B> {
                     }
                     Some(NewItem {
                         item_type: T::TYPE.to_owned(),
-                        payload: encode_value(path, item)?,
+                        payload: encode_item(path, item)?,
                         indexes: index_keys(item)?,
                         program: TypeIndexes::of::<T>(),
                         raw: false,
@@ -809,8 +843,10 @@ impl<B: Backend> Store<B> {
         let groups: BTreeSet<&[u8]> = writes.iter().map(|w| w.key.group.as_slice()).collect();
         let groups: Vec<Vec<u8>> = groups.into_iter().map(<[u8]>::to_vec).collect();
         let raw = writes.iter().any(|w| w.new.as_ref().is_some_and(|n| n.raw));
+        let group_versions = self.keeps_group_versions().await?;
         let commit = Arc::new(Commit {
             raw,
+            group_versions,
             declare,
             writes,
             checks,
@@ -818,7 +854,10 @@ impl<B: Backend> Store<B> {
             groups,
         });
         for attempt in 0..MAX_ATTEMPTS {
-            let mut keys: Vec<Key> = commit.groups.iter().map(|g| counter_key(g)).collect();
+            let mut keys: Vec<Key> = match commit.group_versions {
+                true => commit.groups.iter().map(|g| counter_key(g)).collect(),
+                false => Vec::new(),
+            };
             keys.extend(commit.writes.iter().map(|w| w.key.clone()));
             if commit.reads_config() {
                 keys.push(config_key());
