@@ -1001,6 +1001,8 @@ enum ImportLine {
 pub(crate) struct ImportItem {
     key: String,
     value: String,
+    /// The version the export gave, kept for an item the import creates.
+    version: Option<u64>,
 }
 
 /// Reads import lines, each at most [`MAX_IMPORT_LINE`] bytes, counting them.
@@ -1053,10 +1055,18 @@ impl<R: BufRead> ImportReader<R> {
         else {
             return Err(shape());
         };
+        let version = match record.get("version") {
+            None => None,
+            Some(v) => match v.as_u64().filter(|v| (1..1 << 52).contains(v)) {
+                Some(v) => Some(v),
+                None => return Err(at(format!("version {v}: expected 1 to 2^52 - 1"))),
+            },
+        };
         Ok((
             ImportLine::Item(ImportItem {
                 key: key.clone(),
                 value: value.to_string(),
+                version,
             }),
             read as u64,
         ))
@@ -1263,14 +1273,14 @@ async fn import_from<B: DbBackend, R: BufRead>(
             .parse()
             .map_err(|e| bad(at(format!("key {:?}: {e}", item.key))))?;
         let value = json::parse(&item.value).map_err(|e| bad(at(e)))?;
-        db.put(&path, &value, PutMode::Upsert)
-            .await
-            .map_err(|e| match e {
-                Failure::BadInput(m) => bad(at(m)),
-                Failure::Store(m) => Failure::Store(at(m)),
-                Failure::Conflict(m) => Failure::Conflict(at(m)),
-                other => other,
-            })?;
+        // A new item keeps the export's version, so clients that hold it still match.
+        let mode = item.version.map_or(PutMode::Upsert, PutMode::Restore);
+        db.put(&path, &value, mode).await.map_err(|e| match e {
+            Failure::BadInput(m) => bad(at(m)),
+            Failure::Store(m) => Failure::Store(at(m)),
+            Failure::Conflict(m) => Failure::Conflict(at(m)),
+            other => other,
+        })?;
         items += 1;
     }
     progress.finish();

@@ -34,6 +34,8 @@ struct User {
 
 impl Item for User {
     const TYPE: &'static str = "user";
+    // `keypath db` reads the demo's items by field name (and writes tickets).
+    const SELF_DESCRIBING: bool = true;
     fn key_path(&self) -> Result<KeyPath, PathError> {
         KeyPath::new().push("user", self.id)
     }
@@ -48,6 +50,8 @@ struct Post {
 
 impl Item for Post {
     const TYPE: &'static str = "post";
+    // `keypath db` reads the demo's items by field name (and writes tickets).
+    const SELF_DESCRIBING: bool = true;
     fn key_path(&self) -> Result<KeyPath, PathError> {
         KeyPath::new()
             .push("user", self.user)?
@@ -66,6 +70,8 @@ struct Comment {
 
 impl Item for Comment {
     const TYPE: &'static str = "comment";
+    // `keypath db` reads the demo's items by field name (and writes tickets).
+    const SELF_DESCRIBING: bool = true;
     fn key_path(&self) -> Result<KeyPath, PathError> {
         KeyPath::new()
             .push("user", self.user)?
@@ -85,6 +91,8 @@ struct Reaction {
 
 impl Item for Reaction {
     const TYPE: &'static str = "react";
+    // `keypath db` reads the demo's items by field name (and writes tickets).
+    const SELF_DESCRIBING: bool = true;
     fn key_path(&self) -> Result<KeyPath, PathError> {
         KeyPath::new()
             .push("user", self.user)?
@@ -104,16 +112,15 @@ struct Ticket {
 
 impl Item for Ticket {
     const TYPE: &'static str = "ticket";
-    const INDEXES: &'static [Index<Self>] = &[Index {
-        name: "by_updated",
-        key: |t| {
-            Ok(Some(
-                KeyPath::new()
-                    .push("board", t.board)?
-                    .push("updated", t.updated_at)?,
-            ))
-        },
-    }];
+    // `keypath db` reads the demo's items by field name (and writes tickets).
+    const SELF_DESCRIBING: bool = true;
+    const INDEXES: &'static [Index<Self>] = &[Index::new("by_updated", |t| {
+        Ok(Some(
+            KeyPath::new()
+                .push("board", t.board)?
+                .push("updated", t.updated_at)?,
+        ))
+    })];
     fn key_path(&self) -> Result<KeyPath, PathError> {
         KeyPath::new().push("ticket", self.id)
     }

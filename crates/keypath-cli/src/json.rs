@@ -206,6 +206,8 @@ mod tests {
         }
         impl Item for Thing {
             const TYPE: &'static str = "thing";
+            // Stored with its field names, so its JSON has them.
+            const SELF_DESCRIBING: bool = true;
             fn key_path(&self) -> Result<KeyPath, PathError> {
                 KeyPath::new().push("thing", 1u64)
             }

@@ -154,16 +154,13 @@ struct Player {
 
 impl Item for Player {
     const TYPE: &'static str = "player";
-    const INDEXES: &'static [Index<Self>] = &[Index {
-        name: "by_score",
-        key: |p| {
-            Ok(Some(
-                KeyPath::new()
-                    .push("scores", 0u64)?
-                    .push("score", p.score)?,
-            ))
-        },
-    }];
+    const INDEXES: &'static [Index<Self>] = &[Index::new("by_score", |p| {
+        Ok(Some(
+            KeyPath::new()
+                .push("scores", 0u64)?
+                .push("score", p.score)?,
+        ))
+    })];
     fn key_path(&self) -> Result<KeyPath, PathError> {
         KeyPath::new().push("player", self.id)
     }

@@ -212,12 +212,18 @@ fn check_item(
     }
     for (name, index_path) in &env.indexes {
         let ek = entry_key(name, index_path, &path).map_err(|e| e.to_string())?;
+        let projects_item = |r: &Record| {
+            crate::layout::entry_item(&r.value).ok().flatten()
+                == Some((env.item_type.as_bytes(), env.payload.as_slice()))
+                && r.version == record.version
+        };
         match records.get(&ek) {
             Some(r) if r.value == [ENTRY_FORMAT] && r.version <= record.version => {}
+            Some(r) if projects_item(r) => {}
             Some(r) => {
                 return Err(format!(
                     "index {name} entry {ek:?} is {r:?}, expected value [{ENTRY_FORMAT}] and \
-                     a version up to the item's, {}",
+                     a version up to the item's, {}, or a copy of the item at its version",
                     record.version
                 ))
             }
@@ -251,6 +257,12 @@ fn check_entry(records: &BTreeMap<Key, Record>, key: &Key, record: &Record) -> R
     let env = Envelope::decode(&item.value).map_err(|e| format!("item {base}: {e}"))?;
     if !env.indexes.iter().any(|(n, p)| n == name && *p == full) {
         return Err(format!("points at {base}, whose {name} key is not {full}"));
+    }
+    if crate::layout::entry_item(&record.value)?.is_some() && item.version != record.version {
+        return Err(format!(
+            "holds {base} at version {} but it is at version {}",
+            record.version, item.version
+        ));
     }
     if item.version < record.version {
         return Err(format!(

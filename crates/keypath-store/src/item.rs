@@ -17,10 +17,10 @@ use crate::StoreError;
 /// use keypath::KeyPath;
 /// use keypath_store::Index;
 /// struct Ticket { id: u64, updated_at: u64 }
-/// let by_updated: Index<Ticket> = Index {
-///     name: "by_updated",
-///     key: |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)),
-/// };
+/// let by_updated: Index<Ticket> = Index::new(
+///     "by_updated",
+///     |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)),
+/// );
 /// let t = Ticket { id: 1, updated_at: 99 };
 /// assert_eq!((by_updated.key)(&t).unwrap().unwrap().to_string(), "/tickets-0/updated-99");
 /// ```
@@ -31,6 +31,69 @@ pub struct Index<T> {
     pub name: &'static str,
     /// The item's index key path, or `None` to leave it out.
     pub key: fn(&T) -> Result<Option<KeyPath>, PathError>,
+    /// What each entry holds besides its keys ([`Projection::KeysOnly`] unless set).
+    pub projection: Projection,
+}
+
+impl<T> Index<T> {
+    /// An index `name` with index key paths from `key`, entries holding keys only.
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// use keypath_store::{Index, Projection};
+    /// struct Ticket { updated_at: u64 }
+    /// const BY_UPDATED: Index<Ticket> =
+    ///     Index::new("by_updated", |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)));
+    /// assert_eq!(BY_UPDATED.projection, Projection::KeysOnly);
+    /// ```
+    pub const fn new(
+        name: &'static str,
+        key: fn(&T) -> Result<Option<KeyPath>, PathError>,
+    ) -> Self {
+        Index {
+            name,
+            key,
+            projection: Projection::KeysOnly,
+        }
+    }
+
+    /// The same index with entries that hold `projection`.
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// use keypath_store::{Index, Projection};
+    /// struct Ticket { updated_at: u64 }
+    /// const BY_UPDATED: Index<Ticket> =
+    ///     Index::new("by_updated", |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)))
+    ///         .projecting(Projection::All);
+    /// assert_eq!(BY_UPDATED.projection, Projection::All);
+    /// ```
+    pub const fn projecting(mut self, projection: Projection) -> Self {
+        self.projection = projection;
+        self
+    }
+}
+
+/// What an index entry holds besides its keys, as DynamoDB's secondary index projections.
+///
+/// With [`Projection::KeysOnly`] an index query reads the entries, then each item (on
+/// DynamoDB: a `Query`, then a `BatchGetItem` that rounds every item up to 4 KB), and a
+/// write that keeps an item's index key leaves its entry alone. With [`Projection::All`]
+/// each entry holds a copy of the item (its type and value), so an index query reads the
+/// entries only (one `Query`), and every write of the item writes its entries too. Both
+/// are exact: entries are written in the same atomic batch as their item.
+///
+/// ```
+/// assert_eq!(keypath_store::Projection::default(), keypath_store::Projection::KeysOnly);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Projection {
+    /// The index key path and the item's key path.
+    #[default]
+    KeysOnly,
+    /// A copy of the whole item besides.
+    All,
 }
 
 /// A user type stored in a store. Its key path is its identity. Its value is stored as
@@ -380,7 +443,11 @@ mod tests {
 
     #[test]
     fn plain_structs_are_stored_compact_and_read_back() {
-        let p = Plain { id: 3, name: "Ann".into(), tags: vec!["a".into()] };
+        let p = Plain {
+            id: 3,
+            name: "Ann".into(),
+            tags: vec!["a".into()],
+        };
         let raw = RawItem::of(&p).unwrap();
         // fixarray of 3: no field names anywhere.
         assert_eq!(raw.payload()[0], 0x93);
@@ -394,12 +461,20 @@ mod tests {
 
     #[test]
     fn values_whose_compact_form_misreads_keep_their_names() {
-        let s = Skips { id: 1, note: None, n: 7 };
+        let s = Skips {
+            id: 1,
+            note: None,
+            n: 7,
+        };
         let raw = RawItem::of(&s).unwrap();
         // Compact would be [1, 7], read back as note = Some(7), n = 0: stored as a map.
         assert_eq!(raw.payload()[0] & 0xF0, 0x80, "{:02x?}", raw.payload());
         assert_eq!(raw.decode_item::<Skips>().unwrap().item, s);
-        let full = Skips { id: 1, note: Some(2), n: 7 };
+        let full = Skips {
+            id: 1,
+            note: Some(2),
+            n: 7,
+        };
         let raw = RawItem::of(&full).unwrap();
         assert_eq!(raw.payload()[0], 0x93);
         assert_eq!(raw.decode_item::<Skips>().unwrap().item, full);

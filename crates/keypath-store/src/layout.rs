@@ -94,6 +94,32 @@ pub(crate) fn index_group(name: &str, index_group: &[u8]) -> Vec<u8> {
 /// layout held two bytes, the item path's number of components.)
 pub const ENTRY_FORMAT: u8 = 0x01;
 
+/// First byte of the value of an entry of an index that projects whole items
+/// ([`Projection::All`](crate::Projection::All)): `02`, the item type's length (one byte)
+/// and name, then the item's payload as the item holds it. Its version is the item's.
+pub const ENTRY_PROJECTED: u8 = 0x02;
+
+/// The item type and payload a projected entry's value holds, `None` for a keys-only
+/// entry; an error for a value that is neither.
+pub(crate) fn entry_item(value: &[u8]) -> Result<Option<(&[u8], &[u8])>, String> {
+    match value {
+        [ENTRY_FORMAT] => Ok(None),
+        [ENTRY_PROJECTED, len, rest @ ..] if rest.len() >= usize::from(*len) && *len > 0 => {
+            let (item_type, payload) = rest.split_at(usize::from(*len));
+            Ok(Some((item_type, payload)))
+        }
+        [0x00, n] if *n > 0 => Err(format!(
+            "value 00 {n:02x} is an index entry of an earlier store layout (copy the items \
+             into a new store; with keypath db: export, then import)"
+        )),
+        other => Err(format!(
+            "value of {} bytes, expected the one byte {ENTRY_FORMAT:02x} or \
+             {ENTRY_PROJECTED:02x}, a type and an item",
+            other.len()
+        )),
+    }
+}
+
 /// Ends the escaped rest in an index entry's sort key.
 pub const REST_END: [u8; 2] = [0x00, 0x00];
 /// Follows each `00` byte of the rest in an index entry's sort key.
@@ -134,21 +160,7 @@ pub(crate) fn entry_sort_key(rest: &KeyPath, base: &KeyPath) -> Vec<u8> {
 /// Splits an index entry's sort key into the rest and the base path, checking its value;
 /// says what is wrong otherwise.
 pub(crate) fn split_entry(sort: &[u8], value: &[u8]) -> Result<(KeyPath, KeyPath), String> {
-    match value {
-        [ENTRY_FORMAT] => {}
-        [0x00, n] if *n > 0 => {
-            return Err(format!(
-                "value 00 {n:02x} is an index entry of an earlier store layout (copy the items \
-                 into a new store; with keypath db: export, then import)"
-            ))
-        }
-        other => {
-            return Err(format!(
-                "value of {} bytes, expected the one byte {ENTRY_FORMAT:02x}",
-                other.len()
-            ))
-        }
-    }
+    entry_item(value)?;
     let mut rest = Vec::with_capacity(sort.len());
     let mut at = 0;
     let base = loop {

@@ -31,10 +31,9 @@
 //! struct Ticket { id: u64, updated_at: u64 }
 //! impl Item for Ticket {
 //!     const TYPE: &'static str = "ticket";
-//!     const INDEXES: &'static [Index<Self>] = &[Index {
-//!         name: "by_updated",
-//!         key: |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)),
-//!     }];
+//!     const INDEXES: &'static [Index<Self>] = &[Index::new("by_updated", |t| {
+//!         Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?))
+//!     })];
 //!     fn key_path(&self) -> Result<KeyPath, PathError> {
 //!         KeyPath::new().push("ticket", self.id)
 //!     }
@@ -76,7 +75,7 @@ pub use config::{IndexDecl, IndexSource, StoreConfig, CONFIG_FORMAT};
 pub use cursor::{Cursor, CursorError};
 pub use envelope::EnvelopeError;
 pub use error::{ForeignRecord, StoreError};
-pub use item::{Index, Item, RawItem, Versioned};
+pub use item::{Index, Item, Projection, RawItem, Versioned};
 pub use limits::Limits;
 pub use query::{Page, Query};
 pub use store::{PutMode, Store};

@@ -134,6 +134,8 @@ impl<B: Backend> Transaction<'_, B> {
             indexes: index_keys(item)?,
             program: TypeIndexes::of::<T>(),
             raw: false,
+            restore: None,
+            projected: crate::store::write::projected_indexes::<T>(),
         };
         self.buffer(path, Some(new))
     }

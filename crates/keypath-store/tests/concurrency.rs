@@ -59,7 +59,11 @@ async fn counter_no_lost_update<B: Backend>(store: Store<B>) {
     }
     let c = store.get::<Counter>(&p).await.unwrap().unwrap();
     assert_eq!(c.item.n, TASKS * EACH, "no lost update");
-    assert_eq!(c.version, first + TASKS * EACH, "one version step per update");
+    assert_eq!(
+        c.version,
+        first + TASKS * EACH,
+        "one version step per update"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -454,16 +454,14 @@ struct Event {
 
 impl keypath_store::Item for Event {
     const TYPE: &'static str = "event";
-    const INDEXES: &'static [keypath_store::Index<Self>] = &[keypath_store::Index {
-        name: "by_at",
-        key: |e| {
+    const INDEXES: &'static [keypath_store::Index<Self>] =
+        &[keypath_store::Index::new("by_at", |e| {
             Ok(Some(
                 keypath::KeyPath::new()
                     .push("events", 0u64)?
                     .push("at", e.at)?,
             ))
-        },
-    }];
+        })];
     fn key_path(&self) -> Result<keypath::KeyPath, keypath::path::PathError> {
         keypath::KeyPath::new()
             .push("user", self.user)?

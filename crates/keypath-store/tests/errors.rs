@@ -145,10 +145,9 @@ async fn index_names_typos_and_bad_index_keys() {
     }
     impl Item for A {
         const TYPE: &'static str = "a";
-        const INDEXES: &'static [Index<Self>] = &[Index {
-            name: "by_x",
-            key: |v| Ok(Some(KeyPath::new().push("xs", 0u64)?.push("x", v.x)?)),
-        }];
+        const INDEXES: &'static [Index<Self>] = &[Index::new("by_x", |v| {
+            Ok(Some(KeyPath::new().push("xs", 0u64)?.push("x", v.x)?))
+        })];
         fn key_path(&self) -> Result<KeyPath, PathError> {
             KeyPath::new().push("a", self.id)
         }
@@ -156,20 +155,16 @@ async fn index_names_typos_and_bad_index_keys() {
     impl Item for B {
         const TYPE: &'static str = "b";
         const INDEXES: &'static [Index<Self>] = &[
-            Index {
-                name: "by_x",
-                key: |v| Ok(Some(KeyPath::new().push("xs", 0u64)?.push("x", v.x)?)),
-            },
-            Index {
-                name: "ns_only",
-                key: |v| {
-                    if v.x == 99 {
-                        KeyPath::new().push_namespace("tags").map(Some)
-                    } else {
-                        Ok(None)
-                    }
-                },
-            },
+            Index::new("by_x", |v| {
+                Ok(Some(KeyPath::new().push("xs", 0u64)?.push("x", v.x)?))
+            }),
+            Index::new("ns_only", |v| {
+                if v.x == 99 {
+                    KeyPath::new().push_namespace("tags").map(Some)
+                } else {
+                    Ok(None)
+                }
+            }),
         ];
         fn key_path(&self) -> Result<KeyPath, PathError> {
             KeyPath::new().push("b", self.id)

@@ -22,16 +22,13 @@ pub struct Post {
 
 impl Item for Post {
     const TYPE: &'static str = "post";
-    const INDEXES: &'static [Index<Self>] = &[Index {
-        name: "by_updated",
-        key: |p| {
-            Ok(Some(
-                KeyPath::new()
-                    .push("feed", 0u64)?
-                    .push("updated", p.updated_at)?,
-            ))
-        },
-    }];
+    const INDEXES: &'static [Index<Self>] = &[Index::new("by_updated", |p| {
+        Ok(Some(
+            KeyPath::new()
+                .push("feed", 0u64)?
+                .push("updated", p.updated_at)?,
+        ))
+    })];
     fn key_path(&self) -> Result<KeyPath, PathError> {
         KeyPath::new()
             .push("user", self.user)?

@@ -25,8 +25,10 @@
 //! | `val`     | B    | other non-empty values | the value bytes |
 //!
 //! A record's value is opaque to a backend, but the store's item values are envelopes
-//! (type, index keys, MessagePack payload). When a value is an envelope whose payload has an
-//! exact native form, the fields go into `item` (nested under one attribute, so a field
+//! (type, index keys, MessagePack payload). When a value is an envelope whose payload is
+//! self-describing (a MessagePack map: an item type with
+//! [`Item::SELF_DESCRIBING`](crate::Item::SELF_DESCRIBING), or written as data such as
+//! `keypath db`'s) and has an exact native form, the fields go into `item` (nested under one attribute, so a field
 //! name can never clash with `pk`, `ver` and the rest), readable in the console and by any
 //! DynamoDB tool. Everything else — index entries, counters, values that are not envelopes,
 //! payloads with NaN or infinities, numbers outside DynamoDB's range, non-string map keys,
@@ -84,6 +86,7 @@ use aws_smithy_types::error::display::DisplayErrorContext;
 use super::{Backend, BackendError, Direction, Entry, Key, Record, Scan, Write};
 
 mod attrs;
+pub mod cost;
 mod native;
 mod table;
 mod write;
@@ -110,6 +113,7 @@ const MAX_BATCH_GET: usize = 100;
 pub struct DynamoDbBackend {
     client: Client,
     table: Arc<str>,
+    meter: Option<cost::CostMeter>,
 }
 
 impl std::fmt::Debug for DynamoDbBackend {
@@ -317,6 +321,29 @@ impl DynamoDbBackend {
         DynamoDbBackend {
             client,
             table: Arc::from(table),
+            meter: None,
+        }
+    }
+
+    /// This backend, recording what each request it sends costs into `meter` (see
+    /// [`cost`]).
+    ///
+    /// ```no_run
+    /// # async fn demo() {
+    /// use keypath_store::backend::dynamodb::{client, cost::CostMeter, DynamoDbBackend};
+    /// let meter = CostMeter::default();
+    /// let backend = DynamoDbBackend::new_unchecked(client(None, None).await, "t").metered(&meter);
+    /// # }
+    /// ```
+    pub fn metered(mut self, meter: &cost::CostMeter) -> Self {
+        self.meter = Some(meter.clone());
+        self
+    }
+
+    /// Records a request's cost, if metered.
+    fn meter(&self, operation: &'static str, write_units: f64, read_units: f64) {
+        if let Some(m) = &self.meter {
+            m.record(operation, write_units, read_units);
         }
     }
 
@@ -422,6 +449,21 @@ impl DynamoDbBackend {
                 Err(e) => return Err(sdk_error("BatchGetItem", e)),
             };
             let items = out.responses().and_then(|r| r.get(self.table.as_ref()));
+            if self.meter.is_some() {
+                let asked = request.keys().len();
+                let unprocessed = out
+                    .unprocessed_keys()
+                    .and_then(|u| u.get(self.table.as_ref()))
+                    .map_or(0, |u| u.keys().len());
+                let found: Vec<usize> = items.into_iter().flatten().map(attrs::item_size).collect();
+                let absent = (asked - unprocessed).saturating_sub(found.len());
+                let units = found
+                    .iter()
+                    .map(|&s| cost::read_units(s, true))
+                    .sum::<f64>()
+                    + absent as f64 * cost::read_units(0, true);
+                self.meter("BatchGetItem", 0.0, units);
+            }
             for item in items.into_iter().flatten() {
                 let group = match item.get(PK) {
                     Some(AttributeValue::B(g)) => g.as_ref().to_vec(),
@@ -495,6 +537,8 @@ impl Backend for DynamoDbBackend {
             .send()
             .await
             .map_err(|e| sdk_error("GetItem", e))?;
+        let size = out.item().map_or(0, attrs::item_size);
+        self.meter("GetItem", 0.0, cost::read_units(size, true));
         out.item().map(attrs::record).transpose()
     }
 
@@ -588,6 +632,8 @@ impl Backend for DynamoDbBackend {
                 .send()
                 .await
                 .map_err(|e| sdk_error("Query", e))?;
+            let page_bytes: usize = out.items().iter().map(attrs::item_size).sum();
+            self.meter("Query", 0.0, cost::read_units(page_bytes, true));
             for item in out.items() {
                 let sort = attrs::sort_key(item)?;
                 if bounds.contains(&sort) {

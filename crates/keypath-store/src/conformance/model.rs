@@ -151,9 +151,19 @@ impl PartialEq for Model {
     /// The same space, items, entries, counters and configuration (placeholders and
     /// history aside).
     fn eq(&self, other: &Model) -> bool {
-        (self.space, &self.items, &self.entries, &self.counters, self.declared)
-            == (other.space, &other.items, &other.entries, &other.counters, other.declared)
-            && self.group_versions == other.group_versions
+        (
+            self.space,
+            &self.items,
+            &self.entries,
+            &self.counters,
+            self.declared,
+        ) == (
+            other.space,
+            &other.items,
+            &other.entries,
+            &other.counters,
+            other.declared,
+        ) && self.group_versions == other.group_versions
     }
 }
 
@@ -412,7 +422,10 @@ impl Model {
                 self.next_unknown += 1;
                 UNKNOWN + (self.next_unknown << UNKNOWN_SHIFT)
             };
-            let old_indexes = old.as_ref().map(|(t, _)| index_paths(t)).unwrap_or_default();
+            let old_indexes = old
+                .as_ref()
+                .map(|(t, _)| index_paths(t))
+                .unwrap_or_default();
             let old_entries: BTreeMap<&'static str, u64> = self
                 .entries
                 .iter()
@@ -1056,7 +1069,11 @@ pub async fn run_ops<B: Backend>(store: &Store<B>, ops: &[Op]) -> Model {
         Ok(config) => config.group_versions,
         Err(e) => panic!("model: reading the store's configuration: {e}"),
     };
-    let mut model = if counted { Model::counted(0) } else { Model::new(0) };
+    let mut model = if counted {
+        Model::counted(0)
+    } else {
+        Model::new(0)
+    };
     model.run(store, ops).await;
     model
 }

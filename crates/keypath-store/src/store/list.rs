@@ -199,10 +199,9 @@ impl<B: Backend> Store<B> {
     /// struct Ticket { id: u64, updated_at: u64 }
     /// impl Item for Ticket {
     ///     const TYPE: &'static str = "ticket";
-    ///     const INDEXES: &'static [Index<Self>] = &[Index {
-    ///         name: "by_updated",
-    ///         key: |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)),
-    ///     }];
+    ///     const INDEXES: &'static [Index<Self>] = &[Index::new("by_updated", |t| {
+    ///         Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?))
+    ///     })];
     ///     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("ticket", self.id) }
     /// }
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -302,10 +301,28 @@ impl<B: Backend> Store<B> {
         let mut wanted = Vec::new(); // (position in entries, base path)
         let mut keys = Vec::new(); // the base items' backend keys
         let mut full_paths = Vec::new(); // the index key each base item must still have
+        let mut projected = Vec::new(); // (position, item) of entries that hold their item
         for (i, e) in entries.iter().enumerate() {
             let (rest, base) =
                 split_entry(&e.sort, &e.record.value).map_err(|err| corrupt("index entry", err))?;
             if !plan.matches(&rest) {
+                continue;
+            }
+            // An entry that holds its item is written with it: it is the item.
+            if let Some((item_type, payload)) = crate::layout::entry_item(&e.record.value)
+                .map_err(|err| corrupt("index entry", err))?
+            {
+                let item_type = std::str::from_utf8(item_type)
+                    .map_err(|_| corrupt("index entry", "item type is not UTF-8".to_owned()))?;
+                projected.push((
+                    i,
+                    RawItem {
+                        key: base,
+                        item_type: item_type.to_owned(),
+                        version: e.record.version,
+                        payload: payload.to_vec(),
+                    },
+                ));
                 continue;
             }
             let full = query
@@ -318,6 +335,11 @@ impl<B: Backend> Store<B> {
         }
         let mut out: Vec<Step<(Vec<u8>, RawItem)>> =
             entries.into_iter().map(|e| Step::Skipped(e.sort)).collect();
+        for (i, item) in projected {
+            if let Step::Skipped(sort) = &mut out[i] {
+                out[i] = Step::Item((std::mem::take(sort), item));
+            }
+        }
         if keys.is_empty() {
             return Ok(out);
         }

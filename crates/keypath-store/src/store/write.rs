@@ -13,7 +13,7 @@ use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
 use crate::config::{StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
-use crate::item::{encode_item, encode_value, Item, Versioned};
+use crate::item::{encode_item, encode_value, Item, Projection, Versioned};
 use crate::layout::{
     config_key, counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name,
     ENTRY_FORMAT,
@@ -36,6 +36,12 @@ pub enum PutMode {
     /// Replace only the item at exactly this version ([`StoreError::VersionMismatch`]
     /// otherwise).
     IfVersion(u64),
+    /// Insert or replace, and if no item exists, give the new one this version (1 to
+    /// 2^52 - 1) instead of a fresh one: how an import restores an export's versions. An
+    /// existing item's version steps on as with [`PutMode::Upsert`]; a store with
+    /// [`group_versions`](crate::StoreConfig::group_versions) numbers items from its group
+    /// counters and ignores it.
+    Restore(u64),
 }
 
 /// Attempts before a write gives up with [`StoreError::Contention`].
@@ -67,6 +73,10 @@ pub(crate) struct NewItem {
     /// types whose indexes a program computes (checked in the commit, against the
     /// configuration it reads).
     pub raw: bool,
+    /// The version to give it if it is new ([`PutMode::Restore`]).
+    pub restore: Option<u64>,
+    /// The indexes whose entries hold a copy of the item ([`Projection::All`]).
+    pub projected: Vec<&'static str>,
 }
 
 /// One item write of a commit: `new: None` deletes.
@@ -239,7 +249,11 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
         let version = match (c.group_versions, found) {
             (true, _) => new_counter[w.key.group.as_slice()],
             (false, Some(v)) => v.wrapping_add(1).max(1),
-            (false, None) => fresh_version(),
+            (false, None) => w
+                .new
+                .as_ref()
+                .and_then(|n| n.restore)
+                .unwrap_or_else(fresh_version),
         };
         touched.insert(w.key.group.as_slice());
         let condition = found.map_or(Condition::NotExists, Condition::VersionEquals);
@@ -270,13 +284,18 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
             }
         }
         for (i, key) in entries.iter().enumerate() {
-            if kept.get(i).copied().unwrap_or(false) {
+            let new = w.new.as_ref().expect("only a put has new entries");
+            let projected = new.projected.contains(&new.indexes[i].0.as_str());
+            // A keys-only entry whose key the old item has already is left as it is; a
+            // projected entry holds the item, so it is written with it.
+            if !projected && kept.get(i).copied().unwrap_or(false) {
                 continue;
             }
-            let record = Record {
-                value: vec![ENTRY_FORMAT],
-                version,
+            let value = match projected {
+                true => projected_entry(&new.item_type, &new.payload),
+                false => vec![ENTRY_FORMAT],
             };
+            let record = Record { value, version };
             batch.push(Write::Put {
                 key: key.clone(),
                 record,
@@ -406,6 +425,26 @@ fn stale_entries(
     Ok((stale, kept))
 }
 
+/// The value of an entry that holds its item ([`Projection::All`]): see
+/// [`ENTRY_PROJECTED`](crate::layout::ENTRY_PROJECTED).
+fn projected_entry(item_type: &str, payload: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(2 + item_type.len() + payload.len());
+    v.push(crate::layout::ENTRY_PROJECTED);
+    v.push(item_type.len() as u8);
+    v.extend_from_slice(item_type.as_bytes());
+    v.extend_from_slice(payload);
+    v
+}
+
+/// The names of `T`'s indexes whose entries hold the item.
+pub(crate) fn projected_indexes<T: Item>() -> Vec<&'static str> {
+    T::INDEXES
+        .iter()
+        .filter(|i| i.projection == Projection::All)
+        .map(|i| i.name)
+        .collect()
+}
+
 /// The backend key of an index entry.
 pub(crate) fn entry_key(
     name: &str,
@@ -520,6 +559,7 @@ impl<B: Backend> Store<B> {
             encode_item(&path, item)?,
             indexes,
             program,
+            projected_indexes::<T>(),
             mode,
         )
         .await
@@ -559,6 +599,7 @@ impl<B: Backend> Store<B> {
             encode_value(path, value)?,
             indexes,
             None,
+            Vec::new(),
             mode,
         )
         .await
@@ -571,12 +612,20 @@ impl<B: Backend> Store<B> {
         payload: Vec<u8>,
         indexes: Vec<(String, KeyPath)>,
         program: Option<TypeIndexes>,
+        projected: Vec<&'static str>,
         mode: PutMode,
     ) -> Result<u64, StoreError> {
-        let expect = match mode {
-            PutMode::Upsert => Expect::Any,
-            PutMode::IfAbsent => Expect::Absent,
-            PutMode::IfVersion(v) => Expect::Version(v),
+        let (expect, restore) = match mode {
+            PutMode::Upsert => (Expect::Any, None),
+            PutMode::IfAbsent => (Expect::Absent, None),
+            PutMode::IfVersion(v) => (Expect::Version(v), None),
+            PutMode::Restore(v) if (1..1 << 52).contains(&v) => (Expect::Any, Some(v)),
+            PutMode::Restore(v) => {
+                return Err(StoreError::InvalidKey {
+                    key: path.to_string(),
+                    reason: format!("version {v} to restore is not in 1 to 2^52 - 1"),
+                })
+            }
         };
         let new = NewItem {
             item_type: item_type.to_owned(),
@@ -584,6 +633,8 @@ impl<B: Backend> Store<B> {
             indexes,
             program,
             raw: program.is_none(),
+            restore,
+            projected,
         };
         let write = ItemWrite {
             path: path.clone(),
@@ -689,6 +740,8 @@ impl<B: Backend> Store<B> {
                         indexes: index_keys(item)?,
                         program: TypeIndexes::of::<T>(),
                         raw: false,
+                        restore: None,
+                        projected: projected_indexes::<T>(),
                     })
                 }
                 None => None,

@@ -96,7 +96,13 @@ pub(crate) fn record_item(key: &Key, record: &Record) -> HashMap<String, Attribu
 
 fn native_attrs(value: &[u8]) -> Option<Vec<(String, AttributeValue)>> {
     let header = Header::parse(value).ok()?;
-    let (fields, shape) = native::to_native(&value[header.payload_start..])?;
+    let payload = &value[header.payload_start..];
+    // Only self-describing items (a MessagePack map: fixmap, map 16, map 32): a compact
+    // item is a list of values without names, smaller as bytes than as attributes.
+    if !matches!(payload.first(), Some(0x80..=0x8f | 0xde | 0xdf)) {
+        return None;
+    }
+    let (fields, shape) = native::to_native(payload)?;
     Some(vec![
         (
             TYPE.to_owned(),

@@ -185,7 +185,10 @@ impl DynamoDbBackend {
                 _ => self.transact(&prepared).await,
             };
             match result {
-                Ok(()) => return Ok(()),
+                Ok(()) => {
+                    self.meter_writes(&prepared);
+                    return Ok(());
+                }
                 Err(Failure::Condition(at, current)) => {
                     return Err(BackendError::ConditionFailed {
                         index: prepared[at].0,
@@ -200,6 +203,30 @@ impl DynamoDbBackend {
             }
         }
         Err(last.unwrap_or_else(|| BackendError::storage("DynamoDB write retries exhausted")))
+    }
+
+    /// Records what a successful batch cost (see [`super::cost`]).
+    fn meter_writes(&self, prepared: &[(usize, Prepared)]) {
+        if self.meter.is_none() {
+            return;
+        }
+        let units = |p: &Prepared| match &p.kind {
+            Kind::Put(item) => super::cost::write_units(item_size(item)),
+            Kind::Delete | Kind::Check => 1.0,
+        };
+        match prepared {
+            [(_, p)] if !matches!(p.kind, Kind::Check) => {
+                let op = match p.kind {
+                    Kind::Put(_) => "PutItem",
+                    _ => "DeleteItem",
+                };
+                self.meter(op, units(p), 0.0);
+            }
+            _ => {
+                let total = prepared.iter().map(|(_, p)| 2.0 * units(p)).sum();
+                self.meter("TransactWriteItems", total, 0.0);
+            }
+        }
     }
 
     /// One put or delete: `PutItem`/`DeleteItem`, one request.

@@ -93,14 +93,8 @@ pub fn by_status(t: &Ticket) -> Result<Option<KeyPath>, PathError> {
 impl Item for Ticket {
     const TYPE: &'static str = "ticket";
     const INDEXES: &'static [Index<Self>] = &[
-        Index {
-            name: "by_updated",
-            key: by_updated,
-        },
-        Index {
-            name: "by_status",
-            key: by_status,
-        },
+        Index::new("by_updated", by_updated),
+        Index::new("by_status", by_status),
     ];
     fn key_path(&self) -> Result<KeyPath, PathError> {
         KeyPath::new()

@@ -1,0 +1,298 @@
+//! What each store operation costs on DynamoDB, counted from the requests the store sends
+//! (`backend::dynamodb::cost`, AWS's documented on-demand rules), beside the same access
+//! pattern written by hand: plain items with string keys and a GSI on (board, updated_at),
+//! written with PutItem/DeleteItem, read with GetItem/Query. Prints the table that
+//! docs/dynamodb-cost.md shows and checks the bars the store meets.
+//!
+//! `cargo test --release -p keypath-store --all-features --test dynamodb_cost -- --nocapture`
+
+mod dynamodb_server;
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use keypath::{path::PathError, KeyPath};
+use keypath_store::backend::dynamodb::cost::{item_size, read_units, write_units, Cost, CostMeter};
+use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+use keypath_store::{Index, Item, Query, Store};
+use serde::{Deserialize, Serialize};
+
+/// A ticket of about 200 bytes as a hand-made DynamoDB item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Ticket {
+    board: u64,
+    id: u64,
+    updated_at: i64,
+    status: String,
+    title: String,
+}
+
+impl Item for Ticket {
+    const TYPE: &'static str = "ticket";
+    const INDEXES: &'static [Index<Self>] = &[Index::new("by_updated", |t| {
+        Ok(Some(
+            KeyPath::new()
+                .push("board", t.board)?
+                .push("updated", t.updated_at)?,
+        ))
+    })];
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new()
+            .push("board", self.board)?
+            .push("ticket", self.id)
+    }
+}
+
+fn ticket(id: u64, updated_at: i64) -> Ticket {
+    Ticket {
+        board: 7,
+        id,
+        updated_at,
+        status: "open".into(),
+        // 120 characters: the hand-made item comes to about 200 bytes.
+        title: format!("{:0<120}", format!("ticket {id}: ")),
+    }
+}
+
+/// The hand-made item: `pk` = `BOARD#7`, `sk` = `TICKET#<zero-padded id>`, the fields as
+/// attributes, `board` and `updated_at` the GSI's keys.
+fn hand_made(t: &Ticket) -> HashMap<String, AttributeValue> {
+    let s = |v: String| AttributeValue::S(v);
+    let n = |v: String| AttributeValue::N(v);
+    HashMap::from([
+        ("pk".to_owned(), s(format!("BOARD#{}", t.board))),
+        ("sk".to_owned(), s(format!("TICKET#{:010}", t.id))),
+        ("board".to_owned(), n(t.board.to_string())),
+        ("id".to_owned(), n(t.id.to_string())),
+        ("updated_at".to_owned(), n(t.updated_at.to_string())),
+        ("status".to_owned(), s(t.status.clone())),
+        ("title".to_owned(), s(t.title.clone())),
+    ])
+}
+
+/// The hand-made design's cost of each operation, by the same rules: a base-table write
+/// plus one GSI write per GSI item put or deleted (the GSI projects every attribute).
+struct HandMade {
+    size: usize,
+}
+
+impl HandMade {
+    fn write(&self, gsi_writes: f64) -> Cost {
+        Cost {
+            requests: 1,
+            write_units: write_units(self.size) * (1.0 + gsi_writes),
+            read_units: 0.0,
+        }
+    }
+    fn read(&self, items: usize, consistent: bool) -> Cost {
+        Cost {
+            requests: 1,
+            write_units: 0.0,
+            read_units: read_units(self.size * items, consistent),
+        }
+    }
+}
+
+struct Row {
+    operation: &'static str,
+    keypath: Cost,
+    requests: String,
+    hand: Cost,
+    bar: Option<f64>,
+}
+
+fn show(c: &Cost) -> String {
+    format!("{} / {}", c.write_units, c.read_units)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cost_per_operation_against_a_hand_made_design() {
+    let server = dynamodb_server::server().await;
+    let meter = CostMeter::default();
+    let sdk = client(Some(&server.endpoint), None).await;
+    let table = dynamodb_server::table_name("cost");
+    let backend = DynamoDbBackend::create_table(sdk, &table)
+        .await
+        .unwrap()
+        .metered(&meter);
+    let store = Store::new(backend);
+    // The first write of the type declares its index in the configuration: a one-off
+    // cost, not the steady state measured here.
+    store.put(&ticket(1_000_000, 1)).await.unwrap();
+    store
+        .delete(&ticket(1_000_000, 1).key_path().unwrap())
+        .await
+        .unwrap();
+    meter.take();
+
+    let n = 100u64;
+    let hand = HandMade {
+        size: (1..=n)
+            .map(|i| item_size(&hand_made(&ticket(i, 1_700_000_000 + i as i64))))
+            .max()
+            .unwrap(),
+    };
+    let mut rows = Vec::new();
+    // Puts of new items, one at a time: the mean of n.
+    let mut total = Cost::default();
+    let mut ops = Vec::new();
+    for i in 1..=n {
+        store
+            .put(&ticket(i, 1_700_000_000 + i as i64))
+            .await
+            .unwrap();
+        let sent = meter.take();
+        ops = sent.iter().map(|s| s.operation).collect();
+        total = sent.into_iter().fold(total, |a, s| a + s.cost);
+    }
+    let mean = |c: Cost, k: u64| Cost {
+        requests: c.requests / k,
+        write_units: c.write_units / k as f64,
+        read_units: c.read_units / k as f64,
+    };
+    rows.push(Row {
+        operation: "put, new item",
+        keypath: mean(total, n),
+        requests: ops.join(" + "),
+        hand: hand.write(1.0),
+        bar: Some(2.2),
+    });
+    // A put that changes the indexed field.
+    let mut moved = ticket(5, 1_800_000_000);
+    store.put(&moved).await.unwrap();
+    let sent = meter.take();
+    rows.push(Row {
+        operation: "put, indexed field changes",
+        requests: sent
+            .iter()
+            .map(|s| s.operation)
+            .collect::<Vec<_>>()
+            .join(" + "),
+        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
+        hand: hand.write(2.0),
+        bar: Some(2.2),
+    });
+    // A put that leaves the indexed field as it is.
+    moved.status = "closed".into();
+    store.put(&moved).await.unwrap();
+    let sent = meter.take();
+    rows.push(Row {
+        operation: "put, indexed field unchanged",
+        requests: sent
+            .iter()
+            .map(|s| s.operation)
+            .collect::<Vec<_>>()
+            .join(" + "),
+        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
+        hand: hand.write(1.0),
+        bar: Some(1.2),
+    });
+    // A strongly consistent get.
+    let got = store
+        .get::<Ticket>(&moved.key_path().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(got.unwrap().item, moved);
+    let sent = meter.take();
+    rows.push(Row {
+        operation: "get (strongly consistent)",
+        requests: sent
+            .iter()
+            .map(|s| s.operation)
+            .collect::<Vec<_>>()
+            .join(" + "),
+        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
+        hand: hand.read(1, true),
+        bar: Some(1.0),
+    });
+    // A list of 100 of the board.
+    let board: KeyPath = "/board-7".parse().unwrap();
+    let page = store
+        .list::<Ticket>(&Query::children(&board, "ticket").unwrap().limit(100))
+        .await
+        .unwrap();
+    assert_eq!(page.items.len(), 100);
+    let sent = meter.take();
+    rows.push(Row {
+        operation: "list 100 of a group (strongly consistent)",
+        requests: sent
+            .iter()
+            .map(|s| s.operation)
+            .collect::<Vec<_>>()
+            .join(" + "),
+        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
+        hand: hand.read(100, true),
+        bar: Some(1.3),
+    });
+    // The latest 100 by the index.
+    let page = store
+        .query_index::<Ticket>(
+            "by_updated",
+            &Query::prefix(&board).unwrap().reverse().limit(100),
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.items.len(), 100);
+    assert_eq!(
+        page.items[0].item,
+        ticket(5, 1_800_000_000).with_status("closed")
+    );
+    let sent = meter.take();
+    rows.push(Row {
+        operation: "index query, 100 entries (keys-only entries)",
+        requests: sent
+            .iter()
+            .map(|s| s.operation)
+            .collect::<Vec<_>>()
+            .join(" + "),
+        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
+        hand: hand.read(100, false),
+        bar: None,
+    });
+    // A delete.
+    store.delete(&moved.key_path().unwrap()).await.unwrap();
+    let sent = meter.take();
+    rows.push(Row {
+        operation: "delete",
+        requests: sent
+            .iter()
+            .map(|s| s.operation)
+            .collect::<Vec<_>>()
+            .join(" + "),
+        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
+        hand: hand.write(1.0),
+        bar: Some(2.2),
+    });
+
+    println!("hand-made item: {} bytes", hand.size);
+    println!("| operation | keypath requests | keypath WCU / RCU | keypath $/M | hand-made WCU / RCU | hand-made $/M | ratio | bar |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut missed = Vec::new();
+    for r in &rows {
+        let ratio = r.keypath.dollars_per_million() / r.hand.dollars_per_million();
+        println!(
+            "| {} | {} | {} | {:.4} | {} | {:.4} | {:.2}x | {} |",
+            r.operation,
+            r.requests,
+            show(&r.keypath),
+            r.keypath.dollars_per_million(),
+            show(&r.hand),
+            r.hand.dollars_per_million(),
+            ratio,
+            r.bar.map_or("-".to_owned(), |b| format!("{b}x")),
+        );
+        if let Some(bar) = r.bar {
+            if ratio > bar + 1e-9 {
+                missed.push(format!("{}: {ratio:.2}x, bar {bar}x", r.operation));
+            }
+        }
+    }
+    assert!(missed.is_empty(), "over the bar: {missed:?}");
+}
+
+impl Ticket {
+    fn with_status(mut self, status: &str) -> Ticket {
+        self.status = status.into();
+        self
+    }
+}
