@@ -37,16 +37,29 @@ const HIGH: u64 = ONES * 0x80;
 /// byte below `0x80` that is `a..=z` once bit 5 is set, or it is `_`.
 #[inline(always)]
 fn word_is_namespace(word: u64, lanes: u64) -> bool {
+    word_mask(word) & lanes == lanes
+}
+
+/// The high bit of each byte of `word` that is a namespace byte (see [`word_is_namespace`]).
+#[inline(always)]
+fn word_mask(word: u64) -> u64 {
     const LOW7: u64 = ONES * 0x7F;
     // Per byte, below 0x80 so no carry leaves it: its high bit after adding 0x1F is
     // `x >= 0x61`, after adding 0x05 it is `x >= 0x7B`.
-    let x = (word | ONES * 0x20) & LOW7;
+    let x = (word | (ONES * 0x20)) & LOW7;
     let letter = (x + ONES * 0x1F) & !(x + ONES * 0x05);
     // The high bit of a byte of `nonzero` is whether that byte of `t` is not zero.
     let t = word ^ (ONES * u64::from(b'_'));
     let nonzero = ((t & LOW7) + LOW7) | t;
-    let ok = (letter | !nonzero) & !word & HIGH;
-    ok & lanes == lanes
+    (letter | !nonzero) & !word & HIGH
+}
+
+/// How many of the bytes of `word` (little-endian: byte 0 is the first), from the first,
+/// are namespace bytes: 0 to 8.
+#[inline(always)]
+pub(crate) fn word_prefix_len(word: u64) -> usize {
+    let bad = !word_mask(word) & HIGH;
+    (bad.trailing_zeros() / 8) as usize
 }
 
 /// [`is_valid`] of `bytes[start..end]` (which the caller keeps in bounds, `start <= end`),
@@ -106,6 +119,14 @@ mod tests {
             }
         }
         assert!(!is_valid_at(b"abc", 1, 1));
+        for at in 0..8 {
+            for b in 0..=255u8 {
+                let mut word = *b"abcdefgh";
+                word[at] = b;
+                let want = prefix_len(&word);
+                assert_eq!(word_prefix_len(u64::from_le_bytes(word)), want, "{word:?}");
+            }
+        }
         assert!(is_valid_at(b"_", 0, 1));
     }
 }
