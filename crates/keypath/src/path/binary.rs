@@ -199,7 +199,7 @@ pub(crate) const FAST_SEGMENTS: usize = 32;
 /// before the metadata the terminator. `None` for anything else, which [`find_metadata`]
 /// then reads (or reports) in full; where this finds a layout, [`find_metadata`] finds the
 /// same one (a property test compares them).
-#[inline]
+#[inline(always)]
 pub(crate) fn scan_metadata(
     bytes: &[u8],
     mut metas: Option<&mut [u32; FAST_SEGMENTS]>,
