@@ -33,7 +33,8 @@ pub(super) fn parse(text: &str) -> Option<KeyPath> {
     if t.len() > MAX_TEXT {
         return None;
     }
-    let mut seg = [0u8; SEGMENTS];
+    // The segments, then the terminator and the metadata (copied there at the end).
+    let mut seg = [0u8; SEGMENTS + 1 + METAS];
     let mut metas = [0u8; METAS];
     let (mut pos, mut meta_len) = (0usize, 0usize);
     let mut i = 1; // after the leading '/'
@@ -116,11 +117,16 @@ pub(super) fn parse(text: &str) -> Option<KeyPath> {
             Some(_) => i += 1,
         }
     }
-    Some(KeyPath::from_valid_parts(&[
-        seg.get(..pos)?,
-        &[TERMINATOR],
-        metas.get(..meta_len)?,
-    ]))
+    // The terminator and the metadata after the segments: one fixed-size copy of 16 bytes
+    // when the metadata fits it (the bytes past it are cut off), so the encoding is one
+    // slice, copied once into the path.
+    let after = seg.get_mut(pos..pos + 1 + METAS)?;
+    after[0] = TERMINATOR;
+    match metas.first_chunk::<16>() {
+        Some(first) if meta_len <= 16 => after[1..17].copy_from_slice(first),
+        _ => after[1..1 + meta_len].copy_from_slice(metas.get(..meta_len)?),
+    }
+    Some(KeyPath::from_valid_slice(seg.get(..pos + 1 + meta_len)?))
 }
 
 /// How many bytes from `t[i..]` are namespace bytes.
