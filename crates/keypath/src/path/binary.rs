@@ -356,6 +356,12 @@ fn next_meta(metas: &mut &[u8]) -> Option<u32> {
         *metas = rest;
         return Some(u32::from(first));
     }
+    // Two bytes (segments of 16 bytes to 2 KiB, such as a UUID): the second ends it and,
+    // the varint not being overlong, is not zero.
+    if let [_, second @ 1..=0x7F, ref after @ ..] = **metas {
+        *metas = after;
+        return Some(u32::from(first & 0x7F) | (u32::from(second) << 7));
+    }
     let (value, used) = varint_at(metas, 0).ok()?;
     *metas = metas.get(used..)?;
     u32::try_from(value).ok()
