@@ -253,16 +253,69 @@ fn store_record(group: &[u8]) -> Option<String> {
     Some(format!("(store record: {what})"))
 }
 
+/// One key of `keypath sort`: where its encoding lies in the buffer that holds them all, and
+/// its first 8 bytes (big-endian, zero after a shorter key), which decide most comparisons
+/// without reading the buffer.
+#[derive(Clone, Copy)]
+struct SortKey {
+    head: u64,
+    start: u32,
+    len: u32,
+}
+
+impl SortKey {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+}
+
+/// The most encoded bytes `keypath sort` holds (offsets are 32 bits, to keep each key's
+/// entry at 16 bytes).
+const SORT_MAX_BYTES: usize = u32::MAX as usize;
+
 pub(crate) fn sort(out: &mut impl Write) -> Result<(), Failure> {
-    let mut keys: Vec<Vec<u8>> = Vec::new();
+    // All encodings back to back in one buffer, and a small entry per key: no allocation
+    // per key, and the entries sort without touching the buffer until the heads tie.
+    let mut all: Vec<u8> = Vec::new();
+    let mut keys: Vec<SortKey> = Vec::new();
     for_each_input(&[], |name, text| {
-        keys.push(parse_path(name, text)?.encode());
+        let path = parse_path(name, text)?;
+        let bytes = path.as_bytes();
+        let start = all.len();
+        if start + bytes.len() > SORT_MAX_BYTES {
+            return Err(Failure::BadInput(format!(
+                "{}: the input's key paths take more than {SORT_MAX_BYTES} bytes encoded, \
+                 more than sort holds",
+                name()
+            )));
+        }
+        let mut head = [0u8; 8];
+        let n = bytes.len().min(8);
+        head[..n].copy_from_slice(&bytes[..n]);
+        all.extend_from_slice(bytes);
+        keys.push(SortKey {
+            head: u64::from_be_bytes(head),
+            // Both fit: checked against SORT_MAX_BYTES above.
+            start: start as u32,
+            len: bytes.len() as u32,
+        });
         Ok(())
     })?;
-    keys.sort_unstable();
+    // Equal heads are equal first 8 bytes (or a key of fewer than 8 bytes and one that
+    // extends it with zeros), so the whole encodings decide; different heads order as the
+    // encodings do.
+    keys.sort_unstable_by(|a, b| {
+        a.head
+            .cmp(&b.head)
+            .then_with(|| all[a.range()].cmp(&all[b.range()]))
+    });
+    let mut text = String::with_capacity(256);
     for key in keys {
-        let path = KeyPath::decode(&key).expect("an encoding made here decodes");
-        writeln!(out, "{path}")?;
+        let path = KeyPathRef::decode(&all[key.range()]).expect("an encoding made here decodes");
+        text.clear();
+        std::fmt::Write::write_fmt(&mut text, format_args!("{path}\n"))
+            .expect("a String takes any text");
+        out.write_all(text.as_bytes())?;
     }
     Ok(())
 }

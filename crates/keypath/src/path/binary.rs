@@ -199,7 +199,7 @@ pub(crate) const FAST_SEGMENTS: usize = 32;
 /// before the metadata the terminator. `None` for anything else, which [`find_metadata`]
 /// then reads (or reports) in full; where this finds a layout, [`find_metadata`] finds the
 /// same one (a property test compares them).
-#[inline]
+#[inline(always)]
 pub(crate) fn scan_metadata(
     bytes: &[u8],
     mut metas: Option<&mut [u32; FAST_SEGMENTS]>,
@@ -211,42 +211,74 @@ pub(crate) fn scan_metadata(
             metadata_start: 1,
         }); // the empty path
     }
-    let (mut seg_bytes, mut count, mut end) = (0usize, 0usize, total);
+    // `covered` is the segment bytes and the byte after each (separator or terminator) of
+    // the varints read so far; they account for every byte when `covered` equals the
+    // start of the metadata read so far.
+    let (mut covered, mut count, mut end) = (0usize, 0usize, total);
+    let finish = |covered: usize, count: usize, start: usize| {
+        let terminated = bytes.get(start.wrapping_sub(1)) == Some(&TERMINATOR);
+        (covered == start && terminated).then_some(Layout {
+            count,
+            metadata_start: start,
+        })
+    };
     loop {
+        // Two one-byte varints at once: the three bytes before `end` have the high bit
+        // clear (the third, if any, ends the varint before them).
+        if let Some(&word) = end
+            .checked_sub(4)
+            .and_then(|at| bytes.get(at..end))
+            .and_then(|b| b.first_chunk::<4>())
+        {
+            let word = u32::from_be_bytes(word);
+            if word & 0x0080_8080 == 0 && metas.is_none() {
+                let (last, before) = ((word & 0xFF) as usize, ((word >> 8) & 0xFF) as usize);
+                let first = covered + (last >> TYPE_BITS) + 1;
+                let both = first + (before >> TYPE_BITS) + 1;
+                if both >= end - 2 {
+                    // The layout ends at one of them (the first, if it already fits).
+                    return if first >= end - 1 {
+                        finish(first, count + 1, end - 1)
+                    } else {
+                        finish(both, count + 2, end - 2)
+                    };
+                }
+                covered = both;
+                count += 2;
+                end -= 2;
+                continue;
+            }
+        }
         // One varint, read backwards: its last byte has the high bit clear, the bytes
         // before it that have it set are its earlier bytes.
-        let last = *bytes.get(end.checked_sub(1)?)?;
+        let mut start = end.checked_sub(1)?;
+        let last = *bytes.get(start)?;
         if last & 0x80 != 0 {
             return None;
         }
-        let mut start = end - 1;
         let mut value = u32::from(last);
-        while let Some(&b) = bytes.get(start.wrapping_sub(1)) {
-            if b & 0x80 == 0 {
-                break;
+        if start > 0 && bytes[start - 1] & 0x80 != 0 {
+            if last == 0 {
+                return None; // overlong
             }
-            if end - start == 3 {
-                return None; // a longer varint: the full reader decides
+            while let Some(&b) = bytes.get(start.wrapping_sub(1)) {
+                if b & 0x80 == 0 {
+                    break;
+                }
+                if end - start == 3 {
+                    return None; // a longer varint: the full reader decides
+                }
+                start -= 1;
+                value = (value << 7) | u32::from(b & 0x7F);
             }
-            start -= 1;
-            value = (value << 7) | u32::from(b & 0x7F);
-        }
-        if end - start > 1 && last == 0 {
-            return None; // overlong
         }
         if let Some(metas) = metas.as_deref_mut() {
             *metas.get_mut(count)? = value;
         }
         count += 1;
-        seg_bytes += (value >> TYPE_BITS) as usize;
-        // segments + (count - 1) separators + terminator + metadata
-        let needed = seg_bytes + count + (total - start);
-        if needed >= total {
-            let terminated = start > 0 && bytes[start - 1] == TERMINATOR;
-            return (needed == total && terminated).then_some(Layout {
-                count,
-                metadata_start: start,
-            });
+        covered += (value >> TYPE_BITS) as usize + 1;
+        if covered >= start {
+            return finish(covered, count, start);
         }
         end = start;
     }
@@ -255,38 +287,118 @@ pub(crate) fn scan_metadata(
 /// [`validate`] without errors, for the common shape (see [`scan_metadata`]): `None` for
 /// anything it does not accept, which [`validate_checked`] then decides and reports. Accepts
 /// only what [`validate_checked`] accepts (a property test compares them).
+///
+/// After the backward scan has found the metadata, one forward pass reads each segment's
+/// varint and checks the segment and the byte after it: a separator, or the terminator for
+/// the last segment (the one whose varint ends the input). The lengths were checked to add
+/// up, so the segments tile the segment section exactly when every such byte is right.
 #[inline]
 pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
-    let mut metas = [0u32; FAST_SEGMENTS];
-    let layout = scan_metadata(bytes, Some(&mut metas))?;
+    let layout = scan_metadata(bytes, None)?;
+    let mut metas = bytes.get(layout.metadata_start..)?;
     let mut offset = 0;
-    let mut is_namespace = true;
-    for i in (0..layout.count).rev() {
-        let m = metas[i];
-        let len = (m >> TYPE_BITS) as usize;
-        let type_code = (m & TYPE_MASK as u32) as u8;
-        let end = offset + len;
-        let expected = if i == 0 { TERMINATOR } else { SEPARATOR };
-        if *bytes.get(end)? != expected {
+    if layout.count == 0 {
+        return Some(layout);
+    }
+    loop {
+        // One component: its namespace, then its ID unless the namespace ends the path.
+        // Both varints are read at once when they are one byte each.
+        let (ns_meta, id_meta) = match *metas {
+            [a, b, ref rest @ ..] if (a | b) & 0x80 == 0 => {
+                metas = rest;
+                (u32::from(a), Some(u32::from(b)))
+            }
+            _ => (next_meta(&mut metas)?, None),
+        };
+        if ns_meta & TYPE_MASK as u32 != 0 {
             return None;
         }
-        let content = bytes.get(offset..end)?;
-        let ok = if is_namespace {
-            type_code == TYPE_NAMESPACE && namespace::is_valid(content)
-        } else {
-            match type_code {
-                TYPE_INT => matches!(I65::decode(content), Ok((_, used)) if used == len),
-                TYPE_UUID => len == 16,
-                _ => validate_id(content, type_code, offset).is_ok(),
-            }
+        let end = offset + (ns_meta >> TYPE_BITS) as usize;
+        if !namespace::is_valid_at(bytes, offset, end) {
+            return None;
+        }
+        match *bytes.get(end)? {
+            SEPARATOR => {}
+            TERMINATOR if id_meta.is_none() => return metas.is_empty().then_some(layout),
+            _ => return None,
+        }
+        offset = end + 1;
+        let m = match id_meta {
+            Some(m) => m,
+            None => next_meta(&mut metas)?,
+        };
+        let len = (m >> TYPE_BITS) as usize;
+        let end = offset + len;
+        let ok = match (m & TYPE_MASK as u32) as u8 {
+            TYPE_INT => is_canonical_int(bytes, offset, len),
+            TYPE_UUID => len == 16,
+            TYPE_NAMESPACE => false,
+            other => validate_id(bytes.get(offset..end)?, other, offset).is_ok(),
         };
         if !ok {
             return None;
         }
-        is_namespace = !is_namespace;
+        match *bytes.get(end)? {
+            SEPARATOR => {}
+            TERMINATOR => return metas.is_empty().then_some(layout),
+            _ => return None,
+        }
         offset = end + 1;
     }
-    Some(layout)
+}
+
+/// The first metadata varint of `metas` (which [`scan_metadata`] has read, so it is at
+/// most 3 bytes and not overlong), moving `metas` past it.
+#[inline(always)]
+fn next_meta(metas: &mut &[u8]) -> Option<u32> {
+    let (&first, rest) = metas.split_first()?;
+    if first & 0x80 == 0 {
+        *metas = rest;
+        return Some(u32::from(first));
+    }
+    // Two bytes (segments of 16 bytes to 2 KiB, such as a UUID): the second ends it and,
+    // the varint not being overlong, is not zero.
+    if let [_, second @ 1..=0x7F, ref after @ ..] = **metas {
+        *metas = after;
+        return Some(u32::from(first & 0x7F) | (u32::from(second) << 7));
+    }
+    let (value, used) = varint_at(metas, 0).ok()?;
+    *metas = metas.get(used..)?;
+    u32::try_from(value).ok()
+}
+
+/// For each first byte of an integer segment: the segment's length (sort byte and
+/// magnitude), `0` for a byte that is no sort byte; and the magnitude byte that may not come
+/// first (a leading zero: `00` for a positive number, `FF`, the inverted zero, for a negative
+/// one), `0x100` (no byte) for sort byte `07`, where every byte is minimal (zero and
+/// -1..=-255, one magnitude byte).
+const INT_SHAPE: [(u8, u16); 256] = {
+    use crate::int::{SORT_BYTE_MAX, SORT_BYTE_ZERO};
+    let mut table = [(0u8, 0u16); 256];
+    let mut sort = 0u8;
+    while sort <= SORT_BYTE_MAX {
+        table[sort as usize] = if sort < SORT_BYTE_ZERO {
+            (SORT_BYTE_ZERO + 2 - sort, 0xFF)
+        } else if sort == SORT_BYTE_ZERO {
+            (2, 0x100)
+        } else {
+            (sort - SORT_BYTE_ZERO + 1, 0x00)
+        };
+        sort += 1;
+    }
+    table
+};
+
+/// Whether `content` is exactly one canonical sort-byte integer (what [`I65::decode`]
+/// accepts, using every byte), without decoding it (a test compares the two on every
+/// sort byte and leading byte).
+#[inline(always)]
+fn is_canonical_int(bytes: &[u8], offset: usize, len: usize) -> bool {
+    let Some(&[sort, lead]) = bytes.get(offset..).and_then(|b| b.first_chunk::<2>()) else {
+        return false;
+    };
+    let (shape_len, leading_zero) = INT_SHAPE[usize::from(sort)];
+    len == usize::from(shape_len) && u16::from(lead) != leading_zero
 }
 
 /// The commonest small encoding, one component with an ID, each segment shorter than 16
@@ -312,7 +424,7 @@ pub(crate) fn one_component(bytes: &[u8]) -> Option<Layout> {
     };
     let ok = namespace::is_valid(ns)
         && match id_meta & TYPE_MASK as u8 {
-            TYPE_INT => matches!(I65::decode(id), Ok((_, used)) if used == id_len),
+            TYPE_INT => is_canonical_int(id, 0, id_len),
             TYPE_NAMESPACE => false,
             other => validate_id(id, other, ns_len + 1).is_ok(),
         };
@@ -677,5 +789,39 @@ pub(crate) fn find_metadata(bytes: &[u8]) -> Result<Layout, DecodeError> {
             ));
         }
         end = start;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table check of integer segments accepts exactly what `I65::decode` accepts
+    /// using every byte: every sort byte, with every leading byte, at every length up to
+    /// 11 (the rest of the bytes `00`, `7F` or `FF`).
+    #[test]
+    fn int_check_matches_decoder() {
+        for sort in 0..=255u8 {
+            for lead in 0..=255u8 {
+                for len in 0..=11usize {
+                    for fill in [0x00u8, 0x7F, 0xFF] {
+                        let mut content = vec![fill; len];
+                        if let Some(first) = content.first_mut() {
+                            *first = sort;
+                        }
+                        if let Some(second) = content.get_mut(1) {
+                            *second = lead;
+                        }
+                        let want =
+                            matches!(I65::decode(&content), Ok((_, used)) if used == content.len());
+                        assert_eq!(
+                            is_canonical_int(&content, 0, content.len()),
+                            want,
+                            "{content:02x?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -24,6 +24,7 @@ mod escape;
 mod id;
 mod namespace;
 mod order;
+mod parse_fast;
 mod range;
 #[cfg(feature = "serde")]
 mod serde_impl;
@@ -234,7 +235,13 @@ impl KeyPath {
                 }
                 Repr::Inline { len, bytes: inline }
             }
-            _ => Repr::Heap(parts.concat()),
+            _ => {
+                let mut heap = Vec::with_capacity(total);
+                for part in parts {
+                    heap.extend_from_slice(part);
+                }
+                Repr::Heap(heap)
+            }
         };
         let path = KeyPath { repr };
         debug_assert!(binary::validate(path.as_bytes()).is_ok(), "{path:?}");

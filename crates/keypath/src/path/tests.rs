@@ -710,6 +710,28 @@ proptest! {
         prop_assert_eq!(text.parse::<KeyPath>(), Ok(a), "{}", text);
     }
 
+    /// The one-pass parser of the common forms gives what the full parser gives, on the
+    /// text of any path and on that text with one byte replaced (a `/`, `-`, `%`, `~`, a
+    /// digit, a hex letter, a control byte or any ASCII byte).
+    #[test]
+    fn fast_parse_matches_full_parse(
+        a in any_path(),
+        at in any::<prop::sample::Index>(),
+        byte in prop_oneof![
+            Just(b'/'), Just(b'-'), Just(b'%'), Just(b'~'), Just(b'0'), Just(b'9'),
+            Just(b'F'), Just(b'g'), Just(0x10u8), Just(0x11), 0x00u8..0x80,
+        ],
+    ) {
+        let text = a.to_string();
+        fast_agrees(&text)?;
+        let mut bytes = text.into_bytes();
+        let i = at.index(bytes.len());
+        bytes[i] = byte;
+        if let Ok(mutated) = String::from_utf8(bytes) {
+            fast_agrees(&mutated)?;
+        }
+    }
+
     #[test]
     fn group_split_round_trip(a in any_path()) {
         if let Ok((group, sort)) = a.split_group() {
@@ -1001,4 +1023,55 @@ fn serde_text_in_json_and_bytes_in_binary_formats() {
         crate::codec::from_slice::<(u8, KeyPath)>(&b).unwrap(),
         (7, p("/a-10"))
     );
+}
+
+/// Where the one-pass parser takes `text`, the full parser gives the same path.
+fn fast_agrees(text: &str) -> Result<(), TestCaseError> {
+    if text.starts_with('/') && text != "/" {
+        if let Some(path) = super::parse_fast::parse(text) {
+            prop_assert_eq!(super::text::parse_full(text), Ok(path), "{:?}", text);
+        }
+    }
+    Ok(())
+}
+
+/// The word-at-a-time UUID reader agrees with reading each pair of hex digits on its own,
+/// for every byte value at every position of a UUID's text.
+#[test]
+fn uuid_text_matches_digit_pairs() {
+    let reference = |b: &[u8]| -> Option<[u8; 16]> {
+        let b: &[u8; 36] = b.try_into().ok()?;
+        if [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') {
+            return None;
+        }
+        let digits: Vec<u8> = b.iter().copied().filter(|&c| c != b'-').collect();
+        if digits.len() != 32 {
+            return None;
+        }
+        let mut out = [0u8; 16];
+        for (i, pair) in digits.chunks(2).enumerate() {
+            let pair = std::str::from_utf8(pair).ok()?;
+            if !pair.bytes().all(|c| c.is_ascii_hexdigit()) {
+                return None;
+            }
+            out[i] = u8::from_str_radix(pair, 16).ok()?;
+        }
+        Some(out)
+    };
+    for base in [
+        "4c9d36e5-6b19-4e6a-828c-226ed667458a",
+        "ABCDEF01-2345-6789-abcd-ef0123456789",
+    ] {
+        for at in 0..36 {
+            for b in 0..=255u8 {
+                let mut text = base.as_bytes().to_vec();
+                text[at] = b;
+                assert_eq!(
+                    super::text::parse_uuid_text(&text),
+                    reference(&text),
+                    "{text:?}"
+                );
+            }
+        }
+    }
 }

@@ -221,22 +221,49 @@ const UUID_DIGITS: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28,
 
 /// The 16 bytes of a UUID in text (8-4-4-4-12 hex digits, any case), or `None`.
 #[inline]
-fn parse_uuid_text(b: &[u8]) -> Option<[u8; 16]> {
+pub(super) fn parse_uuid_text(b: &[u8]) -> Option<[u8; 16]> {
     let b: &[u8; 36] = b.try_into().ok()?;
     if b[8] != b'-' || b[13] != b'-' || b[18] != b'-' || b[23] != b'-' {
         return None;
     }
-    let mut out = [0u8; 16];
-    let mut bad = 0;
-    for (byte, &at) in out.iter_mut().zip(&UUID_DIGITS) {
-        let (hi, lo) = (
-            HEX_VALUE[usize::from(b[at])],
-            HEX_VALUE[usize::from(b[at + 1])],
-        );
-        bad |= hi | lo;
-        *byte = (hi << 4) | (lo & 0x0F);
+    let word = |at: usize| u64::from(u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]));
+    // The 32 digits as four words of 8 (the groups of 4 joined in pairs).
+    let words = [
+        word(0) << 32 | word(4),
+        word(9) << 32 | word(14),
+        word(19) << 32 | word(24),
+        word(28) << 32 | word(32),
+    ];
+    if (words[0] | words[1] | words[2] | words[3]) & 0x8080_8080_8080_8080 != 0 {
+        return None; // a byte above 0x7F
     }
-    (bad & 0xF0 == 0).then_some(out)
+    let mut out = [0u8; 16];
+    for (chunk, w) in out.chunks_exact_mut(4).zip(words) {
+        chunk.copy_from_slice(&hex_word(w)?.to_be_bytes());
+    }
+    Some(out)
+}
+
+/// The 4 bytes that 8 hex digits (any case; the first in the top byte of `digits`, every
+/// byte below 0x80) spell, or `None` if one is not a hex digit. Eight digits at a time: per
+/// byte (below 0x80, so no carry leaves it), adding `0x80 - lo` sets the high bit exactly
+/// for bytes `>= lo`.
+#[inline(always)]
+fn hex_word(digits: u64) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let digit = (digits + ONES * (0x80 - 0x30)) & !(digits + ONES * (0x80 - 0x3A)) & HIGH;
+    let lower = digits | (ONES * 0x20);
+    let letter = (lower + ONES * (0x80 - 0x61)) & !(lower + ONES * (0x80 - 0x67)) & HIGH;
+    if digit | letter != HIGH {
+        return None;
+    }
+    // Digits are their low nibble; letters their low nibble plus 9 ('a' is 0x61).
+    let nibbles = (digits & (ONES * 0x0F)) + (letter >> 7) * 9;
+    // Pairs of nibbles into bytes, then the bytes together.
+    let bytes = (nibbles | (nibbles >> 4)) & 0x00FF_00FF_00FF_00FF;
+    let pairs = (bytes | (bytes >> 8)) & 0x0000_FFFF_0000_FFFF;
+    Some(((pairs | (pairs >> 16)) & 0xFFFF_FFFF) as u32)
 }
 
 /// Appends raw content byte `b` to an escaped ID segment.
@@ -513,6 +540,17 @@ impl FromStr for KeyPath {
         if text == "/" {
             return Ok(KeyPath::new());
         }
+        match super::parse_fast::parse(text) {
+            Some(path) => Ok(path),
+            None => parse_full(text),
+        }
+    }
+}
+
+/// Parses the text of a non-empty path (starting with `/`, not `/` alone) one piece at a
+/// time, every form and every error; [`super::parse_fast`] takes the common forms first.
+pub(super) fn parse_full(text: &str) -> Result<KeyPath, ParseError> {
+    {
         let b = text.as_bytes();
         let mut out = Out::for_text(text);
         let mut metas = Metas::new();
