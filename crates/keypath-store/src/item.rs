@@ -64,7 +64,7 @@ impl<T> Index<T> {
     /// use keypath_store::{Index, Projection};
     /// struct Ticket { updated_at: u64 }
     /// const BY_UPDATED: Index<Ticket> =
-    ///     Index::new("by_updated", |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)))
+    ///     Index::new("by_updated", |t: &Ticket| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)))
     ///         .projecting(Projection::All);
     /// assert_eq!(BY_UPDATED.projection, Projection::All);
     /// ```
