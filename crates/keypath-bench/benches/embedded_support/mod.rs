@@ -350,10 +350,9 @@ pub struct Systems {
     pub dir: tempfile::TempDir,
 }
 
-/// Loads `tickets` into each system, `LOAD_BATCH` per durable transaction.
-pub fn load(tickets: &[Ticket]) -> Systems {
-    let dir = tempfile::tempdir().unwrap();
-    let kp_dir = dir.path().join("keypath");
+/// Loads `tickets` into keypath-store in `dir`, `LOAD_BATCH` per durable transaction.
+pub fn load_keypath(dir: &Path, tickets: &[Ticket]) -> (keypath_store::blocking::Store, Footprint) {
+    let kp_dir = dir.join("keypath");
     {
         let store = keypath_store::blocking::Store::open(&kp_dir).unwrap();
         for chunk in tickets.chunks(LOAD_BATCH) {
@@ -365,13 +364,17 @@ pub fn load(tickets: &[Ticket]) -> Systems {
         }
     }
     let kp_file = kp_dir.join(DATA_FILE_NAME);
-    let kp_bytes = Footprint {
+    let bytes = Footprint {
         file: file_size(&kp_file),
         stored: stored_bytes(&kp_file),
     };
-    let keypath = keypath_store::blocking::Store::open_existing(&kp_dir).unwrap();
+    let store = keypath_store::blocking::Store::open_existing(&kp_dir).unwrap();
+    (store, bytes)
+}
 
-    let ndb_file = dir.path().join("native_db.redb");
+/// Loads `tickets` into native_db in `dir`, `LOAD_BATCH` per durable transaction.
+pub fn load_native(dir: &Path, tickets: &[Ticket]) -> (NativeDb, Footprint) {
+    let ndb_file = dir.join("native_db.redb");
     {
         let db = Builder::new().create(models(), &ndb_file).unwrap();
         for chunk in tickets.chunks(LOAD_BATCH) {
@@ -382,7 +385,7 @@ pub fn load(tickets: &[Ticket]) -> Systems {
             rw.commit().unwrap();
         }
     }
-    let ndb_bytes = Footprint {
+    let bytes = Footprint {
         file: file_size(&ndb_file),
         stored: {
             let db = redb2::Database::open(&ndb_file).unwrap();
@@ -390,9 +393,12 @@ pub fn load(tickets: &[Ticket]) -> Systems {
             stats.stored_bytes()
         },
     };
-    let native = Builder::new().open(models(), &ndb_file).unwrap();
+    (Builder::new().open(models(), &ndb_file).unwrap(), bytes)
+}
 
-    let raw_file = dir.path().join("raw.redb");
+/// Loads `tickets` into raw redb in `dir`, `LOAD_BATCH` per durable transaction.
+pub fn load_raw(dir: &Path, tickets: &[Ticket]) -> (Arc<redb::Database>, Footprint) {
+    let raw_file = dir.join("raw.redb");
     {
         let db = redb::Database::create(&raw_file).unwrap();
         for chunk in tickets.chunks(LOAD_BATCH) {
@@ -401,11 +407,19 @@ pub fn load(tickets: &[Ticket]) -> Systems {
             txn.commit().unwrap();
         }
     }
-    let raw_bytes = Footprint {
+    let bytes = Footprint {
         file: file_size(&raw_file),
         stored: stored_bytes(&raw_file),
     };
-    let raw = Arc::new(redb::Database::open(&raw_file).unwrap());
+    (Arc::new(redb::Database::open(&raw_file).unwrap()), bytes)
+}
+
+/// Loads `tickets` into each system, each in its own file.
+pub fn load(tickets: &[Ticket]) -> Systems {
+    let dir = tempfile::tempdir().unwrap();
+    let (keypath, kp_bytes) = load_keypath(dir.path(), tickets);
+    let (native, ndb_bytes) = load_native(dir.path(), tickets);
+    let (raw, raw_bytes) = load_raw(dir.path(), tickets);
     Systems {
         keypath,
         native,
@@ -416,10 +430,14 @@ pub fn load(tickets: &[Ticket]) -> Systems {
     }
 }
 
+/// The items of the large fixture: [`ITEMS`] over boards of 10,000 and of 100.
+pub fn large_items() -> Vec<Ticket> {
+    (0..ITEMS).map(|id| ticket(board_of(id), id)).collect()
+}
+
 /// The large fixture: [`ITEMS`] items over boards of 10,000 and of 100.
 pub fn large() -> Systems {
-    let tickets: Vec<Ticket> = (0..ITEMS).map(|id| ticket(board_of(id), id)).collect();
-    load(&tickets)
+    load(&large_items())
 }
 
 /// The small fixture: [`SMALL_ITEMS`] items in board 0.
