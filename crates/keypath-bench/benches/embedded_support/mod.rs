@@ -209,28 +209,34 @@ pub fn raw_batch_get(db: &redb::Database, keys: &[(u64, u64)]) -> Vec<Ticket> {
     got
 }
 
+/// One record of a raw range scan of the item table.
+type RawEntry<'a> = (
+    redb::AccessGuard<'a, (u64, u64)>,
+    redb::AccessGuard<'a, &'static [u8]>,
+);
+
+fn raw_decode_entry(r: Result<RawEntry<'_>, redb::StorageError>) -> Ticket {
+    raw_decode(r.unwrap().1.value())
+}
+
 pub fn raw_list(db: &redb::Database, reverse: bool) -> Vec<Ticket> {
     let txn = db.begin_read().unwrap();
     let items = txn.open_table(RAW_ITEMS).unwrap();
-    let decode = |r: Result<(redb::AccessGuard<(u64, u64)>, redb::AccessGuard<&[u8]>), _>| {
-        raw_decode(r.unwrap().1.value())
-    };
-    let got = match reverse {
+    match reverse {
         false => items
             .range((BIG_BOARD, LIST_AT)..(BIG_BOARD + 1, 0))
             .unwrap()
             .take(LIST_LEN)
-            .map(decode)
+            .map(raw_decode_entry)
             .collect(),
         true => items
             .range((BIG_BOARD, 0)..(BIG_BOARD, LIST_AT))
             .unwrap()
             .rev()
             .take(LIST_LEN)
-            .map(decode)
+            .map(raw_decode_entry)
             .collect(),
-    };
-    got
+    }
 }
 
 pub fn raw_latest(db: &redb::Database, board: u64) -> Vec<Ticket> {
