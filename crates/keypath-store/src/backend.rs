@@ -450,8 +450,9 @@ pub fn duplicate_key(writes: &[Write]) -> Option<(usize, usize)> {
 /// - **Atomicity**: [`Backend::write`] applies all of its operations or none.
 /// - **Versions**: a record's version is the one its last `Put` gave; backends never change it.
 /// - **Concurrency**: all methods may be called from many tasks at once. A backend must never
-///   block the async runtime's worker threads on I/O (synchronous engines run their work on
-///   the blocking pool).
+///   block the async runtime's worker threads on I/O that may take long (synchronous engines
+///   run such work on the blocking pool; the embedded backend answers short reads from its
+///   page cache where they are awaited, see `backend::redb::Threads`, feature `redb`).
 /// - Errors other than the ones named per method are [`BackendError::Storage`].
 ///
 /// ```
@@ -495,8 +496,8 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// result.
     ///
     /// The default calls [`Backend::batch_get`] and maps its records. The embedded backend
-    /// overrides it to run `map` inside its read, on the blocking pool over borrowed bytes,
-    /// as [`Backend::scan_map`] does. `map` must not call the backend.
+    /// overrides it to run `map` inside its read, over borrowed bytes, as
+    /// [`Backend::scan_map`] does. `map` must not call the backend.
     ///
     /// ```
     /// use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError, Condition, Key, Record, Write};
@@ -544,7 +545,7 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// the scan and is the result.
     ///
     /// The default is [`Backend::scan_fold`] into a vector, so it reads where `scan_fold`
-    /// reads: on the embedded backend, on the blocking pool over borrowed bytes. `map` must
+    /// reads: on the embedded backend, inside its read over borrowed bytes. `map` must
     /// not call the backend.
     ///
     /// ```
@@ -589,8 +590,8 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// records it wants, or what it learned about the others.
     ///
     /// The default calls [`Backend::scan`] and folds its entries. A backend that can lend
-    /// its records (the embedded one) overrides it to run `fold` where it reads them, on the
-    /// blocking pool over borrowed bytes: no record is copied, and what `fold` allocates and
+    /// its records (the embedded one) overrides it to run `fold` where it reads them, over
+    /// borrowed bytes: no record is copied, and what `fold` allocates and
     /// frees stays on one thread. `fold` must not call the backend.
     ///
     /// ```
@@ -653,8 +654,8 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     ///
     /// The default reads, plans and writes in three steps; the batch's conditions are what
     /// keep it right against writes that come in between. The embedded backend overrides it
-    /// to do all three in one write transaction on its blocking pool (one trip to the pool
-    /// instead of two, and nothing can come in between). `plan` must not call the backend.
+    /// to do all three in one write transaction (one trip to its blocking pool instead of
+    /// two, and nothing can come in between). `plan` must not call the backend.
     ///
     /// ```
     /// use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError, Condition, Key, Record, Write};

@@ -8,6 +8,7 @@
 //!
 //! Contents:
 //! - [`Store`], [`Item`], [`Index`], [`Query`], [`Page`], [`Transaction`], [`Limits`].
+//! - `blocking` (feature `redb`): the embedded store without an async runtime.
 //! - [`backend`]: the [`Backend`](backend::Backend) trait and its implementations:
 //!   in-memory, redb (feature `redb`, on by default) and DynamoDB (feature `dynamodb`:
 //!   `backend::dynamodb`, one table, items as native attributes, indexes exact in the same
@@ -15,11 +16,14 @@
 //! - `conformance` (feature `conformance`): the test suite every backend must pass.
 //! - The layout of items, counters and index entries in the backend: [`layout`].
 //!
-//! The store's methods are `async` and run on Tokio: the redb backend does its disk work on
-//! Tokio's blocking pool. Any Tokio runtime will do for the in-memory and redb backends,
-//! with or without its timer (writes that lose a race pause on the blocking pool); the
-//! DynamoDB backend needs a runtime with the timer (`enable_all`): it pauses between
-//! retries with Tokio's timer, as the AWS SDK does.
+//! The store's methods are `async` and run on Tokio: the redb backend answers short reads
+//! where they are awaited and commits on Tokio's blocking pool (see
+//! `backend::redb::Threads`). Any Tokio runtime will do for the in-memory and redb
+//! backends, with or without its timer (writes that lose a race pause on the blocking pool);
+//! the DynamoDB backend needs a runtime with the timer (`enable_all`): it pauses between
+//! retries with Tokio's timer, as the AWS SDK does. The embedded store is also callable
+//! without a runtime: `blocking::Store` (feature `redb`), the same operations as plain
+//! functions running on the calling thread.
 //!
 // The example opens a redb store (`Store::open`): compiled and run only with `redb`.
 #![cfg_attr(feature = "redb", doc = "```")]
@@ -57,6 +61,8 @@
 #![warn(missing_docs)]
 
 pub mod backend;
+#[cfg(feature = "redb")]
+pub mod blocking;
 pub mod check;
 mod config;
 #[cfg(any(test, feature = "conformance"))]

@@ -233,6 +233,16 @@ impl<B: Backend> Store<B> {
         }
     }
 
+    /// This store (its limits, what it knows is declared) over another handle of its backend.
+    #[cfg(feature = "redb")]
+    pub(crate) fn with_backend(&self, backend: B) -> Self {
+        Store {
+            backend: Arc::new(backend),
+            limits: self.limits,
+            declared: self.declared.clone(),
+        }
+    }
+
     /// The same store with other limits.
     ///
     /// ```

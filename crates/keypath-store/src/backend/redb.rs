@@ -1,12 +1,38 @@
 //! The embedded default [`Backend`]: one [redb](https://docs.rs/redb) file.
 //!
-//! redb is synchronous, so every operation runs on tokio's blocking pool
-//! (`spawn_blocking`) and the runtime's worker threads never wait on disk. Write batches are
-//! one redb write transaction each, committed with redb's default immediate durability: when
-//! [`Backend::write`] returns `Ok`, the batch is on disk and survives a crash. Reads
-//! (`get`, `batch_get`, scans) are redb read transactions (MVCC snapshots), so they never
-//! wait for writers; the reads of [`Backend::read_then_write`] are part of its write
-//! transaction, and wait for other writers like any write.
+//! Write batches are one redb write transaction each, committed with redb's default
+//! immediate durability: when [`Backend::write`] returns `Ok`, the batch is on disk and
+//! survives a crash. Reads (`get`, `batch_get`, scans) are redb read transactions (MVCC
+//! snapshots), so they never wait for writers; the reads of [`Backend::read_then_write`] are
+//! part of its write transaction, and wait for other writers like any write.
+//!
+//! # Which thread does redb's work
+//! redb is synchronous. Where its work runs is the backend's [`Threads`] setting:
+//!
+//! | setting | reads (up to [`INLINE_READ_MAX`] records) | longer reads, writes | needs |
+//! | --- | --- | --- | --- |
+//! | [`Threads::ReadsInline`] (default) | the calling task's thread | Tokio's blocking pool | a Tokio runtime |
+//! | [`Threads::Pool`] | Tokio's blocking pool | Tokio's blocking pool | a Tokio runtime |
+//! | [`Threads::Caller`] | the calling thread | the calling thread | nothing |
+//!
+//! Which to use when:
+//! - **`ReadsInline`**, for async programs: a read redb answers from its page cache costs
+//!   a few microseconds, less than the trip to the blocking pool and back (about 15 µs on a
+//!   loaded 2-core machine), so it runs where it is awaited, as a call into any in-memory
+//!   structure would. A commit waits for `fsync` (hundreds of microseconds, milliseconds on
+//!   slow disks): that must not stall a worker thread, so writes go to the pool, where the
+//!   trip is a few percent of the commit.
+//! - **`Pool`**, for async programs whose store is much larger than memory, or on slow or
+//!   network disks, where a read may wait on the disk and would stall the worker thread
+//!   (and every task queued on it).
+//! - **`Caller`**, for synchronous programs ([`crate::blocking::Store`] uses it), or async
+//!   ones that call the store from threads of their own (e.g. inside `spawn_blocking`): no
+//!   runtime is involved at all, and a commit costs what redb's commit costs.
+//!
+//! Whatever the setting, a panic inside redb (it panics on some damaged files) is caught and
+//! becomes a [`BackendError::Storage`] naming the store file, and a panic in the caller's
+//! own code run inside a read (the `map` and `fold` closures, `read_then_write`'s `plan`)
+//! goes on in the caller, as if that code had run there.
 
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -53,6 +79,49 @@ fn record_key(k: &Key) -> (&[u8], &[u8]) {
 pub struct RedbBackend {
     db: Arc<Db>,
     path: Arc<PathBuf>,
+    threads: Threads,
+}
+
+/// Which thread runs redb's work for a [`RedbBackend`] (see the [module docs](self) for which
+/// to use when).
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use keypath_store::backend::redb::{RedbBackend, Threads};
+/// let dir = tempfile::tempdir().unwrap();
+/// let db = RedbBackend::open(dir.path()).await.unwrap();
+/// assert_eq!(db.threads(), Threads::ReadsInline);
+/// assert_eq!(db.with_threads(Threads::Pool).threads(), Threads::Pool);
+/// # });
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Threads {
+    /// Reads of at most [`INLINE_READ_MAX`] records on the thread that awaits them; longer
+    /// reads and every write on Tokio's blocking pool.
+    #[default]
+    ReadsInline,
+    /// Everything on Tokio's blocking pool: no redb work on the runtime's worker threads.
+    Pool,
+    /// Everything on the calling thread, no runtime needed: every future the backend returns
+    /// is ready at its first poll.
+    Caller,
+}
+
+/// The most records a read may touch (keys of a batch read, the limit of a scan) to run on
+/// the calling thread under [`Threads::ReadsInline`]: a scan of this many records from
+/// redb's page cache, decoded, takes about a millisecond (a list of 100 items is about
+/// 420,000 instructions), a few durable commits' worth, the longest a worker thread should
+/// be held. Every page of a list or index query (at most 1,000 records) is within it.
+pub const INLINE_READ_MAX: usize = 1024;
+
+/// What a piece of redb work is, for [`RedbBackend::runs_inline`].
+#[derive(Clone, Copy)]
+enum Work {
+    /// A read transaction touching at most this many records.
+    Read(usize),
+    /// A write transaction (or opening the file).
+    Write,
 }
 
 /// The open file: for reads and writes, or (from [`RedbBackend::open_read_only`]) for reads
@@ -109,6 +178,7 @@ impl std::fmt::Debug for RedbBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedbBackend")
             .field("path", &self.path)
+            .field("threads", &self.threads)
             .finish()
     }
 }
@@ -309,6 +379,52 @@ impl RedbBackend {
         matches!(self.db.kind(), DbKind::ReadOnly(_))
     }
 
+    /// The same open file, its redb work run where `threads` says.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use keypath_store::backend::{redb::{RedbBackend, Threads}, Backend, Key};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let db = RedbBackend::open(dir.path()).await.unwrap().with_threads(Threads::Pool);
+    /// assert_eq!(db.get(Key::new(vec![1], vec![0])).await.unwrap(), None);
+    /// # });
+    /// ```
+    pub fn with_threads(mut self, threads: Threads) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Where this handle runs redb's work.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use keypath_store::backend::redb::{RedbBackend, Threads};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// assert_eq!(RedbBackend::open(dir.path()).await.unwrap().threads(), Threads::ReadsInline);
+    /// # });
+    /// ```
+    pub fn threads(&self) -> Threads {
+        self.threads
+    }
+
+    /// Opens the store in directory `dir` (as [`open`](Self::open) does, and its variants,
+    /// by `how`) on the calling thread, without a runtime. The handle runs everything on the
+    /// calling thread ([`Threads::Caller`]); [`with_threads`](Self::with_threads) changes that.
+    pub(crate) fn open_on_caller(dir: &Path, how: Opening) -> Result<Self, OpenError> {
+        let file = dir.join(DATA_FILE_NAME);
+        let (mode, records) = how.parts();
+        let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Self::open_blocking(dir.to_owned(), file.clone(), mode, records)
+        }));
+        let opened = opened.unwrap_or_else(|panic| {
+            Err(OpenError::Damaged {
+                path: file,
+                message: format!("redb failed on it: {}", panic_message(&panic)),
+            })
+        });
+        opened.map(|db| db.with_threads(Threads::Caller))
+    }
+
     async fn open_in(
         dir: PathBuf,
         mode: Mode,
@@ -322,7 +438,7 @@ impl RedbBackend {
         opened.unwrap_or_else(|join| {
             Err(OpenError::Damaged {
                 path: file,
-                message: format!("redb failed on it: {}", panic_message(join)),
+                message: format!("redb failed on it: {}", join_message(join)),
             })
         })
     }
@@ -375,6 +491,7 @@ impl RedbBackend {
         Ok(RedbBackend {
             db: Arc::new(Db(Some(db))),
             path: Arc::new(file),
+            threads: Threads::default(),
         })
     }
 
@@ -475,7 +592,8 @@ impl RedbBackend {
     /// # });
     /// ```
     pub async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
-        self.blocking(move |db| {
+        // As many seeks as groups: a long read.
+        self.blocking(Work::Read(usize::MAX), move |db| {
             let txn = db.begin_read().map_err(storage)?;
             let table = txn.open_table(RECORDS).map_err(storage)?;
             let mut groups = Vec::new();
@@ -494,43 +612,88 @@ impl RedbBackend {
         .await
     }
 
-    /// Runs `work` on the blocking pool with the database.
-    async fn blocking<T, E, F>(&self, work: F) -> Result<T, E>
+    /// Whether `work` runs on the calling thread rather than on the blocking pool.
+    fn runs_inline(&self, work: Work) -> bool {
+        match (self.threads, work) {
+            (Threads::Caller, _) => true,
+            (Threads::ReadsInline, Work::Read(records)) => records <= INLINE_READ_MAX,
+            (Threads::ReadsInline | Threads::Pool, _) => false,
+        }
+    }
+
+    /// The error for a panic inside redb: the store file may be damaged.
+    fn redb_failed(&self, message: &str) -> BackendError {
+        BackendError::storage(format!(
+            "redb failed (the store file {} may be damaged): {message}",
+            self.path.display()
+        ))
+    }
+
+    /// Runs `work` with the database where [`Threads`] says: on the calling thread, with any
+    /// panic caught, or on the blocking pool, where tokio catches it. Either way a panic
+    /// becomes [`RedbBackend::redb_failed`].
+    async fn blocking<T, E, F>(&self, kind: Work, work: F) -> Result<T, E>
     where
         T: Send + 'static,
         E: From<BackendError> + Send + 'static,
         F: FnOnce(&Db) -> Result<T, E> + Send + 'static,
     {
+        if self.runs_inline(kind) {
+            let db = &*self.db;
+            return match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(db))) {
+                Ok(result) => result,
+                Err(panic) => Err(self.redb_failed(&panic_message(&panic)).into()),
+            };
+        }
         let db = self.db.clone();
         match tokio::task::spawn_blocking(move || work(&db)).await {
             Ok(result) => result,
-            Err(join) => Err(BackendError::storage(format!(
-                "redb failed (the store file {} may be damaged): {}",
-                self.path.display(),
-                panic_message(join)
-            ))
-            .into()),
+            Err(join) => Err(self.redb_failed(&join_message(join)).into()),
         }
     }
 
     /// [`RedbBackend::blocking`] for work that runs the caller's code (through
     /// [`CallerCode::run`]): a panic there is resumed in the calling task, as if the code had
     /// run there, rather than reported as a failure of the store file.
-    async fn blocking_calling<T, E, F>(&self, work: F) -> Result<T, E>
+    async fn blocking_calling<T, E, F>(&self, kind: Work, work: F) -> Result<T, E>
     where
         T: Send + 'static,
         E: From<BackendError> + Send + 'static,
         F: FnOnce(&Db, &mut CallerCode) -> Result<T, E> + Send + 'static,
     {
         let outcome = self
-            .blocking(move |db| guard_caller_panics(|caller| work(db, caller)))
+            .blocking(kind, move |db| {
+                guard_caller_panics(|caller| work(db, caller))
+            })
             .await?;
         Ok(outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     }
 }
 
-/// What a failed blocking task says: its panic message (redb panics on some damaged files;
-/// tokio catches the panic on the blocking pool and it becomes an error here).
+/// How [`RedbBackend::open_on_caller`] opens a directory: the public open calls, one each.
+#[derive(Debug)]
+pub(crate) enum Opening {
+    /// [`RedbBackend::open`].
+    Open,
+    /// [`RedbBackend::create`] with these first records.
+    Create(Vec<(Key, Record)>),
+    /// [`RedbBackend::open_existing`].
+    Existing,
+    /// [`RedbBackend::open_read_only`].
+    ReadOnly,
+}
+
+impl Opening {
+    fn parts(self) -> (Mode, Vec<(Key, Record)>) {
+        match self {
+            Opening::Open => (Mode::OpenOrCreate, Vec::new()),
+            Opening::Create(records) => (Mode::Create, records),
+            Opening::Existing => (Mode::Existing, Vec::new()),
+            Opening::ReadOnly => (Mode::ReadOnly, Vec::new()),
+        }
+    }
+}
+
 /// Maps redb's open errors to what they mean for a store file.
 fn open_err(file: &Path, e: redb::DatabaseError) -> OpenError {
     match e {
@@ -595,11 +758,17 @@ fn is_digits(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn panic_message(join: tokio::task::JoinError) -> String {
+/// What a failed blocking task says: its panic message (redb panics on some damaged files;
+/// tokio catches the panic on the blocking pool and it becomes an error here).
+fn join_message(join: tokio::task::JoinError) -> String {
     if !join.is_panic() {
         return join.to_string();
     }
-    let payload = join.into_panic();
+    panic_message(&join.into_panic())
+}
+
+/// The message of a panic: its payload when that is text.
+fn panic_message(payload: &Panic) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
@@ -611,7 +780,7 @@ fn storage(e: impl Into<redb::Error>) -> BackendError {
     BackendError::storage(e.into())
 }
 
-/// A panic payload, carried from the blocking pool back to the calling task.
+/// A panic payload, carried from where redb's work ran back to the calling task.
 type Panic = Box<dyn std::any::Any + Send>;
 
 /// Folds `records` into `acc` with `fold`, each run as the caller's code.
@@ -665,8 +834,8 @@ impl CallerCode {
 /// inner `Err`, for the calling task to resume: unwinding out of it leaves nothing of ours
 /// half-done (a read transaction is dropped; the one write transaction with caller's code
 /// in it, [`Backend::read_then_write`]'s, is aborted before the panic goes on). Any other
-/// panic (redb's, on a damaged file) unwinds on, and becomes the blocking task's failure,
-/// reported as a damaged store file.
+/// panic (redb's, on a damaged file) unwinds on, is caught where the work ran, and is
+/// reported as a damaged store file (by [`RedbBackend::blocking`]).
 fn guard_caller_panics<T, E>(
     walk: impl FnOnce(&mut CallerCode) -> Result<T, E>,
 ) -> Result<Result<T, Panic>, E> {
@@ -746,7 +915,7 @@ impl Backend for RedbBackend {
         .await
     }
 
-    /// Runs `map` on the blocking pool inside the read transaction, over the bytes redb
+    /// Runs `map` inside the read transaction (where [`Threads`] says), over the bytes redb
     /// lends, like [`RedbBackend::scan_fold`]; a panic in `map` is resumed in the calling task.
     async fn batch_get_map<T, E, F>(&self, keys: Vec<Key>, mut map: F) -> Result<Vec<Option<T>>, E>
     where
@@ -757,7 +926,7 @@ impl Backend for RedbBackend {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        self.blocking_calling(move |db, caller| {
+        self.blocking_calling(Work::Read(keys.len()), move |db, caller| {
             let txn = db.begin_read().map_err(storage)?;
             let table = txn.open_table(RECORDS).map_err(storage)?;
             let mut out = Vec::with_capacity(keys.len());
@@ -789,7 +958,7 @@ impl Backend for RedbBackend {
         .await
     }
 
-    /// Runs `fold` on the blocking pool inside the read transaction, over the bytes redb
+    /// Runs `fold` inside the read transaction (where [`Threads`] says), over the bytes redb
     /// lends: records are not copied unless `fold` copies them. A panic in `fold` (the
     /// caller's code, e.g. a `Deserialize` impl) is resumed in the calling task, as if `fold`
     /// had run there, rather than reported as a failure of the store file.
@@ -803,7 +972,7 @@ impl Backend for RedbBackend {
         if limit == 0 || scan.is_empty_range() {
             return Ok(acc);
         }
-        self.blocking_calling(move |db, caller| {
+        self.blocking_calling(Work::Read(limit), move |db, caller| {
             let txn = db.begin_read().map_err(storage)?;
             let table = txn.open_table(RECORDS).map_err(storage)?;
             let g = scan.group.as_slice();
@@ -843,7 +1012,7 @@ impl Backend for RedbBackend {
         if writes.is_empty() {
             return Ok(());
         }
-        self.blocking(move |db| {
+        self.blocking(Work::Write, move |db| {
             let txn = db.begin_write()?;
             {
                 let mut table = txn.open_table(RECORDS).map_err(storage)?;
@@ -854,8 +1023,9 @@ impl Backend for RedbBackend {
         .await
     }
 
-    /// Reads, plans and writes in one write transaction on the blocking pool: one trip to
-    /// the pool, and no other write can come between the reads and the writes. A panic in
+    /// Reads, plans and writes in one write transaction (on the blocking pool unless
+    /// [`Threads::Caller`]): one trip to the pool, and no other write can come between the
+    /// reads and the writes. A panic in
     /// `plan` is resumed in the calling task.
     async fn read_then_write<T, E, F>(
         &self,
@@ -867,7 +1037,7 @@ impl Backend for RedbBackend {
         E: From<BackendError> + Send + 'static,
         F: FnOnce(Vec<Option<Record>>) -> Result<(Vec<Write>, T), E> + Send + 'static,
     {
-        self.blocking_calling(move |db, caller| {
+        self.blocking_calling(Work::Write, move |db, caller| {
             let txn = db.begin_write()?;
             // One table for the reads and the writes.
             let mut table = txn.open_table(RECORDS).map_err(storage)?;

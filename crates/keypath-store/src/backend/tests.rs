@@ -103,6 +103,26 @@ async fn redb_backend_conforms() {
     .await;
 }
 
+/// The embedded backend conforms wherever its work runs: all on the blocking pool, and all
+/// on the calling thread (the default, reads inline, is `redb_backend_conforms`).
+#[cfg(feature = "redb")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn redb_backend_conforms_on_every_thread_setting() {
+    for threads in [redb::Threads::Pool, redb::Threads::Caller] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut n = 0;
+        crate::conformance::run(|| {
+            n += 1;
+            let path = dir.path().join(n.to_string());
+            async move {
+                let db = redb::RedbBackend::open(path).await.unwrap();
+                db.with_threads(threads)
+            }
+        })
+        .await;
+    }
+}
+
 /// A panic in `read_then_write`'s plan (the caller's code, run inside the write transaction)
 /// is resumed in the calling task, the transaction ends with it (the next writes neither
 /// wait nor see anything of it), and the file stays whole.

@@ -495,8 +495,12 @@ pub(crate) fn index_keys<T: Item>(item: &T) -> Result<Vec<(String, KeyPath)>, St
 /// under contention on a runtime without one.
 async fn pause(attempt: u32) {
     let d = backoff(attempt);
-    // A failed join (the runtime shutting down) only ends the pause early.
-    let _ = tokio::task::spawn_blocking(move || std::thread::sleep(d)).await;
+    match tokio::runtime::Handle::try_current() {
+        // A failed join (the runtime shutting down) only ends the pause early.
+        Ok(rt) => drop(rt.spawn_blocking(move || std::thread::sleep(d)).await),
+        // No runtime: the blocking API runs the store on its caller's thread, which waits.
+        Err(_) => std::thread::sleep(d),
+    }
 }
 
 fn backoff(attempt: u32) -> Duration {
