@@ -99,9 +99,12 @@ pub const ENTRY_FORMAT: u8 = 0x01;
 /// and name, then the item's payload as the item holds it. Its version is the item's.
 pub const ENTRY_PROJECTED: u8 = 0x02;
 
+/// An item type name and payload, as bytes.
+pub(crate) type TypeAndPayload<'a> = (&'a [u8], &'a [u8]);
+
 /// The item type and payload a projected entry's value holds, `None` for a keys-only
 /// entry; an error for a value that is neither.
-pub(crate) fn entry_item(value: &[u8]) -> Result<Option<(&[u8], &[u8])>, String> {
+pub(crate) fn entry_item(value: &[u8]) -> Result<Option<TypeAndPayload<'_>>, String> {
     match value {
         [ENTRY_FORMAT] => Ok(None),
         [ENTRY_PROJECTED, len, rest @ ..] if rest.len() >= usize::from(*len) && *len > 0 => {

@@ -240,6 +240,7 @@ impl<B: Backend> Store<B> {
             backend: Arc::new(backend),
             limits: self.limits,
             declared: self.declared.clone(),
+            group_versions: self.group_versions.clone(),
         }
     }
 

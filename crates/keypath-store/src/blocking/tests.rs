@@ -16,16 +16,13 @@ struct Ticket {
 
 impl Item for Ticket {
     const TYPE: &'static str = "ticket";
-    const INDEXES: &'static [Index<Self>] = &[Index {
-        name: "by_updated",
-        key: |t| {
-            Ok(Some(
-                KeyPath::new()
-                    .push("board", t.board)?
-                    .push("updated", t.updated_at)?,
-            ))
-        },
-    }];
+    const INDEXES: &'static [Index<Self>] = &[Index::new("by_updated", |t| {
+        Ok(Some(
+            KeyPath::new()
+                .push("board", t.board)?
+                .push("updated", t.updated_at)?,
+        ))
+    })];
     fn key_path(&self) -> Result<KeyPath, PathError> {
         KeyPath::new()
             .push("board", self.board)?

@@ -557,16 +557,16 @@ impl<B: Backend> Store<B> {
         })?;
         let indexes = index_keys(item)?;
         let program = TypeIndexes::of::<T>();
-        self.put_encoded(
-            &path,
-            T::TYPE,
-            encode_item(&path, item)?,
+        let new = NewItem {
+            item_type: T::TYPE.to_owned(),
+            payload: encode_item(&path, item)?,
             indexes,
             program,
-            projected_indexes::<T>(),
-            mode,
-        )
-        .await
+            raw: program.is_none(),
+            restore: None,
+            projected: projected_indexes::<T>(),
+        };
+        self.put_encoded(&path, new, mode).await
     }
 
     /// Puts a value of any serializable type at `path` with an explicit item type and index
@@ -597,26 +597,22 @@ impl<B: Backend> Store<B> {
                 return Err(StoreError::InvalidIndexName { name: name.clone() });
             }
         }
-        self.put_encoded(
-            path,
-            item_type,
-            encode_value(path, value)?,
+        let new = NewItem {
+            item_type: item_type.to_owned(),
+            payload: encode_value(path, value)?,
             indexes,
-            None,
-            Vec::new(),
-            mode,
-        )
-        .await
+            program: None,
+            raw: true,
+            restore: None,
+            projected: Vec::new(),
+        };
+        self.put_encoded(path, new, mode).await
     }
 
     async fn put_encoded(
         &self,
         path: &KeyPath,
-        item_type: &str,
-        payload: Vec<u8>,
-        indexes: Vec<(String, KeyPath)>,
-        program: Option<TypeIndexes>,
-        projected: Vec<&'static str>,
+        mut new: NewItem,
         mode: PutMode,
     ) -> Result<u64, StoreError> {
         let (expect, restore) = match mode {
@@ -631,15 +627,7 @@ impl<B: Backend> Store<B> {
                 })
             }
         };
-        let new = NewItem {
-            item_type: item_type.to_owned(),
-            payload,
-            indexes,
-            program,
-            raw: program.is_none(),
-            restore,
-            projected,
-        };
+        new.restore = restore;
         let write = ItemWrite {
             path: path.clone(),
             key: backend_key(path)?,
