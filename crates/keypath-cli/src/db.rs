@@ -72,6 +72,9 @@ pub(crate) enum DbCommand {
         /// An index, as for `init`.
         #[arg(long = "index", value_name = "DEFINITION")]
         indexes: Vec<String>,
+        /// Keep a version counter per item group, as for `init`.
+        #[arg(long)]
+        group_versions: bool,
     },
     /// Create a store, declaring its secondary indexes (they cannot change later).
     Init {
@@ -82,6 +85,10 @@ pub(crate) enum DbCommand {
         /// by_updated=ticket.updated_at@/board-1, by_updated=ticket.updated_at@/board-{board}
         #[arg(long = "index", value_name = "DEFINITION")]
         indexes: Vec<String>,
+        /// Keep a version counter per item group, bumped by every write to the group (an
+        /// item's version is then the counter's; without it, each item has its own).
+        #[arg(long)]
+        group_versions: bool,
     },
     /// Insert or replace an item (creates the store if there is none).
     Put {
@@ -116,8 +123,9 @@ pub(crate) enum DbCommand {
         list: ListArgs,
     },
     /// Put every item of a JSON lines file (`{"key": ..., "value": ...}` per line, as
-    /// `export` writes; its "version" is not read), showing progress. Each line is its own
-    /// write: a bad line stops the import, and the lines before it stay imported.
+    /// `export` writes; an item the import creates keeps the line's "version"), showing
+    /// progress. Each line is its own write: a bad line stops the import, and the lines
+    /// before it stay imported.
     Import {
         /// The JSON lines file.
         file: PathBuf,
@@ -291,6 +299,12 @@ impl Config {
     pub(crate) fn new(indexes: Vec<IndexDef>) -> Config {
         let store = StoreConfig::new(indexes.iter().map(IndexDef::to_decl).collect());
         Config { indexes, store }
+    }
+
+    /// This configuration with group version counters kept or not.
+    pub(crate) fn with_group_versions(mut self, on: bool) -> Config {
+        self.store = self.store.with_group_versions(on);
+        self
     }
 
     /// Reads a store's record; an index the CLI cannot read is an error naming it.
@@ -736,9 +750,13 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
         .as_deref()
         .ok_or_else(|| bad("give the store with --path DIR"))?;
     match args.command {
-        DbCommand::Init { indexes } => {
+        DbCommand::Init {
+            indexes,
+            group_versions,
+        } => {
             let indexes = parse_index_defs(&indexes)?;
-            create_store(dir, &Config::new(indexes)).await?;
+            let config = Config::new(indexes).with_group_versions(group_versions);
+            create_store(dir, &config).await?;
             writeln!(out, "{}", json!({"created": dir.display().to_string()}))?;
             Ok(())
         }

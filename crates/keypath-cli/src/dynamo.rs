@@ -89,21 +89,29 @@ pub(crate) async fn run(
     }
     let sdk = client_with_timeout(endpoint_url, None, timeout).await;
     match command {
-        DbCommand::CreateTable { indexes } => {
+        DbCommand::CreateTable {
+            indexes,
+            group_versions,
+        } => {
             let indexes = parse_indexes(&indexes)?;
             let backend = DynamoDbBackend::create_table(sdk, table)
                 .await
                 .map_err(open_failure)?;
-            create_new_config(&Store::new(backend), &Config::new(indexes)).await?;
+            let config = Config::new(indexes).with_group_versions(group_versions);
+            create_new_config(&Store::new(backend), &config).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())
         }
-        DbCommand::Init { indexes } => {
+        DbCommand::Init {
+            indexes,
+            group_versions,
+        } => {
             let indexes = parse_indexes(&indexes)?;
             let backend = DynamoDbBackend::open(sdk, table)
                 .await
                 .map_err(open_failure)?;
-            create_new_config(&Store::new(backend), &Config::new(indexes)).await?;
+            let config = Config::new(indexes).with_group_versions(group_versions);
+            create_new_config(&Store::new(backend), &config).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())
         }

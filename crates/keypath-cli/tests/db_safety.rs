@@ -701,3 +701,32 @@ fn an_import_from_a_pipe_into_a_new_store_imports_every_line() {
     let by_v = ok(&db(&d, &["index", "by_v", "/all-0"]));
     assert_eq!(keys(&by_v), ["/a-1", "/a-2", "/a-3"]);
 }
+
+/// `init --group-versions`: every write to a group bumps its counter, an item's version is
+/// the counter's, and `check` counts the counters; without it, an item's versions are its
+/// own and no counter is stored.
+#[tokio::test(flavor = "multi_thread")]
+async fn group_versions_are_chosen_at_init() {
+    let counted = tempfile::tempdir().unwrap();
+    ok(&db(counted.path(), &["init", "--group-versions"]));
+    let own = tempfile::tempdir().unwrap();
+    ok(&db(own.path(), &["init"]));
+    let mut versions = Vec::new();
+    for d in [counted.path(), own.path()] {
+        let mut v = Vec::new();
+        for (path, n) in [("/g-1/a-1", 1), ("/g-1/a-2", 2), ("/g-1/a-1", 3)] {
+            let put = ok(&db(d, &["put", path, &format!(r#"{{"n": {n}}}"#)]));
+            v.push(put[0]["version"].as_u64().expect("a put reports its version"));
+        }
+        versions.push(v);
+    }
+    // One counter for the group: 1, 2, 3.
+    assert_eq!(versions[0], [1, 2, 3]);
+    // Their own: /g-1/a-1 steps from its first version by one; a-2 has another.
+    assert_eq!(versions[1][2], versions[1][0] + 1);
+    assert_ne!(versions[1][1], versions[1][0] + 1);
+    let report = ok(&db(counted.path(), &["check"]));
+    assert_eq!(report[0]["counters"], 1);
+    let report = ok(&db(own.path(), &["check"]));
+    assert_eq!(report[0]["counters"], 0);
+}

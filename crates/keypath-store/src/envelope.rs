@@ -6,8 +6,10 @@
 //! n:u8                    number of index keys, then n times:
 //!   len:u8  index name
 //!   len:u16 (big endian)  the index key path's encoding (group and rest)
-//! payload                 the item as MessagePack with field names (self-describing, so
-//!                         fields can be added later), to the end
+//! payload                 the item as MessagePack, to the end: compact (a struct is the
+//!                         list of its field values) for Rust item types unless they ask for
+//!                         names (`Item::SELF_DESCRIBING`), with field names for items
+//!                         written as data; readers take either
 //! ```
 //!
 //! Keeping the index keys with the item lets any delete or overwrite remove exactly the

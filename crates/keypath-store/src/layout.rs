@@ -3,7 +3,7 @@
 //! | record            | group key                                         | sort key                  |
 //! |-------------------|---------------------------------------------------|---------------------------|
 //! | item `/g-1/a-2`   | encoding of `/g-1`                                | encoding of `/a-2` (`00` for the root item) |
-//! | group counter     | `00 01` ++ encoding of `/g-1`                     | `00`                      |
+//! | group counter (only with `group_versions`) | `00 01` ++ encoding of `/g-1` | `00`            |
 //! | index entry       | `00 02` len name ++ encoding of the index group  | escaped encoding of the index path's rest ++ `00 00` ++ encoding of the base item's path |
 //! | configuration     | `00 03`                                           | `00`                      |
 //! | application's own | `00 FF` ++ anything                               | anything                  |
@@ -23,7 +23,16 @@
 //! keys sort by theirs; the entries of one rest are exactly the keys that start with its
 //! escaped encoding and `00 00`; and every key splits back into one (rest, item path) pair,
 //! even where a UUID's raw bytes make one encoding a prefix of another. The entry's value is
-//! the single byte [`ENTRY_FORMAT`].
+//! the single byte [`ENTRY_FORMAT`], or, for an index that projects whole items, a copy of
+//! the item ([`ENTRY_PROJECTED`]). A keys-only entry's version is the version of the write
+//! that made it (a write that keeps an index key leaves its entry alone); a projected
+//! entry's is its item's.
+//!
+//! Group counters exist only in a store created with
+//! [`StoreConfig::group_versions`](crate::StoreConfig::group_versions). Stores written by
+//! an earlier release (every write bumped a counter, entries were rewritten, values kept
+//! their field names) are read as they are, and their counters are then left alone; to drop
+//! them, export and import.
 
 use keypath::KeyPath;
 

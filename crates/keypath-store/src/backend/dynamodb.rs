@@ -53,6 +53,9 @@
 //!   throttling are retried with bounded exponential backoff.
 //! - All reads are strongly consistent (`ConsistentRead=true`).
 //!
+//! What the store's operations cost in read and write units, beside a hand-made design
+//! with a GSI, is in `docs/dynamodb-cost.md`, counted by [`cost::CostMeter`].
+//!
 //! # TLS and credentials
 //! The SDK crates are used with default features off; the HTTPS client is built explicitly
 //! with `aws-smithy-http-client`'s `rustls-ring` provider, so the build has exactly one TLS
