@@ -11,6 +11,8 @@ mod lint;
 mod paths;
 mod progress;
 mod range;
+#[cfg(feature = "slatedb")]
+mod slate;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
