@@ -1,6 +1,7 @@
 //! The store on SlateDB against raw SlateDB doing the same reads and writes, in the same
-//! run, each in its own local directory with the same settings (the backend's defaults: the
-//! log written every 2 ms, reads through SlateDB's in-memory state and caches).
+//! run, each in its own local directory with the same settings (the backend's defaults:
+//! files synced to disk, the log written every 2 ms, reads through SlateDB's in-memory state
+//! and caches).
 //!
 //! - `put`: the store writes an item with one secondary index (item, index entry and group
 //!   counter in one SlateDB transaction, acknowledged once durable, after reading the
@@ -38,7 +39,12 @@ async fn raw_db(dir: &std::path::Path) -> Db {
         object_store_max_retries: Some(defaults.get_object_store_retries()),
         ..Settings::default()
     };
-    let objects = Arc::new(LocalFileSystem::new_with_prefix(dir).unwrap());
+    // fsync on, as the backend has it on a local directory.
+    let objects = Arc::new(
+        LocalFileSystem::new_with_prefix(dir)
+            .unwrap()
+            .with_fsync(true),
+    );
     Db::builder("", objects)
         .with_settings(settings)
         .build()

@@ -23,8 +23,11 @@
 //! [`WriteHandle::await_durable`](slatedb::WriteHandle::await_durable): the batch is in the
 //! write-ahead log in the object store. SlateDB writes its log every
 //! [`SlateDbOptions::flush_interval`] (default [`DEFAULT_FLUSH_INTERVAL`]), so a write waits
-//! for at most that long, plus the object store's write. Plain reads (`get`, `batch_get`,
-//! scans) show durable data only: nothing a reader sees can be lost to a crash.
+//! for at most that long, plus the object store's write. In a local directory, files are
+//! synced to disk before a write counts as done (`object_store` leaves that off by default),
+//! so an acknowledged write survives a crash of the machine, not only of the process. Plain
+//! reads (`get`, `batch_get`, scans) show durable data only: nothing a reader sees can be
+//! lost to a crash.
 //!
 //! # Conditions
 //! SlateDB has no conditional put. A batch's conditions are read inside a snapshot
@@ -338,7 +341,7 @@ impl SlateDbOptions {
 /// # });
 /// ```
 #[derive(Debug, thiserror::Error)]
-#[error("SlateDB database {location}: {}", describe(&.source))]
+#[error("SlateDB database {location}: {}", describe(.source))]
 pub struct EngineError {
     location: String,
     #[source]
@@ -448,7 +451,8 @@ pub enum OpenError {
 /// What the backend reads and writes through.
 enum Handle {
     Writer(Db),
-    Reader(DbReader),
+    /// Boxed: a reader is much larger than a writer's handle.
+    Reader(Box<DbReader>),
 }
 
 /// A SlateDB database as a [`Backend`]. Cloning shares the open database.
@@ -518,8 +522,11 @@ fn place(location: &str, create: bool) -> Result<Place, OpenError> {
         } else if !dir.is_dir() {
             return Err(OpenError::Missing(location.to_owned()));
         }
+        // object_store leaves fsync off by default: without it an acknowledged write
+        // survives a crash of the process, not of the machine.
         let store = object_store::local::LocalFileSystem::new_with_prefix(&dir)
-            .map_err(|e| bad(e.to_string()))?;
+            .map_err(|e| bad(e.to_string()))?
+            .with_fsync(true);
         return Ok(Place {
             store: Arc::new(store),
             path: object_store::path::Path::default(),
@@ -667,7 +674,7 @@ impl SlateDbBackend {
             .map_err(engine)?;
         Ok(SlateDbBackend {
             inner: Arc::new(Inner {
-                handle: Handle::Reader(reader),
+                handle: Handle::Reader(Box::new(reader)),
                 location: place.location,
                 options: SlateDbOptions::default(),
             }),
