@@ -172,3 +172,43 @@ fn reads_do_not_fence_a_writer_and_writes_do() {
     let theirs = ok(&db(&at, &["list", "/w-1"]));
     assert_eq!(keys(&theirs), ["/w-1/x-0", "/w-1/x-1"]);
 }
+
+/// `keypath demo --slatedb DIR` loads the demo into a SlateDB database, which `keypath db
+/// --slatedb DIR` then reads, its index included.
+#[test]
+fn demo_on_slatedb() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().to_str().unwrap();
+    let demo = Command::new(env!("CARGO_BIN_EXE_keypath"))
+        .args(["demo", "--slatedb", at])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&demo.stdout);
+    assert!(
+        demo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&demo.stderr)
+    );
+    assert!(text.contains("a store on SlateDB at"), "{text}");
+    assert!(text.contains("exactly one per ticket"), "{text}");
+    // (Not `check`: the demo's ticket type names its index segment `updated`, the declared
+    // field index `updated_at`, on every backend.)
+    let export = ok(&db(at, &["export"]));
+    assert!(export.len() > 3_000, "{} lines", export.len());
+    let latest = ok(&db(
+        at,
+        &[
+            "index",
+            "by_updated",
+            "/board-0",
+            "--reverse",
+            "--limit",
+            "1",
+        ],
+    ));
+    assert!(
+        latest[0]["key"].as_str().unwrap().starts_with("/ticket-"),
+        "{latest:?}"
+    );
+    assert_eq!(latest[0]["value"]["board"], 0, "{latest:?}");
+}
