@@ -31,11 +31,11 @@ use crate::Failure;
 pub(crate) struct DbArgs {
     /// The store directory.
     #[cfg_attr(
-        not(feature = "dynamodb"),
+        not(any(feature = "dynamodb", feature = "slatedb")),
         arg(long, value_name = "DIR", required = true)
     )]
     #[cfg_attr(
-        feature = "dynamodb",
+        all(feature = "dynamodb", not(feature = "slatedb")),
         arg(
             long,
             value_name = "DIR",
@@ -43,7 +43,33 @@ pub(crate) struct DbArgs {
             conflicts_with = "dynamodb"
         )
     )]
+    #[cfg_attr(
+        all(feature = "slatedb", not(feature = "dynamodb")),
+        arg(
+            long,
+            value_name = "DIR",
+            required_unless_present = "slatedb",
+            conflicts_with = "slatedb"
+        )
+    )]
+    #[cfg_attr(
+        all(feature = "slatedb", feature = "dynamodb"),
+        arg(
+            long,
+            value_name = "DIR",
+            required_unless_present_any = ["dynamodb", "slatedb"],
+            conflicts_with_all = ["dynamodb", "slatedb"]
+        )
+    )]
     path: Option<PathBuf>,
+    /// Use the SlateDB database at URL_OR_DIR instead of a redb store directory: a local
+    /// directory, or an object store URL such as s3://BUCKET/PATH when built with its
+    /// object store (settings from the environment). Reads open it as a SlateDB reader,
+    /// which fences no writer.
+    #[cfg(feature = "slatedb")]
+    #[arg(long, value_name = "URL_OR_DIR")]
+    #[cfg_attr(feature = "dynamodb", arg(conflicts_with = "dynamodb"))]
+    slatedb: Option<String>,
     /// Use the DynamoDB table TABLE instead of a directory (region and credentials from the
     /// environment, as the AWS CLI reads them).
     #[cfg(feature = "dynamodb")]
@@ -744,6 +770,10 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
         let timeout = std::time::Duration::from_secs(args.timeout);
         let endpoint = args.endpoint_url.as_deref();
         return crate::dynamo::run(table, endpoint, timeout, args.command, out).await;
+    }
+    #[cfg(feature = "slatedb")]
+    if let Some(location) = &args.slatedb {
+        return crate::slate::run(location, args.command, out).await;
     }
     let dir = args
         .path

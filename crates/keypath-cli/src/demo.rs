@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use keypath::{path::PathError, KeyPath};
 use keypath_store::backend::redb::RedbBackend;
+use keypath_store::backend::Backend;
 use keypath_store::{Index, Item, Query, RawItem, Store};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -246,8 +247,19 @@ fn show(out: &mut impl Write, items: &[RawItem], at_most: usize) -> Result<(), F
     Ok(())
 }
 
-/// Runs the demo in `dir`, or in a new temporary directory that is removed afterwards.
-pub(crate) async fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<(), Failure> {
+/// Runs the demo in `dir`, or in a new temporary directory that is removed afterwards, or
+/// on the SlateDB database at `slatedb` (feature `slatedb`).
+pub(crate) async fn run(
+    dir: Option<PathBuf>,
+    slatedb: Option<String>,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    #[cfg(feature = "slatedb")]
+    if let Some(location) = slatedb {
+        return run_on_slatedb(&location, out).await;
+    }
+    #[cfg(not(feature = "slatedb"))]
+    let _ = slatedb;
     let temp;
     let store: Store<RedbBackend> = match &dir {
         Some(d) => {
@@ -269,6 +281,48 @@ pub(crate) async fn run(dir: Option<PathBuf>, out: &mut impl Write) -> Result<()
     };
     let dir: &Path = store.backend().path().parent().unwrap_or(Path::new("."));
     writeln!(out, "keypath demo: an embedded store in {}", dir.display())?;
+    run_on(&store, out).await
+}
+
+/// The demo on the SlateDB database at `location` (kept; `keypath db --slatedb` opens it).
+#[cfg(feature = "slatedb")]
+async fn run_on_slatedb(location: &str, out: &mut impl Write) -> Result<(), Failure> {
+    use keypath_store::backend::slatedb::SlateDbBackend;
+    let indexes = crate::db::parse_index_defs(&[TICKET_INDEX.to_owned()])?;
+    let config = crate::db::Config::new(indexes);
+    let backend = SlateDbBackend::open(location)
+        .await
+        .map_err(|e| Failure::Store(e.to_string()))?;
+    let store = Store::new(backend);
+    let ran = async {
+        if !store
+            .create_config(&config.store)
+            .await
+            .map_err(store_err("write the configuration"))?
+            && store
+                .config()
+                .await
+                .map_err(store_err("read the configuration"))?
+                != config.store
+        {
+            return Err(crate::db::bad(format!(
+                "a store with other indexes is at {location}: give the demo a new place"
+            )));
+        }
+        writeln!(out, "keypath demo: a store on SlateDB at {location}")?;
+        run_on(&store, out).await
+    }
+    .await;
+    let closed = store
+        .backend()
+        .close()
+        .await
+        .map_err(|e| Failure::Store(e.to_string()));
+    ran.and(closed)
+}
+
+/// Loads the data set into `store` and runs the queries.
+async fn run_on<B: Backend>(store: &Store<B>, out: &mut impl Write) -> Result<(), Failure> {
     writeln!(out)?;
 
     // ---- load ----

@@ -11,6 +11,8 @@ mod lint;
 mod paths;
 mod progress;
 mod range;
+#[cfg(feature = "slatedb")]
+mod slate;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -91,6 +93,14 @@ enum Command {
         /// Only show how string keys and key paths sort (no store).
         #[arg(long, conflicts_with = "path")]
         keys_only: bool,
+        /// Load it into the SlateDB database at this directory (kept; `keypath db --slatedb
+        /// DIR` then opens it).
+        #[cfg_attr(
+            feature = "slatedb",
+            arg(long, value_name = "DIR", conflicts_with_all = ["path", "keys_only"])
+        )]
+        #[cfg_attr(not(feature = "slatedb"), arg(skip))]
+        slatedb: Option<String>,
     },
     /// Run a store from the shell: put, get, delete, list, index, import, export.
     Db(Box<db::DbArgs>),
@@ -148,8 +158,8 @@ fn main() -> ExitCode {
         Command::Demo {
             keys_only: true, ..
         } => paths::demo(&mut out),
-        Command::Demo { path, .. } => {
-            runtime().and_then(|rt| rt.block_on(demo::run(path, &mut out)))
+        Command::Demo { path, slatedb, .. } => {
+            runtime().and_then(|rt| rt.block_on(demo::run(path, slatedb, &mut out)))
         }
         Command::Db(args) => runtime().and_then(|rt| rt.block_on(db::run(*args, &mut out))),
     }

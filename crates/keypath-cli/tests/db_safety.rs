@@ -716,7 +716,11 @@ async fn group_versions_are_chosen_at_init() {
         let mut v = Vec::new();
         for (path, n) in [("/g-1/a-1", 1), ("/g-1/a-2", 2), ("/g-1/a-1", 3)] {
             let put = ok(&db(d, &["put", path, &format!(r#"{{"n": {n}}}"#)]));
-            v.push(put[0]["version"].as_u64().expect("a put reports its version"));
+            v.push(
+                put[0]["version"]
+                    .as_u64()
+                    .expect("a put reports its version"),
+            );
         }
         versions.push(v);
     }

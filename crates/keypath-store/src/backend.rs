@@ -22,6 +22,8 @@ pub mod dynamodb;
 pub mod memory;
 #[cfg(feature = "redb")]
 pub mod redb;
+#[cfg(feature = "slatedb")]
+pub mod slatedb;
 
 /// The full key of a record: the group (partition) key and the sort key inside that group.
 ///

@@ -12,7 +12,8 @@
 //! - [`backend`]: the [`Backend`](backend::Backend) trait and its implementations:
 //!   in-memory, redb (feature `redb`, on by default) and DynamoDB (feature `dynamodb`:
 //!   `backend::dynamodb`, one table, items as native attributes, indexes exact in the same
-//!   `TransactWriteItems`).
+//!   `TransactWriteItems`) and SlateDB (feature `slatedb`: `backend::slatedb`, an LSM tree
+//!   in an object store or a local directory; docs/slatedb.md).
 //! - `conformance` (feature `conformance`): the test suite every backend must pass.
 //! - The layout of items, counters and index entries in the backend: [`layout`].
 //!

@@ -236,6 +236,45 @@ async fn every_call_on_redb(ops: &[Op], name: &str) -> u64 {
     runs
 }
 
+/// [`every_call_on_redb`] on SlateDB, in an in-memory object store: after each faulted run
+/// the database is closed and opened again from the object store.
+#[cfg(feature = "slatedb")]
+async fn every_call_on_slatedb(ops: &[Op], name: &str) -> u64 {
+    use keypath_store::backend::slatedb::{SlateDbBackend, SlateDbOptions};
+    use slatedb::object_store::{memory::InMemory, ObjectStore};
+    use std::sync::Arc;
+    let total = count_calls(ops).await;
+    let mut runs = 0;
+    for fault in [Fault::Error, Fault::AckLost] {
+        for call in 0..total {
+            let ctx = format!("{name}, slatedb, {fault:?} at call {call}");
+            let objects: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+            let open = || SlateDbBackend::open_in(objects.clone(), "db", SlateDbOptions::default());
+            let model = {
+                let store = Store::new(FaultyBackend::new(open().await.unwrap()));
+                let (model, fired) = faulted_run(&store, ops, call, fault, &ctx).await;
+                check_fired(fired, fault, &ctx);
+                store.backend().inner().close().await.unwrap();
+                model
+            };
+            let reopened = open()
+                .await
+                .unwrap_or_else(|e| panic!("{ctx}: reopening: {e}"));
+            model.check(&reopened, &format!("{ctx}: reopened")).await;
+            let groups = reopened.groups(0).await.unwrap();
+            let all = keypath_store::check::dump_groups(&reopened, groups)
+                .await
+                .unwrap();
+            if let Some(d) = diff(&all, &model.records()) {
+                panic!("{ctx}: records outside the model after reopening:\n{d}");
+            }
+            reopened.close().await.unwrap();
+            runs += 1;
+        }
+    }
+    runs
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -287,5 +326,29 @@ fn random_scenarios_faults_redb() {
             runs += every_call_on_redb(&ops, &format!("random scenario seed {seed}")).await;
         }
         println!("{seeds} random scenarios on redb: {runs} faulted runs, each reopened");
+    });
+}
+
+#[cfg(feature = "slatedb")]
+#[test]
+fn fixed_scenario_every_call_fails_once_slatedb() {
+    runtime().block_on(async {
+        let runs = every_call_on_slatedb(&scenario(), "fixed scenario").await;
+        println!("fixed scenario on slatedb: {runs} faulted runs, each reopened");
+    });
+}
+
+#[cfg(feature = "slatedb")]
+#[test]
+fn random_scenarios_faults_slatedb() {
+    let seeds = u64::from(cases(4));
+    runtime().block_on(async {
+        let mut runs = 0;
+        for seed in 0..seeds {
+            let seed = base_seed(0xFA17_2000) + seed;
+            let ops = random_ops(seed, 12);
+            runs += every_call_on_slatedb(&ops, &format!("random scenario seed {seed}")).await;
+        }
+        println!("{seeds} random scenarios on slatedb: {runs} faulted runs, each reopened");
     });
 }

@@ -144,6 +144,31 @@ proptest! {
     }
 }
 
+#[cfg(feature = "slatedb")]
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+
+    #[test]
+    fn slatedb_store_matches_model(ops in proptest::collection::vec(op(), 1..30)) {
+        use keypath_store::backend::slatedb::SlateDbBackend;
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path().to_str().unwrap();
+        runtime().block_on(async {
+            let model = {
+                let store = Store::new(SlateDbBackend::open(at).await.unwrap());
+                let model = run_ops(&store, &ops).await;
+                store.backend().close().await.unwrap();
+                model
+            };
+            // Reopened, the database holds exactly the same records.
+            let backend = SlateDbBackend::open(at).await.unwrap();
+            let groups = backend.groups(0).await.unwrap();
+            let all = keypath_store::check::dump_groups(&backend, groups).await.unwrap();
+            check_whole(all, &model);
+        });
+    }
+}
+
 /// Two models in different spaces share one backend without seeing each other (how a shared
 /// DynamoDB table runs many cases).
 #[test]
