@@ -119,7 +119,7 @@ impl Item for Ticket {
         Ok(Some(
             KeyPath::new()
                 .push("board", t.board)?
-                .push("updated", t.updated_at)?,
+                .push("updated_at", t.updated_at)?,
         ))
     })];
     fn key_path(&self) -> Result<KeyPath, PathError> {

@@ -329,6 +329,11 @@ fn demo_runs_and_checks_itself() {
         "{text}"
     );
 
+    // The program's index and the one the store declares as data give the same entries:
+    // `check`, which recomputes every declared field index, finds the store exact.
+    let report = ok(&db(d, &["check"]));
+    assert_eq!(report[0]["ok"], true, "{report:?}");
+
     // The kept store opens with `keypath db`: every item exports, UUID fields (stored as
     // 16 bytes) as arrays of numbers.
     let all = ok(&db(d, &["export"]));

@@ -141,6 +141,28 @@ pub struct Scan {
     pub direction: Direction,
     /// The most entries to return; `None` returns all of them.
     pub limit: Option<usize>,
+    /// How fresh the records must be (backends that only read their latest state ignore
+    /// it).
+    pub consistency: Consistency,
+}
+
+/// How fresh a read must be. DynamoDB reads either way (an eventually consistent read costs
+/// half and may miss writes of the last second or so); the embedded backends always read
+/// their latest committed state, which satisfies both.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::Consistency::default(),
+///            keypath_store::backend::Consistency::Strong);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Consistency {
+    /// Every write acknowledged before the read began is seen (the default: what a
+    /// read-your-writes program expects).
+    #[default]
+    Strong,
+    /// Possibly a moment behind: cheaper on DynamoDB.
+    Eventual,
 }
 
 impl Scan {
@@ -157,7 +179,20 @@ impl Scan {
             end: Bound::Unbounded,
             direction: Direction::Forward,
             limit: None,
+            consistency: Consistency::Strong,
         }
+    }
+
+    /// Sets the consistency.
+    ///
+    /// ```
+    /// use keypath_store::backend::{Consistency, Scan};
+    /// let s = Scan::group(vec![7]).consistency(Consistency::Eventual);
+    /// assert_eq!(s.consistency, Consistency::Eventual);
+    /// ```
+    pub fn consistency(mut self, consistency: Consistency) -> Self {
+        self.consistency = consistency;
+        self
     }
 
     /// Sets the lower bound.
@@ -491,6 +526,35 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// it (DynamoDB's read-committed isolation for queries). A limit of `Some(0)` returns
     /// nothing.
     fn scan(&self, scan: Scan) -> impl Future<Output = Result<Vec<Entry>, BackendError>> + Send;
+
+    /// [`Backend::batch_get_map`] at a chosen [`Consistency`]. The default reads as
+    /// `batch_get_map` does (its latest state, which satisfies either).
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError, Consistency, Key};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let db = MemoryBackend::new();
+    /// let got = db
+    ///     .batch_get_map_with(vec![Key::new(vec![1], vec![2])], Consistency::Eventual, |_, v, _| Ok::<_, BackendError>(v))
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(got, [None]);
+    /// # });
+    /// ```
+    fn batch_get_map_with<T, E, F>(
+        &self,
+        keys: Vec<Key>,
+        consistency: Consistency,
+        map: F,
+    ) -> impl Future<Output = Result<Vec<Option<T>>, E>> + Send
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(usize, u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
+        let _ = consistency;
+        self.batch_get_map(keys, map)
+    }
 
     /// [`Backend::batch_get`], with each record found handed to `map` as `(slot, version,
     /// value)`, where `slot` is the key's position in `keys`; the result has one slot per

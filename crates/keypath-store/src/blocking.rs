@@ -27,10 +27,9 @@
 //! struct Ticket { id: u64, updated_at: u64 }
 //! impl Item for Ticket {
 //!     const TYPE: &'static str = "ticket";
-//!     const INDEXES: &'static [Index<Self>] = &[Index {
-//!         name: "by_updated",
-//!         key: |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)),
-//!     }];
+//!     const INDEXES: &'static [Index<Self>] = &[Index::new("by_updated", |t| {
+//!         Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?))
+//!     })];
 //!     fn key_path(&self) -> Result<KeyPath, PathError> {
 //!         KeyPath::new().push("ticket", self.id)
 //!     }
@@ -121,7 +120,7 @@ impl Store {
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
     /// let store = keypath_store::blocking::Store::open(dir.path().join("a/b")).unwrap();
-    /// assert_eq!(store.group_version(&"/a-1".parse().unwrap()).unwrap(), 0);
+    /// assert!(store.get_raw(&"/a-1".parse().unwrap()).unwrap().is_none());
     /// ```
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
         Self::open_as(dir.as_ref(), Opening::Open)
@@ -190,7 +189,7 @@ impl Store {
     /// let dir = tempfile::tempdir().unwrap();
     /// let store = keypath_store::Store::open(dir.path()).await.unwrap();
     /// let blocking = keypath_store::blocking::Store::from_async(&store);
-    /// assert_eq!(blocking.group_version(&"/a-1".parse().unwrap()).unwrap(), 0);
+    /// assert!(blocking.get_raw(&"/a-1".parse().unwrap()).unwrap().is_none());
     /// # });
     /// ```
     pub fn from_async(store: &crate::Store<RedbBackend>) -> Self {
@@ -208,7 +207,7 @@ impl Store {
     /// let dir = tempfile::tempdir().unwrap();
     /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
     /// let r#async = store.to_async();
-    /// assert_eq!(r#async.group_version(&"/a-1".parse().unwrap()).await.unwrap(), 0);
+    /// assert!(r#async.get_raw(&"/a-1".parse().unwrap()).await.unwrap().is_none());
     /// # });
     /// ```
     pub fn to_async(&self) -> crate::Store<RedbBackend> {
@@ -318,11 +317,13 @@ impl Store {
         drive(self.inner.batch_get_raw(paths))
     }
 
-    /// The version counter of `path`'s group, as [`crate::Store::group_version`].
+    /// The version counter of `path`'s group, as [`crate::Store::group_version`] (a store
+    /// created with `group_versions` only).
     ///
     /// ```
+    /// use keypath_store::{blocking::Store, StoreConfig};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = Store::create(dir.path(), &StoreConfig::new(vec![]).with_group_versions(true)).unwrap();
     /// assert_eq!(store.group_version(&"/a-1/b-2".parse().unwrap()).unwrap(), 0);
     /// ```
     pub fn group_version(&self, path: &KeyPath) -> Result<u64, StoreError> {
@@ -517,10 +518,9 @@ impl Store {
     /// struct Ticket { id: u64, updated_at: u64 }
     /// impl Item for Ticket {
     ///     const TYPE: &'static str = "ticket";
-    ///     const INDEXES: &'static [Index<Self>] = &[Index {
-    ///         name: "by_updated",
-    ///         key: |t| Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?)),
-    ///     }];
+    ///     const INDEXES: &'static [Index<Self>] = &[Index::new("by_updated", |t| {
+    ///         Ok(Some(KeyPath::new().push("tickets", 0u64)?.push("updated", t.updated_at)?))
+    ///     })];
     ///     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("ticket", self.id) }
     /// }
     /// let dir = tempfile::tempdir().unwrap();

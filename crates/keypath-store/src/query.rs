@@ -33,6 +33,7 @@ pub struct Query {
     pub(crate) direction: Direction,
     pub(crate) limit: Option<usize>,
     pub(crate) cursor: Option<Cursor>,
+    pub(crate) consistency: crate::backend::Consistency,
     /// Made from `group` and `constraints` when the query first lists items; a change to
     /// the constraints starts it afresh.
     list_plan: PlanCache,
@@ -46,6 +47,7 @@ impl fmt::Debug for Query {
             .field("direction", &self.direction)
             .field("limit", &self.limit)
             .field("cursor", &self.cursor)
+            .field("consistency", &self.consistency)
             .finish()
     }
 }
@@ -196,6 +198,7 @@ impl Query {
             direction: Direction::Forward,
             limit: None,
             cursor: None,
+            consistency: crate::backend::Consistency::Strong,
             list_plan: PlanCache::default(),
         }
     }
@@ -290,6 +293,21 @@ impl Query {
     /// ```
     pub fn limit(mut self, limit: usize) -> Self {
         self.limit = Some(limit);
+        self
+    }
+
+    /// Reads at `consistency` ([`Consistency::Strong`](crate::backend::Consistency::Strong)
+    /// unless set: a list sees every write acknowledged before it). On DynamoDB
+    /// [`Consistency::Eventual`](crate::backend::Consistency::Eventual) costs half the read
+    /// units and may miss the last second's writes; the embedded backends read their latest
+    /// state either way. It is not part of the query a cursor belongs to.
+    ///
+    /// ```
+    /// use keypath_store::{backend::Consistency, Query};
+    /// let q = Query::prefix(&"/u-1".parse().unwrap()).unwrap().consistency(Consistency::Eventual);
+    /// ```
+    pub fn consistency(mut self, consistency: crate::backend::Consistency) -> Self {
+        self.consistency = consistency;
         self
     }
 

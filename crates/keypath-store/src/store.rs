@@ -293,6 +293,40 @@ impl<B: Backend> Store<B> {
             .flatten())
     }
 
+    /// [`Store::get`] at a chosen consistency: on DynamoDB an eventually consistent read
+    /// costs half and may miss the last second's writes; the embedded backends read their
+    /// latest state either way.
+    ///
+    /// ```
+    /// # use keypath::{path::PathError, KeyPath};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
+    /// # impl keypath_store::Item for User {
+    /// #     const TYPE: &'static str = "user";
+    /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
+    /// # }
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use keypath_store::{backend::{memory::MemoryBackend, Consistency}, Store};
+    /// let store = Store::new(MemoryBackend::new());
+    /// store.put(&User { id: 1 }).await.unwrap();
+    /// let got = store.get_with::<User>(&"/user-1".parse().unwrap(), Consistency::Eventual).await.unwrap();
+    /// assert_eq!(got.unwrap().item.id, 1);
+    /// # });
+    /// ```
+    pub async fn get_with<T: Item>(
+        &self,
+        path: &KeyPath,
+        consistency: crate::backend::Consistency,
+    ) -> Result<Option<Versioned<T>>, StoreError> {
+        let make = |key, version, item_type: Field<'_>, payload: &[u8]| {
+            versioned_from_parts::<T>(key, version, item_type.bytes, payload)
+        };
+        Ok(self
+            .batch_get_with(std::slice::from_ref(path), consistency, make)
+            .await?
+            .pop()
+            .flatten())
+    }
+
     /// Reads the item at `path` without decoding its value.
     ///
     /// ```
@@ -322,9 +356,13 @@ impl<B: Backend> Store<B> {
         &self,
         paths: &[KeyPath],
     ) -> Result<Vec<Option<Versioned<T>>>, StoreError> {
-        self.batch_get_with(paths, |key, version, item_type, payload| {
-            versioned_from_parts::<T>(key, version, item_type.bytes, payload)
-        })
+        self.batch_get_with(
+            paths,
+            crate::backend::Consistency::Strong,
+            |key, version, item_type, payload| {
+                versioned_from_parts::<T>(key, version, item_type.bytes, payload)
+            },
+        )
         .await
     }
 
@@ -340,7 +378,8 @@ impl<B: Backend> Store<B> {
         &self,
         paths: &[KeyPath],
     ) -> Result<Vec<Option<RawItem>>, StoreError> {
-        self.batch_get_with(paths, raw_from_parts).await
+        self.batch_get_with(paths, crate::backend::Consistency::Strong, raw_from_parts)
+            .await
     }
 
     /// Reads the items at `paths`, each made by `make` from its key path, version, type
@@ -349,6 +388,7 @@ impl<B: Backend> Store<B> {
     async fn batch_get_with<I, M>(
         &self,
         paths: &[KeyPath],
+        consistency: crate::backend::Consistency,
         make: M,
     ) -> Result<Vec<Option<I>>, StoreError>
     where
@@ -365,7 +405,7 @@ impl<B: Backend> Store<B> {
         // Each slot's path moves into its item (a slot is handed to `make` at most once).
         let mut owned = paths.to_vec();
         self.backend
-            .batch_get_map(keys, move |slot, version, value| {
+            .batch_get_map_with(keys, consistency, move |slot, version, value| {
                 item_from_value(std::mem::take(&mut owned[slot]), version, value, &make)
             })
             .await

@@ -53,8 +53,19 @@ async fn conformance_suite() {
 async fn round_trips_per_store_operation() {
     let (backend, counter) = fresh("requests").await;
     let store = Store::new(backend);
-    // Put of an item with indexes: read counter + old item, then one atomic write.
+    // The first write of a store reads its configuration once (whether it keeps group
+    // counters); a put of an item with indexes then reads the old item and writes in one
+    // atomic request.
     store.put(&ticket(1, 1, 10, "first")).await.unwrap();
+    assert_eq!(
+        counter.take(),
+        counts(&[
+            ("BatchGetItem", 1),
+            ("GetItem", 1),
+            ("TransactWriteItems", 1)
+        ])
+    );
+    store.put(&ticket(1, 1, 11, "again")).await.unwrap();
     assert_eq!(
         counter.take(),
         counts(&[("BatchGetItem", 1), ("TransactWriteItems", 1)])
@@ -63,7 +74,7 @@ async fn round_trips_per_store_operation() {
         .get::<Ticket>(&path("/user-1/ticket-1"))
         .await
         .unwrap();
-    assert_eq!(got.unwrap().item.title, "first");
+    assert_eq!(got.unwrap().item.title, "again");
     assert_eq!(counter.take(), counts(&[("BatchGetItem", 1)]));
     for id in 2..=100 {
         store.put(&ticket(1, id, 10 + id, "t")).await.unwrap();
@@ -358,19 +369,40 @@ async fn schema_mismatch_is_a_clear_error() {
 async fn items_are_native_attributes() {
     let (backend, _) = fresh("native").await;
     let store = Store::new(backend);
-    store.put(&ticket(4, 2, 33, "readable")).await.unwrap();
-    let b = store.backend();
-    let sort = path("/ticket-2").encode();
-    let group = path("/user-4").encode();
-    let raw = b
-        .client()
-        .get_item()
-        .table_name(b.table())
-        .key("pk", AttributeValue::B(group.into()))
-        .key("sk", AttributeValue::B(sort.into()))
-        .send()
+    // Stored with field names (as `keypath db` and `Item::SELF_DESCRIBING` types store
+    // them): native attributes.
+    let named = serde_json::to_value(ticket(4, 2, 33, "readable")).unwrap();
+    store
+        .put_raw(
+            &path("/user-4/ticket-2"),
+            "ticket",
+            &named,
+            vec![],
+            keypath_store::PutMode::Upsert,
+        )
         .await
         .unwrap();
+    // A compact item (a Rust type's default): one binary attribute.
+    store.put(&ticket(4, 3, 34, "compact")).await.unwrap();
+    let b = store.backend();
+    let stored = |id: &str| {
+        let sort = path(&format!("/ticket-{id}")).encode();
+        let group = path("/user-4").encode();
+        b.client()
+            .get_item()
+            .table_name(b.table())
+            .key("pk", AttributeValue::B(group.into()))
+            .key("sk", AttributeValue::B(sort.into()))
+            .send()
+    };
+    let compact = stored("3").await.unwrap();
+    let compact = compact.item().expect("stored item");
+    assert!(
+        matches!(compact.get("val"), Some(AttributeValue::B(_))),
+        "{compact:?}"
+    );
+    assert!(!compact.contains_key("item") && !compact.contains_key("type"));
+    let raw = stored("2").await.unwrap();
     let item = raw.item().expect("stored item");
     assert_eq!(item.get("type"), Some(&AttributeValue::S("ticket".into())));
     let Some(AttributeValue::M(fields)) = item.get("item") else {

@@ -14,6 +14,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use keypath::{path::PathError, KeyPath};
 use keypath_store::backend::dynamodb::cost::{item_size, read_units, write_units, Cost, CostMeter};
 use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+use keypath_store::backend::Consistency;
 use keypath_store::{Index, Item, Projection, Query, Store};
 use serde::{Deserialize, Serialize};
 
@@ -122,6 +123,22 @@ struct Row {
     bar: Option<f64>,
 }
 
+/// The row of an operation: the requests `meter` recorded for it (and forgets).
+fn row(operation: &'static str, meter: &CostMeter, hand: Cost, bar: Option<f64>) -> Row {
+    let sent = meter.take();
+    Row {
+        operation,
+        requests: sent
+            .iter()
+            .map(|s| s.operation)
+            .collect::<Vec<_>>()
+            .join(" + "),
+        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
+        hand,
+        bar,
+    }
+}
+
 fn show(c: &Cost) -> String {
     format!("{} / {}", c.write_units, c.read_units)
 }
@@ -181,51 +198,33 @@ async fn cost_per_operation_against_a_hand_made_design() {
     // A put that changes the indexed field.
     let mut moved = ticket(5, 1_800_000_000);
     store.put(&moved).await.unwrap();
-    let sent = meter.take();
-    rows.push(Row {
-        operation: "put, indexed field changes",
-        requests: sent
-            .iter()
-            .map(|s| s.operation)
-            .collect::<Vec<_>>()
-            .join(" + "),
-        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
-        hand: hand.write(2.0),
-        bar: Some(2.2),
-    });
+    rows.push(row(
+        "put, indexed field changes",
+        &meter,
+        hand.write(2.0),
+        Some(2.2),
+    ));
     // A put that leaves the indexed field as it is.
     moved.status = "closed".into();
     store.put(&moved).await.unwrap();
-    let sent = meter.take();
-    rows.push(Row {
-        operation: "put, indexed field unchanged",
-        requests: sent
-            .iter()
-            .map(|s| s.operation)
-            .collect::<Vec<_>>()
-            .join(" + "),
-        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
-        hand: hand.write(1.0),
-        bar: Some(1.2),
-    });
+    rows.push(row(
+        "put, indexed field unchanged",
+        &meter,
+        hand.write(1.0),
+        Some(1.2),
+    ));
     // A strongly consistent get.
     let got = store
         .get::<Ticket>(&moved.key_path().unwrap())
         .await
         .unwrap();
     assert_eq!(got.unwrap().item, moved);
-    let sent = meter.take();
-    rows.push(Row {
-        operation: "get (strongly consistent)",
-        requests: sent
-            .iter()
-            .map(|s| s.operation)
-            .collect::<Vec<_>>()
-            .join(" + "),
-        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
-        hand: hand.read(1, true),
-        bar: Some(1.0),
-    });
+    rows.push(row(
+        "get (strongly consistent)",
+        &meter,
+        hand.read(1, true),
+        Some(1.0),
+    ));
     // A list of 100 of the board.
     let board: KeyPath = "/board-7".parse().unwrap();
     let page = store
@@ -233,18 +232,36 @@ async fn cost_per_operation_against_a_hand_made_design() {
         .await
         .unwrap();
     assert_eq!(page.items.len(), 100);
-    let sent = meter.take();
-    rows.push(Row {
-        operation: "list 100 of a group (strongly consistent)",
-        requests: sent
-            .iter()
-            .map(|s| s.operation)
-            .collect::<Vec<_>>()
-            .join(" + "),
-        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
-        hand: hand.read(100, true),
-        bar: Some(1.3),
-    });
+    rows.push(row(
+        "list 100 of a group (strongly consistent)",
+        &meter,
+        hand.read(100, true),
+        Some(1.3),
+    ));
+    // The same reads, eventually consistent (the items are long settled).
+    let got = store
+        .get_with::<Ticket>(&moved.key_path().unwrap(), Consistency::Eventual)
+        .await
+        .unwrap();
+    assert_eq!(got.unwrap().item, moved);
+    rows.push(row(
+        "get (eventually consistent)",
+        &meter,
+        hand.read(1, false),
+        Some(1.0),
+    ));
+    let eventual = Query::children(&board, "ticket")
+        .unwrap()
+        .limit(100)
+        .consistency(Consistency::Eventual);
+    let page = store.list::<Ticket>(&eventual).await.unwrap();
+    assert_eq!(page.items.len(), 100);
+    rows.push(row(
+        "list 100 of a group (eventually consistent)",
+        &meter,
+        hand.read(100, false),
+        Some(1.3),
+    ));
     // The latest 100 by the index.
     let page = store
         .query_index::<Ticket>(
@@ -258,32 +275,15 @@ async fn cost_per_operation_against_a_hand_made_design() {
         page.items[0].item,
         ticket(5, 1_800_000_000).with_status("closed")
     );
-    let sent = meter.take();
-    rows.push(Row {
-        operation: "index query, 100 entries (keys-only entries)",
-        requests: sent
-            .iter()
-            .map(|s| s.operation)
-            .collect::<Vec<_>>()
-            .join(" + "),
-        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
-        hand: hand.read(100, false),
-        bar: None,
-    });
+    rows.push(row(
+        "index query, 100 entries (keys-only entries)",
+        &meter,
+        hand.read(100, false),
+        None,
+    ));
     // A delete.
     store.delete(&moved.key_path().unwrap()).await.unwrap();
-    let sent = meter.take();
-    rows.push(Row {
-        operation: "delete",
-        requests: sent
-            .iter()
-            .map(|s| s.operation)
-            .collect::<Vec<_>>()
-            .join(" + "),
-        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
-        hand: hand.write(1.0),
-        bar: Some(2.2),
-    });
+    rows.push(row("delete", &meter, hand.write(1.0), Some(2.2)));
 
     // The same board with an index that projects the whole item.
     let board8 = |id: u64, at: i64| {
@@ -318,18 +318,12 @@ async fn cost_per_operation_against_a_hand_made_design() {
     let mut p = board8(5, 1_700_000_005);
     p.0.status = "closed".into();
     store.put(&p).await.unwrap();
-    let sent = meter.take();
-    rows.push(Row {
-        operation: "put, indexed field unchanged (entries project the item)",
-        requests: sent
-            .iter()
-            .map(|s| s.operation)
-            .collect::<Vec<_>>()
-            .join(" + "),
-        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
-        hand: hand.write(1.0),
-        bar: None,
-    });
+    rows.push(row(
+        "put, indexed field unchanged (entries project the item)",
+        &meter,
+        hand.write(1.0),
+        None,
+    ));
     let board8_path: KeyPath = "/board-8".parse().unwrap();
     let page = store
         .query_index::<Projected>(
@@ -340,18 +334,30 @@ async fn cost_per_operation_against_a_hand_made_design() {
         .unwrap();
     assert_eq!(page.items.len(), 100);
     assert_eq!(page.items[0].item.0.id, n);
-    let sent = meter.take();
-    rows.push(Row {
-        operation: "index query, 100 entries (entries project the item)",
-        requests: sent
-            .iter()
-            .map(|s| s.operation)
-            .collect::<Vec<_>>()
-            .join(" + "),
-        keypath: sent.into_iter().fold(Cost::default(), |a, s| a + s.cost),
-        hand: hand.read(100, false),
-        bar: Some(4.0),
-    });
+    rows.push(row(
+        "index query, 100 entries (entries project the item)",
+        &meter,
+        hand.read(100, false),
+        Some(4.0),
+    ));
+    let page = store
+        .query_index::<Projected>(
+            "by_updated_all",
+            &Query::prefix(&board8_path)
+                .unwrap()
+                .reverse()
+                .limit(100)
+                .consistency(Consistency::Eventual),
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.items.len(), 100);
+    rows.push(row(
+        "index query, 100 entries (entries project the item, eventually consistent)",
+        &meter,
+        hand.read(100, false),
+        Some(4.0),
+    ));
 
     println!("hand-made item: {} bytes", hand.size);
     println!("| operation | keypath requests | keypath WCU / RCU | keypath $/M | hand-made WCU / RCU | hand-made $/M | ratio | bar |");

@@ -51,7 +51,10 @@
 //!   (partition 2048 bytes, sort 1024) or an item over 400 KB is
 //!   [`BackendError::LimitExceeded`] before anything is sent. Transaction conflicts and
 //!   throttling are retried with bounded exponential backoff.
-//! - All reads are strongly consistent (`ConsistentRead=true`).
+//! - Reads are strongly consistent (`ConsistentRead=true`) unless the caller asks for
+//!   [`Consistency::Eventual`](super::Consistency::Eventual) (`Query::consistency`,
+//!   `Store::get_with`): half the read units, possibly a moment behind. The store's own
+//!   reads before a write are always strongly consistent.
 //!
 //! What the store's operations cost in read and write units, beside a hand-made design
 //! with a GSI, is in `docs/dynamodb-cost.md`, counted by [`cost::CostMeter`].
@@ -422,6 +425,7 @@ impl DynamoDbBackend {
     async fn batch_get_unique(
         &self,
         keys: &[&Key],
+        consistent: bool,
         found: &mut HashMap<Key, Record>,
     ) -> Result<(), BackendError> {
         let mut pending: Vec<HashMap<String, AttributeValue>> =
@@ -430,7 +434,7 @@ impl DynamoDbBackend {
         while !pending.is_empty() {
             let request = KeysAndAttributes::builder()
                 .set_keys(Some(std::mem::take(&mut pending)))
-                .consistent_read(true)
+                .consistent_read(consistent)
                 .build()
                 .map_err(BackendError::storage)?;
             let sent = self
@@ -462,9 +466,9 @@ impl DynamoDbBackend {
                 let absent = (asked - unprocessed).saturating_sub(found.len());
                 let units = found
                     .iter()
-                    .map(|&s| cost::read_units(s, true))
+                    .map(|&s| cost::read_units(s, consistent))
                     .sum::<f64>()
-                    + absent as f64 * cost::read_units(0, true);
+                    + absent as f64 * cost::read_units(0, consistent);
                 self.meter("BatchGetItem", 0.0, units);
             }
             for item in items.into_iter().flatten() {
@@ -546,6 +550,49 @@ impl Backend for DynamoDbBackend {
     }
 
     async fn batch_get(&self, keys: Vec<Key>) -> Result<Vec<Option<Record>>, BackendError> {
+        self.batch_get_at(keys, true).await
+    }
+
+    async fn batch_get_map_with<T, E, F>(
+        &self,
+        keys: Vec<Key>,
+        consistency: super::Consistency,
+        mut map: F,
+    ) -> Result<Vec<Option<T>>, E>
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(usize, u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
+        let strong = consistency == super::Consistency::Strong;
+        let records = self.batch_get_at(keys, strong).await?;
+        records
+            .iter()
+            .enumerate()
+            .map(|(slot, r)| {
+                r.as_ref()
+                    .map(|r| map(slot, r.version, &r.value))
+                    .transpose()
+            })
+            .collect()
+    }
+
+    async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
+        self.scan_at(scan).await
+    }
+
+    async fn write(&self, writes: Vec<Write>) -> Result<(), BackendError> {
+        self.write_batch(writes).await
+    }
+}
+
+impl DynamoDbBackend {
+    /// [`Backend::batch_get`], strongly consistent or not.
+    async fn batch_get_at(
+        &self,
+        keys: Vec<Key>,
+        consistent: bool,
+    ) -> Result<Vec<Option<Record>>, BackendError> {
         let mut seen = HashSet::with_capacity(keys.len());
         let mut unique = Vec::with_capacity(keys.len());
         for k in &keys {
@@ -559,12 +606,14 @@ impl Backend for DynamoDbBackend {
         }
         let mut found = HashMap::with_capacity(unique.len());
         for chunk in unique.chunks(MAX_BATCH_GET) {
-            self.batch_get_unique(chunk, &mut found).await?;
+            self.batch_get_unique(chunk, consistent, &mut found).await?;
         }
         Ok(keys.iter().map(|k| found.get(k).cloned()).collect())
     }
 
-    async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
+    /// [`Backend::scan`], at the scan's consistency.
+    async fn scan_at(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
+        let consistent = scan.consistency == super::Consistency::Strong;
         let limit = scan.limit.unwrap_or(usize::MAX);
         if limit == 0 || scan.is_empty_range() || scan.group.is_empty() {
             return Ok(Vec::new());
@@ -629,14 +678,14 @@ impl Backend for DynamoDbBackend {
                 .key_condition_expression(&condition)
                 .set_expression_attribute_values(Some(values.clone()))
                 .scan_index_forward(scan.direction == Direction::Forward)
-                .consistent_read(true)
+                .consistent_read(consistent)
                 .set_limit((limit != usize::MAX).then(|| i32::try_from(want).unwrap_or(i32::MAX)))
                 .set_exclusive_start_key(start.take())
                 .send()
                 .await
                 .map_err(|e| sdk_error("Query", e))?;
             let page_bytes: usize = out.items().iter().map(attrs::item_size).sum();
-            self.meter("Query", 0.0, cost::read_units(page_bytes, true));
+            self.meter("Query", 0.0, cost::read_units(page_bytes, consistent));
             for item in out.items() {
                 let sort = attrs::sort_key(item)?;
                 if bounds.contains(&sort) {
@@ -654,10 +703,6 @@ impl Backend for DynamoDbBackend {
                 None => return Ok(entries),
             }
         }
-    }
-
-    async fn write(&self, writes: Vec<Write>) -> Result<(), BackendError> {
-        self.write_batch(writes).await
     }
 }
 

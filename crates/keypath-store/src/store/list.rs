@@ -355,7 +355,10 @@ impl<B: Backend> Store<B> {
             let item_type = item_type.utf8("item type name")?.to_owned();
             Ok(Some((item_type, version, value[payload_start..].to_vec())))
         };
-        let found = self.backend.batch_get_map(keys, current).await?;
+        let found = self
+            .backend
+            .batch_get_map_with(keys, query.consistency, current)
+            .await?;
         for ((i, key), got) in wanted.into_iter().zip(found) {
             let Some(Some((item_type, version, payload))) = got else {
                 continue;
@@ -437,6 +440,7 @@ impl<B: Backend> Store<B> {
                 end,
                 direction: query.direction,
                 limit: Some(batch),
+                consistency: query.consistency,
             };
             let scanned = resolve(scan, limit - items.len()).await?;
             let exhausted = scanned.records < batch;

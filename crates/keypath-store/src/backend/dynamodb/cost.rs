@@ -77,11 +77,12 @@ impl std::ops::Add for Cost {
     }
 }
 
-/// One request sent, with its cost.
+/// One request sent, with its cost (what [`CostMeter::take`] returns).
 ///
 /// ```
-/// let r = keypath_store::backend::dynamodb::cost::Sent { operation: "GetItem", cost: Default::default() };
-/// assert_eq!(r.operation, "GetItem");
+/// let meter = keypath_store::backend::dynamodb::cost::CostMeter::default();
+/// let sent: Vec<keypath_store::backend::dynamodb::cost::Sent> = meter.take();
+/// assert!(sent.iter().all(|s| s.cost.requests == 1));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
