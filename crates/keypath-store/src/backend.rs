@@ -477,6 +477,24 @@ pub fn duplicate_key(writes: &[Write]) -> Option<(usize, usize)> {
         .find_map(|(i, w)| seen.insert(w.key(), i).map(|first| (first, i)))
 }
 
+/// Hands each record read (slot, version, value) to `map`, keeping absent slots absent:
+/// how a `batch_get_map` is made from a `batch_get`. The first error `map` returns is the
+/// result.
+pub(crate) fn map_records<T, E>(
+    records: &[Option<Record>],
+    mut map: impl FnMut(usize, u64, &[u8]) -> Result<T, E>,
+) -> Result<Vec<Option<T>>, E> {
+    records
+        .iter()
+        .enumerate()
+        .map(|(slot, r)| {
+            r.as_ref()
+                .map(|r| map(slot, r.version, &r.value))
+                .transpose()
+        })
+        .collect()
+}
+
 /// An ordered byte map: the storage engine under a store.
 ///
 /// # Contract
@@ -585,25 +603,14 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     fn batch_get_map<T, E, F>(
         &self,
         keys: Vec<Key>,
-        mut map: F,
+        map: F,
     ) -> impl Future<Output = Result<Vec<Option<T>>, E>> + Send
     where
         T: Send + 'static,
         E: From<BackendError> + Send + 'static,
         F: FnMut(usize, u64, &[u8]) -> Result<T, E> + Send + 'static,
     {
-        async move {
-            let records = self.batch_get(keys).await?;
-            records
-                .iter()
-                .enumerate()
-                .map(|(slot, r)| {
-                    r.as_ref()
-                        .map(|r| map(slot, r.version, &r.value))
-                        .transpose()
-                })
-                .collect()
-        }
+        async move { map_records(&self.batch_get(keys).await?, map) }
     }
 
     /// [`Backend::scan`], with each record handed to `map` as `(sort key, version, value)`

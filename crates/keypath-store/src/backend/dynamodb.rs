@@ -557,7 +557,7 @@ impl Backend for DynamoDbBackend {
         &self,
         keys: Vec<Key>,
         consistency: super::Consistency,
-        mut map: F,
+        map: F,
     ) -> Result<Vec<Option<T>>, E>
     where
         T: Send + 'static,
@@ -565,16 +565,7 @@ impl Backend for DynamoDbBackend {
         F: FnMut(usize, u64, &[u8]) -> Result<T, E> + Send + 'static,
     {
         let strong = consistency == super::Consistency::Strong;
-        let records = self.batch_get_at(keys, strong).await?;
-        records
-            .iter()
-            .enumerate()
-            .map(|(slot, r)| {
-                r.as_ref()
-                    .map(|r| map(slot, r.version, &r.value))
-                    .transpose()
-            })
-            .collect()
+        super::map_records(&self.batch_get_at(keys, strong).await?, map)
     }
 
     async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
