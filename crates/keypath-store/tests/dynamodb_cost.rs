@@ -436,7 +436,10 @@ async fn cost_per_operation_against_a_hand_made_design() {
     // The GSI is eventually consistent: wait until the moved item shows first.
     let start = std::time::Instant::now();
     loop {
-        let page = store.query_index::<Kept>("by_updated_gsi", &latest).await.unwrap();
+        let page = store
+            .query_index::<Kept>("by_updated_gsi", &latest)
+            .await
+            .unwrap();
         if page.items.len() == 100 && page.items[0].item == k {
             break;
         }
@@ -444,7 +447,10 @@ async fn cost_per_operation_against_a_hand_made_design() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     meter.take();
-    let page = store.query_index::<Kept>("by_updated_gsi", &latest).await.unwrap();
+    let page = store
+        .query_index::<Kept>("by_updated_gsi", &latest)
+        .await
+        .unwrap();
     assert_eq!(page.items.len(), 100);
     assert_eq!(page.items[0].item, k);
     rows.push(row(

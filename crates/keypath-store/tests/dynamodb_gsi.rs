@@ -81,10 +81,9 @@ async fn gsi_store(prefix: &str) -> (Store<DynamoDbBackend>, RequestCounter) {
     let created = DynamoDbBackend::create_table_with(sdk.clone(), &table, GSIS)
         .await
         .unwrap_or_else(|e| panic!("create table {table} on {}: {e}", server.kind));
-    assert_eq!(
-        created.maintained_indexes().map(<[String]>::to_vec),
-        Some(vec!["by_score".to_owned(), "by_name".to_owned()])
-    );
+    let mut kept = created.maintained_indexes().unwrap().to_vec();
+    kept.sort();
+    assert_eq!(kept, ["by_name", "by_score"]);
     // Opening finds the GSIs again.
     let backend = DynamoDbBackend::open(sdk, &table).await.unwrap();
     let mut kept = backend.maintained_indexes().unwrap().to_vec();
@@ -137,11 +136,7 @@ async fn pages<B: Backend>(
     let mut query = query.clone();
     loop {
         let page = store.query_index::<Score>(index, &query).await?;
-        out.extend(
-            page.items
-                .into_iter()
-                .map(|v| (v.key.to_string(), v.item)),
-        );
+        out.extend(page.items.into_iter().map(|v| (v.key.to_string(), v.item)));
         match page.cursor {
             Some(c) => query = query.clone().after(c),
             None => return Ok(out),
@@ -228,7 +223,8 @@ async fn settled_gsi_indexes_equal_the_exact_indexes_in_order() {
     for round in 0..3 {
         // Puts (new items and updates that move index keys), then some deletes.
         for _ in 0..40 {
-            let s = random_score(&mut rng, 1 + rng.below(4) / 3, rng.below(30));
+            let (board, id) = (1 + rng.below(4) / 3, rng.below(30));
+            let s = random_score(&mut rng, board, id);
             gsi.put(&s).await.unwrap();
             exact.put(&s).await.unwrap();
             live.insert(s.id * 10 + s.board, s);
@@ -237,7 +233,10 @@ async fn settled_gsi_indexes_equal_the_exact_indexes_in_order() {
             let id = rng.below(30);
             for board in [1, 2] {
                 let key = p(&format!("/board-{board}/player-{id}"));
-                let (a, b) = (gsi.delete(&key).await.unwrap(), exact.delete(&key).await.unwrap());
+                let (a, b) = (
+                    gsi.delete(&key).await.unwrap(),
+                    exact.delete(&key).await.unwrap(),
+                );
                 assert_eq!(a, b, "delete {key}");
                 live.remove(&(id * 10 + board));
             }
@@ -246,13 +245,20 @@ async fn settled_gsi_indexes_equal_the_exact_indexes_in_order() {
         eprintln!("round {round}: settled in {took:?}, {} items", live.len());
         check_points_at_items(&gsi).await;
     }
-    // No write made a transaction or an entry: single PutItem/DeleteItem after one read.
+    // No write made a transaction or an entry: single PutItem/DeleteItem after one read
+    // (but the first, which declares the type's indexes in the store's configuration in
+    // the same atomic write).
     let sent = counter.take();
     assert!(
-        !sent.contains_key("TransactWriteItems"),
+        sent.get("TransactWriteItems").copied().unwrap_or(0) <= 1,
         "GSI-mode writes made transactions: {sent:?}"
     );
-    assert!(sent.get("PutItem").copied().unwrap_or(0) >= 120, "{sent:?}");
+    let count = |op: &str| sent.get(op).copied().unwrap_or(0);
+    assert_eq!(
+        count("PutItem") + count("TransactWriteItems"),
+        120,
+        "{sent:?}"
+    );
     // The table holds the items and the configuration, and no index entry.
     let groups = gsi.backend().groups(0).await.unwrap();
     assert!(
@@ -271,18 +277,14 @@ async fn writes_show_within_a_bound_and_moves_and_deletes_leave() {
         name: String::new(),
         note: "n".into(),
     };
+    gsi.put(&s).await.unwrap(); // declares the type's indexes: a one-off transaction
+    counter.take();
     gsi.put(&s).await.unwrap();
     let sent = counter.take();
-    assert_eq!(sent.get("TransactWriteItems"), None, "{sent:?}");
+    let one_put = [("BatchGetItem".to_owned(), 1), ("PutItem".to_owned(), 1)];
+    assert_eq!(sent, BTreeMap::from(one_put), "a put in GSI mode");
     let board = Query::prefix(&p("/board-3")).unwrap();
-    let at = |score: i64| {
-        Query::prefix(&p("/board-3"))
-            .unwrap()
-            .gte(&p(&format!("/board-3/score-{score}")))
-            .unwrap()
-            .lte(&p(&format!("/board-3/score-{score}")))
-            .unwrap()
-    };
+    let at = |score: i64| Query::prefix(&p(&format!("/board-3/score-{score}"))).unwrap();
     // Visible within the bound.
     let wait_for = |q: Query, want: Vec<Score>| {
         let gsi = &gsi;
@@ -306,14 +308,20 @@ async fn writes_show_within_a_bound_and_moves_and_deletes_leave() {
     let took = wait_for(board.clone(), vec![s.clone()]).await;
     eprintln!("new item visible after {took:?}");
     // Moving the indexed field: the item shows at its new place and leaves the old one.
-    let moved = Score { score: 7, ..s.clone() };
+    let moved = Score {
+        score: 7,
+        ..s.clone()
+    };
     gsi.put(&moved).await.unwrap();
     wait_for(at(7), vec![moved.clone()]).await;
     wait_for(at(-5), vec![]).await;
     // A keys-only GSI: the sparse index drops the item when its note empties.
     let names = Query::prefix(&p("/names-0")).unwrap();
     assert_eq!(pages(&gsi, "by_name", &names).await.unwrap().len(), 1);
-    let quiet = Score { note: String::new(), ..moved.clone() };
+    let quiet = Score {
+        note: String::new(),
+        ..moved.clone()
+    };
     gsi.put(&quiet).await.unwrap();
     let start = Instant::now();
     while !pages(&gsi, "by_name", &names).await.unwrap().is_empty() {
