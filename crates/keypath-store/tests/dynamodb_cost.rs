@@ -446,6 +446,27 @@ async fn cost_per_operation_against_a_hand_made_design() {
         assert!(start.elapsed().as_secs() < 30, "GSI not settled after 30 s");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+    let raw = store
+        .backend()
+        .client()
+        .scan()
+        .table_name(store.backend().table())
+        .send()
+        .await
+        .unwrap();
+    for item in raw
+        .items()
+        .iter()
+        .filter(|i| i.contains_key("kp_by_updated_gsi_pk"))
+        .take(1)
+    {
+        let mut attrs: Vec<(usize, &String)> = item
+            .iter()
+            .map(|(k, v)| (item_size(&HashMap::from([(k.clone(), v.clone())])), k))
+            .collect();
+        attrs.sort();
+        eprintln!("GSI-mode item: {} bytes: {attrs:?}", item_size(item));
+    }
     meter.take();
     let page = store
         .query_index::<Kept>("by_updated_gsi", &latest)
