@@ -770,6 +770,52 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
             Ok((made, self.write(writes).await))
         }
     }
+
+    /// The secondary indexes this backend keeps itself from the items' own records (on
+    /// DynamoDB: the table's keypath GSIs), or `None` if it keeps none and every index is
+    /// the store's exact entries (the default, and the embedded and in-memory backends).
+    ///
+    /// The store writes no entries for an index named here: the backend derives the index
+    /// key from each item record it stores (the index key paths an item's envelope carries)
+    /// and answers [`Backend::scan_index`] for it, eventually consistent.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend};
+    /// assert_eq!(MemoryBackend::new().maintained_indexes(), None);
+    /// ```
+    fn maintained_indexes(&self) -> Option<&[String]> {
+        None
+    }
+
+    /// Scans index `index`, one of [`Backend::maintained_indexes`], as [`Backend::scan`]
+    /// scans a group: `scan.group` is the encoding of the index key paths' group (their
+    /// first component), the sort keys are the ones exact entries have
+    /// ([`layout`](crate::layout): the escaped rest, `00 00`, the item's path), so results
+    /// come in the order the exact index gives. Each entry's value is what an exact entry
+    /// holds: the item ([`ENTRY_PROJECTED`](crate::layout::ENTRY_PROJECTED), with the
+    /// item's version) where the index projects it, [`ENTRY_FORMAT`](crate::layout::ENTRY_FORMAT)
+    /// otherwise. Results may lag the last writes (eventual consistency); a scan asking for
+    /// [`Consistency::Strong`] is an error. The default: an error, as the backend keeps no
+    /// index.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend, Scan};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let err = MemoryBackend::new().scan_index("by_n", Scan::group(vec![1])).await.unwrap_err();
+    /// assert!(err.to_string().contains("keeps no index by_n"));
+    /// # });
+    /// ```
+    fn scan_index(
+        &self,
+        index: &str,
+        scan: Scan,
+    ) -> impl Future<Output = Result<Vec<Entry>, BackendError>> + Send {
+        let _ = scan;
+        let err = BackendError::storage(format!(
+            "this backend keeps no index {index} itself (see Backend::maintained_indexes)"
+        ));
+        async move { Err(err) }
+    }
 }
 
 #[cfg(test)]

@@ -33,6 +33,8 @@ pub struct Index<T> {
     pub key: fn(&T) -> Result<Option<KeyPath>, PathError>,
     /// What each entry holds besides its keys ([`Projection::KeysOnly`] unless set).
     pub projection: Projection,
+    /// Who keeps the index ([`IndexMode::Exact`] unless set).
+    pub mode: IndexMode,
 }
 
 impl<T> Index<T> {
@@ -54,6 +56,7 @@ impl<T> Index<T> {
             name,
             key,
             projection: Projection::KeysOnly,
+            mode: IndexMode::Exact,
         }
     }
 
@@ -72,6 +75,58 @@ impl<T> Index<T> {
         self.projection = projection;
         self
     }
+
+    /// The same index kept by the table itself ([`IndexMode::Table`]): on DynamoDB a GSI,
+    /// eventually consistent, with no entry written by the store; exact on backends that
+    /// keep no indexes.
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// use keypath_store::{Index, IndexMode, Projection};
+    /// struct Ticket { board: u64, updated_at: i64 }
+    /// const BY_UPDATED: Index<Ticket> = Index::new("by_updated", |t: &Ticket| {
+    ///     Ok(Some(KeyPath::new().push("board", t.board)?.push("updated", t.updated_at)?))
+    /// })
+    /// .projecting(Projection::All)
+    /// .maintained_by_table();
+    /// assert_eq!(BY_UPDATED.mode, IndexMode::Table);
+    /// ```
+    pub const fn maintained_by_table(mut self) -> Self {
+        self.mode = IndexMode::Table;
+        self
+    }
+}
+
+/// Who keeps a secondary index.
+///
+/// - [`IndexMode::Exact`]: the store writes the index's entries in the same atomic batch as
+///   their item, so an index query sees exactly the items as they are (strongly consistent
+///   reads); a write that adds, moves or removes an index key is a transaction.
+/// - [`IndexMode::Table`]: on a backend that keeps indexes itself
+///   ([`Backend::maintained_indexes`](crate::backend::Backend::maintained_indexes): DynamoDB
+///   with the index's GSI, see `DynamoDbBackend::create_table_with`), the item record
+///   carries its index key and the table keeps the index: the store writes no entry, a
+///   write of one item is one `PutItem`/`DeleteItem`, and an index query is one `Query` on
+///   the GSI, eventually consistent (it may lag the last writes by a moment; asking it for
+///   [`Consistency::Strong`](crate::backend::Consistency::Strong) is an error). Order is the
+///   exact index's: the GSI's sort key is the exact entry's key. On backends that keep no
+///   indexes (in-memory, redb, SlateDB) the index is exact.
+///
+/// A store on DynamoDB must agree with its table: writing an item whose type declares a
+/// `Table` index the table has no GSI for, or an `Exact` index the table keeps as a GSI, is
+/// an error ([`StoreError::Config`](crate::StoreError::Config)).
+///
+/// ```
+/// assert_eq!(keypath_store::IndexMode::default(), keypath_store::IndexMode::Exact);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IndexMode {
+    /// Entries written with their item, in one atomic batch.
+    #[default]
+    Exact,
+    /// Kept by the table (a DynamoDB GSI), eventually consistent.
+    Table,
 }
 
 /// What an index entry holds besides its keys, as DynamoDB's secondary index projections.

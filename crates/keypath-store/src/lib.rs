@@ -82,7 +82,7 @@ pub use config::{IndexDecl, IndexSource, StoreConfig, CONFIG_FORMAT};
 pub use cursor::{Cursor, CursorError};
 pub use envelope::EnvelopeError;
 pub use error::{ForeignRecord, StoreError};
-pub use item::{Index, Item, Projection, RawItem, Versioned};
+pub use item::{Index, IndexMode, Item, Projection, RawItem, Versioned};
 pub use limits::Limits;
 pub use query::{Page, Query};
 pub use store::{PutMode, Store};

@@ -33,7 +33,8 @@ pub struct Query {
     pub(crate) direction: Direction,
     pub(crate) limit: Option<usize>,
     pub(crate) cursor: Option<Cursor>,
-    pub(crate) consistency: crate::backend::Consistency,
+    /// `None`: the index's own (strong, or eventual for an index the table keeps).
+    pub(crate) consistency: Option<crate::backend::Consistency>,
     /// Made from `group` and `constraints` when the query first lists items; a change to
     /// the constraints starts it afresh.
     list_plan: PlanCache,
@@ -198,7 +199,7 @@ impl Query {
             direction: Direction::Forward,
             limit: None,
             cursor: None,
-            consistency: crate::backend::Consistency::Strong,
+            consistency: None,
             list_plan: PlanCache::default(),
         }
     }
@@ -297,7 +298,9 @@ impl Query {
     }
 
     /// Reads at `consistency` ([`Consistency::Strong`](crate::backend::Consistency::Strong)
-    /// unless set: a list sees every write acknowledged before it). On DynamoDB
+    /// unless set: a list sees every write acknowledged before it; but an index the table
+    /// keeps ([`IndexMode::Table`](crate::IndexMode::Table), a DynamoDB GSI) is read
+    /// eventually unless set, and setting `Strong` for it is an error). On DynamoDB
     /// [`Consistency::Eventual`](crate::backend::Consistency::Eventual) costs half the read
     /// units and may miss the last second's writes; the embedded backends read their latest
     /// state either way. It is not part of the query a cursor belongs to.
@@ -307,7 +310,7 @@ impl Query {
     /// let q = Query::prefix(&"/u-1".parse().unwrap()).unwrap().consistency(Consistency::Eventual);
     /// ```
     pub fn consistency(mut self, consistency: crate::backend::Consistency) -> Self {
-        self.consistency = consistency;
+        self.consistency = Some(consistency);
         self
     }
 

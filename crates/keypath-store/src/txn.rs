@@ -136,6 +136,7 @@ impl<B: Backend> Transaction<'_, B> {
             raw: false,
             restore: None,
             projected: crate::store::write::projected_indexes::<T>(),
+            table_kept: crate::store::write::table_kept_indexes::<T>(),
         };
         self.buffer(path, Some(new))
     }

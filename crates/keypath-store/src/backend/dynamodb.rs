@@ -97,7 +97,7 @@ mod native;
 mod table;
 mod write;
 
-pub use attrs::{HDR, ITEM, PK, SHAPE, SK, TYPE, VAL, VER};
+pub use attrs::{gsi_name, gsi_pk, gsi_sk, GSI_PREFIX, HDR, ITEM, PK, SHAPE, SK, TYPE, VAL, VER};
 pub use table::OpenError;
 pub use write::{MAX_PARTITION_KEY, MAX_SORT_KEY, MAX_TRANSACT_BYTES, MAX_TRANSACT_ITEMS};
 
@@ -120,6 +120,10 @@ pub struct DynamoDbBackend {
     client: Client,
     table: Arc<str>,
     meter: Option<cost::CostMeter>,
+    /// The store indexes the table keeps as GSIs (see [`attrs::gsi_name`]).
+    kept: Arc<[String]>,
+    /// Those of `kept` whose GSI projects keys only.
+    keys_only: Arc<[String]>,
 }
 
 impl std::fmt::Debug for DynamoDbBackend {
@@ -328,6 +332,8 @@ impl DynamoDbBackend {
             client,
             table: Arc::from(table),
             meter: None,
+            kept: Arc::from([]),
+            keys_only: Arc::from([]),
         }
     }
 
@@ -343,6 +349,28 @@ impl DynamoDbBackend {
     /// ```
     pub fn metered(mut self, meter: &cost::CostMeter) -> Self {
         self.meter = Some(meter.clone());
+        self
+    }
+
+    /// This backend, keeping `indexes` (name and projection) as the table's GSIs, without
+    /// checking that the table has them ([`DynamoDbBackend::open`] finds them itself).
+    ///
+    /// ```no_run
+    /// # async fn demo() {
+    /// use keypath_store::backend::{dynamodb::{client, DynamoDbBackend}, Backend};
+    /// use keypath_store::Projection;
+    /// let backend = DynamoDbBackend::new_unchecked(client(None, None).await, "t")
+    ///     .keeping(&[("by_updated", Projection::All)]);
+    /// assert_eq!(backend.maintained_indexes(), Some(&["by_updated".to_owned()][..]));
+    /// # }
+    /// ```
+    pub fn keeping(mut self, indexes: &[(&str, crate::Projection)]) -> Self {
+        self.kept = indexes.iter().map(|(n, _)| (*n).to_owned()).collect();
+        self.keys_only = indexes
+            .iter()
+            .filter(|(_, p)| *p == crate::Projection::KeysOnly)
+            .map(|(n, _)| (*n).to_owned())
+            .collect();
         self
     }
 
@@ -569,11 +597,33 @@ impl Backend for DynamoDbBackend {
     }
 
     async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
-        self.scan_at(scan).await
+        self.scan_at(scan, None).await
     }
 
     async fn write(&self, writes: Vec<Write>) -> Result<(), BackendError> {
         self.write_batch(writes).await
+    }
+
+    fn maintained_indexes(&self) -> Option<&[String]> {
+        Some(&self.kept)
+    }
+
+    async fn scan_index(&self, index: &str, scan: Scan) -> Result<Vec<Entry>, BackendError> {
+        if !self.kept.iter().any(|k| k == index) {
+            return Err(BackendError::storage(format!(
+                "table {} keeps no index {index} (its keypath GSIs: {:?})",
+                self.table, self.kept
+            )));
+        }
+        if scan.consistency == super::Consistency::Strong {
+            return Err(BackendError::storage(format!(
+                "index {index} is the GSI {} of table {}: a GSI reads only eventually \
+                 consistent, a strongly consistent scan was asked for",
+                gsi_name(index),
+                self.table
+            )));
+        }
+        self.scan_at(scan, Some(index)).await
     }
 }
 
@@ -602,9 +652,15 @@ impl DynamoDbBackend {
         Ok(keys.iter().map(|k| found.get(k).cloned()).collect())
     }
 
-    /// [`Backend::scan`], at the scan's consistency.
-    async fn scan_at(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
+    /// [`Backend::scan`] (`gsi: None`) or [`Backend::scan_index`] of the index `gsi`, at
+    /// the scan's consistency.
+    async fn scan_at(&self, scan: Scan, gsi: Option<&str>) -> Result<Vec<Entry>, BackendError> {
         let consistent = scan.consistency == super::Consistency::Strong;
+        let (pk_name, sk_name) = match gsi {
+            Some(index) => (gsi_pk(index), gsi_sk(index)),
+            None => (PK.to_owned(), SK.to_owned()),
+        };
+        let (pk, sk) = (pk_name.as_str(), sk_name.as_str());
         let limit = scan.limit.unwrap_or(usize::MAX);
         if limit == 0 || scan.is_empty_range() || scan.group.is_empty() {
             return Ok(Vec::new());
@@ -621,7 +677,7 @@ impl DynamoDbBackend {
         let mut values = HashMap::from([(":g".to_owned(), attrs::bytes(&scan.group))]);
         let value = |b: &Vec<u8>| attrs::bytes(b);
         let (condition, slack) = match (&lo, &hi) {
-            (Bound::Unbounded, Bound::Unbounded) => (format!("{PK} = :g"), 0),
+            (Bound::Unbounded, Bound::Unbounded) => (format!("{pk} = :g"), 0),
             (Bound::Included(l) | Bound::Excluded(l), Bound::Unbounded) => {
                 values.insert(":lo".into(), value(l));
                 let op = if matches!(lo, Bound::Included(_)) {
@@ -629,7 +685,7 @@ impl DynamoDbBackend {
                 } else {
                     ">"
                 };
-                (format!("{PK} = :g AND {SK} {op} :lo"), 0)
+                (format!("{pk} = :g AND {sk} {op} :lo"), 0)
             }
             (Bound::Unbounded, Bound::Included(h) | Bound::Excluded(h)) => {
                 values.insert(":hi".into(), value(h));
@@ -638,7 +694,7 @@ impl DynamoDbBackend {
                 } else {
                     "<"
                 };
-                (format!("{PK} = :g AND {SK} {op} :hi"), 0)
+                (format!("{pk} = :g AND {sk} {op} :hi"), 0)
             }
             (Bound::Included(l) | Bound::Excluded(l), Bound::Included(h) | Bound::Excluded(h)) => {
                 if l > h {
@@ -650,7 +706,7 @@ impl DynamoDbBackend {
                 // may use up one place of a page's Limit.
                 let slack = usize::from(matches!(lo, Bound::Excluded(_)))
                     + usize::from(matches!(hi, Bound::Excluded(_)));
-                (format!("{PK} = :g AND {SK} BETWEEN :lo AND :hi"), slack)
+                (format!("{pk} = :g AND {sk} BETWEEN :lo AND :hi"), slack)
             }
         };
         let bounds = Scan {
@@ -666,6 +722,7 @@ impl DynamoDbBackend {
                 .client
                 .query()
                 .table_name(self.table.as_ref())
+                .set_index_name(gsi.map(gsi_name))
                 .key_condition_expression(&condition)
                 .set_expression_attribute_values(Some(values.clone()))
                 .scan_index_forward(scan.direction == Direction::Forward)
@@ -678,12 +735,19 @@ impl DynamoDbBackend {
             let page_bytes: usize = out.items().iter().map(attrs::item_size).sum();
             self.meter("Query", 0.0, cost::read_units(page_bytes, consistent));
             for item in out.items() {
-                let sort = attrs::sort_key(item)?;
+                let sort = match gsi {
+                    None => attrs::sort_key(item)?,
+                    Some(_) => match item.get(sk) {
+                        Some(AttributeValue::B(b)) => b.as_ref().to_vec(),
+                        _ => return Err(BackendError::storage(format!("GSI item without {sk}"))),
+                    },
+                };
                 if bounds.contains(&sort) {
-                    entries.push(Entry {
-                        sort,
-                        record: attrs::record(item)?,
-                    });
+                    let record = match gsi {
+                        None => attrs::record(item)?,
+                        Some(_) => attrs::gsi_entry_record(item)?,
+                    };
+                    entries.push(Entry { sort, record });
                     if entries.len() == limit {
                         return Ok(entries);
                     }

@@ -6,7 +6,7 @@ use std::ops::Bound;
 use keypath::KeyPath;
 
 use super::Store;
-use crate::backend::{Backend, Direction, Entry, Scan};
+use crate::backend::{Backend, Consistency, Direction, Entry, Scan};
 use crate::cursor::Cursor;
 use crate::envelope::{Field, Header};
 use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
@@ -268,12 +268,39 @@ impl<B: Backend> Store<B> {
         let plan = query.plan(true);
         let query_group = query.group.encode();
         let fingerprint = query.fingerprint(Some(index), &query_group, &plan);
-        let group = index_group(index, &query_group);
+        // An index the backend keeps is scanned by its own group, eventually consistent.
+        let kept = self
+            .backend
+            .maintained_indexes()
+            .is_some_and(|m| m.iter().any(|n| n == index));
+        let consistency = match (kept, query.consistency) {
+            (true, Some(Consistency::Strong)) => {
+                return Err(StoreError::InvalidQuery(format!(
+                    "index {index} is kept by the table (a DynamoDB GSI), which reads only \
+                     eventually consistent: expected Consistency::Eventual or none, found \
+                     Consistency::Strong"
+                )))
+            }
+            (true, _) => Consistency::Eventual,
+            (false, c) => c.unwrap_or_default(),
+        };
+        let group = match kept {
+            true => query_group.clone(),
+            false => index_group(index, &query_group),
+        };
         // Every entry is resolved: which ones still match their items shows only then.
         let plan_ref = &plan;
-        let resolve = |scan, needed| async move {
-            let entries = self.backend.scan(scan).await?;
-            let steps = self.resolve_index(index, query, plan_ref, entries).await?;
+        let resolve = |scan: Scan, needed| async move {
+            let entries = match kept {
+                true => {
+                    let scan = scan.consistency(consistency);
+                    self.backend.scan_index(index, scan).await?
+                }
+                false => self.backend.scan(scan).await?,
+            };
+            let steps = self
+                .resolve_index(index, query, plan_ref, entries, consistency)
+                .await?;
             Ok(Scanned::from_steps(steps, needed))
         };
         // An index item's position is its entry's sort key, kept beside it.
@@ -297,6 +324,7 @@ impl<B: Backend> Store<B> {
         query: &Query,
         plan: &Plan,
         entries: Vec<Entry>,
+        consistency: Consistency,
     ) -> Result<Vec<Step<(Vec<u8>, RawItem)>>, StoreError> {
         let mut wanted = Vec::new(); // (position in entries, base path)
         let mut keys = Vec::new(); // the base items' backend keys
@@ -357,7 +385,7 @@ impl<B: Backend> Store<B> {
         };
         let found = self
             .backend
-            .batch_get_map_with(keys, query.consistency, current)
+            .batch_get_map_with(keys, consistency, current)
             .await?;
         for ((i, key), got) in wanted.into_iter().zip(found) {
             let Some(Some((item_type, version, payload))) = got else {
@@ -440,7 +468,7 @@ impl<B: Backend> Store<B> {
                 end,
                 direction: query.direction,
                 limit: Some(batch),
-                consistency: query.consistency,
+                consistency: query.consistency.unwrap_or_default(),
             };
             let scanned = resolve(scan, limit - items.len()).await?;
             let exhausted = scanned.records < batch;

@@ -13,7 +13,7 @@ use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
 use crate::config::{StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
-use crate::item::{encode_item, encode_value, Item, Projection, Versioned};
+use crate::item::{encode_item, encode_value, IndexMode, Item, Projection, Versioned};
 use crate::layout::{
     config_key, counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name,
     ENTRY_FORMAT,
@@ -77,6 +77,8 @@ pub(crate) struct NewItem {
     pub restore: Option<u64>,
     /// The indexes whose entries hold a copy of the item ([`Projection::All`]).
     pub projected: Vec<&'static str>,
+    /// The indexes the item's type asks the table to keep ([`IndexMode::Table`]).
+    pub table_kept: Vec<&'static str>,
 }
 
 /// One item write of a commit: `new: None` deletes.
@@ -141,6 +143,8 @@ struct Commit {
     encoded: Vec<Encoded>,
     /// The groups written, each once.
     groups: Vec<Vec<u8>>,
+    /// The indexes the backend keeps itself: no entries are written or deleted for them.
+    maintained: Vec<String>,
 }
 
 /// The backend batch of commit `c` from the records read (each group's counter, then each
@@ -275,7 +279,10 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
                 }
                 Err(e) => return Err(e),
             };
-            for key in stale {
+            for (name, key) in stale {
+                if c.maintained.iter().any(|m| *m == name) {
+                    continue;
+                }
                 batch.push(Write::Delete {
                     key,
                     condition: Condition::None,
@@ -285,6 +292,9 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
         }
         for (i, key) in entries.iter().enumerate() {
             let new = w.new.as_ref().expect("only a put has new entries");
+            if c.maintained.contains(&new.indexes[i].0) {
+                continue; // the backend keeps it from the item's record
+            }
             let projected = new.projected.contains(&new.indexes[i].0.as_str());
             // A keys-only entry whose key the old item has already is left as it is; a
             // projected entry holds the item, so it is written with it.
@@ -405,7 +415,7 @@ fn stale_entries(
     old: &[u8],
     new: &[(String, KeyPath)],
     base: &KeyPath,
-) -> Result<(Vec<Key>, Vec<bool>), StoreError> {
+) -> Result<(Vec<(String, Key)>, Vec<bool>), StoreError> {
     let mut stale = Vec::new();
     let mut kept = vec![false; new.len()];
     let mut encoded = Vec::new();
@@ -419,7 +429,10 @@ fn stale_entries(
         });
         match same {
             Some(i) => kept[i] = true,
-            None => stale.push(entry_key(name, &decode_index_path(at, old_path)?, base)?),
+            None => stale.push((
+                name.to_owned(),
+                entry_key(name, &decode_index_path(at, old_path)?, base)?,
+            )),
         }
     }
     Ok((stale, kept))
@@ -443,6 +456,51 @@ pub(crate) fn projected_indexes<T: Item>() -> Vec<&'static str> {
         .filter(|i| i.projection == Projection::All)
         .map(|i| i.name)
         .collect()
+}
+
+/// The names of `T`'s indexes kept by the table ([`IndexMode::Table`]).
+pub(crate) fn table_kept_indexes<T: Item>() -> Vec<&'static str> {
+    T::INDEXES
+        .iter()
+        .filter(|i| i.mode == IndexMode::Table)
+        .map(|i| i.name)
+        .collect()
+}
+
+/// Checks that the item types of `writes` ask the backend to keep exactly the indexes it
+/// keeps (`maintained`, `None` for a backend that keeps none: then every index is exact).
+fn check_index_modes(
+    writes: &[ItemWrite],
+    maintained: Option<&[String]>,
+) -> Result<(), StoreError> {
+    let Some(maintained) = maintained else {
+        return Ok(());
+    };
+    for new in writes.iter().filter_map(|w| w.new.as_ref()) {
+        let Some(program) = new.program else {
+            continue;
+        };
+        for (name, _) in &new.indexes {
+            let asked = new.table_kept.contains(&name.as_str());
+            let kept = maintained.contains(name);
+            if asked != kept {
+                let (expected, found) = match asked {
+                    true => (
+                        "kept by the table (IndexMode::Table)",
+                        "no GSI for it in the table",
+                    ),
+                    false => ("exact (IndexMode::Exact)", "a GSI for it in the table"),
+                };
+                return Err(StoreError::Config(format!(
+                    "index {name} of item type {}: the type declares it {expected}, found {found} \
+                     (the table's keypath GSIs: {maintained:?}; create the table with the \
+                     index's GSI, or change the declaration)",
+                    program.item_type
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The backend key of an index entry.
@@ -565,6 +623,7 @@ impl<B: Backend> Store<B> {
             raw: program.is_none(),
             restore: None,
             projected: projected_indexes::<T>(),
+            table_kept: table_kept_indexes::<T>(),
         };
         self.put_encoded(&path, new, mode).await
     }
@@ -605,6 +664,7 @@ impl<B: Backend> Store<B> {
             raw: true,
             restore: None,
             projected: Vec::new(),
+            table_kept: Vec::new(),
         };
         self.put_encoded(path, new, mode).await
     }
@@ -734,6 +794,7 @@ impl<B: Backend> Store<B> {
                         raw: false,
                         restore: None,
                         projected: projected_indexes::<T>(),
+                        table_kept: table_kept_indexes::<T>(),
                     })
                 }
                 None => None,
@@ -881,6 +942,9 @@ impl<B: Backend> Store<B> {
                 declare.push(t);
             }
         }
+        let maintained = self.backend.maintained_indexes();
+        check_index_modes(&writes, maintained)?;
+        let maintained = maintained.map(<[String]>::to_vec).unwrap_or_default();
         let encoded = writes
             .iter()
             .map(|w| self.encode(w))
@@ -897,6 +961,7 @@ impl<B: Backend> Store<B> {
             checks,
             encoded,
             groups,
+            maintained,
         });
         for attempt in 0..MAX_ATTEMPTS {
             let mut keys: Vec<Key> = match commit.group_versions {

@@ -58,6 +58,85 @@ pub const ITEM: &str = "item";
 /// ```
 pub const SHAPE: &str = "shape";
 
+/// First characters of the name of every GSI the backend keeps for a store index, and of
+/// its key attributes: index `by_updated` is GSI `kp_by_updated` over the item attributes
+/// `kp_by_updated_pk` and `kp_by_updated_sk`.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::GSI_PREFIX, "kp_");
+/// ```
+pub const GSI_PREFIX: &str = "kp_";
+
+/// The name of the GSI that keeps index `index`: [`GSI_PREFIX`] and the index name.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::gsi_name("by_updated"), "kp_by_updated");
+/// ```
+pub fn gsi_name(index: &str) -> String {
+    format!("{GSI_PREFIX}{index}")
+}
+
+/// The item attribute holding index `index`'s GSI partition key (B): the encoding of the
+/// index key path's group (its first component).
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::gsi_pk("by_updated"), "kp_by_updated_pk");
+/// ```
+pub fn gsi_pk(index: &str) -> String {
+    format!("{GSI_PREFIX}{index}_pk")
+}
+
+/// The item attribute holding index `index`'s GSI sort key (B): the sort key the index's
+/// exact entry would have (the escaped encoding of the index path's rest, `00 00`, the
+/// encoding of the item's path; see [`layout`](crate::layout)), so the GSI orders items
+/// by index key, then by item path, as the exact index does.
+///
+/// ```
+/// assert_eq!(keypath_store::backend::dynamodb::gsi_sk("by_updated"), "kp_by_updated_sk");
+/// ```
+pub fn gsi_sk(index: &str) -> String {
+    format!("{GSI_PREFIX}{index}_sk")
+}
+
+/// The GSI key attributes of the kept indexes (`kept`) that the envelope `value` stored
+/// under `key` has index keys for: `(index, pk value, sk value)`. Values that are not
+/// envelopes, or items without keys of kept indexes, have none.
+pub(crate) fn gsi_keys(
+    key: &Key,
+    value: &[u8],
+    kept: &[String],
+) -> Result<Vec<(String, Vec<u8>, Vec<u8>)>, BackendError> {
+    if kept.is_empty() || key.group.first() == Some(&crate::layout::RESERVED_GROUP) {
+        return Ok(Vec::new());
+    }
+    let Ok(header) = Header::parse(value) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let mut base = None;
+    for (name, _, path) in header.indexes {
+        if !kept.iter().any(|k| k == name) {
+            continue;
+        }
+        let bad = |what: String| {
+            BackendError::storage(format!(
+                "index {name} of the item at {key:?} cannot be a GSI key: {what}"
+            ))
+        };
+        let path = keypath::KeyPath::decode(path).map_err(|e| bad(e.to_string()))?;
+        let (group, rest) = path.group_parts().map_err(|e| bad(e.to_string()))?;
+        if base.is_none() {
+            let group = keypath::KeyPath::decode(&key.group).map_err(|e| bad(e.to_string()))?;
+            let item = keypath::KeyPath::from_group_path(&group, &key.sort)
+                .map_err(|e| bad(e.to_string()))?;
+            base = Some(item);
+        }
+        let sort = crate::layout::entry_sort_key(&rest, base.as_ref().expect("set above"));
+        out.push((name.to_owned(), group.into_bytes(), sort));
+    }
+    Ok(out)
+}
+
 /// DynamoDB's item size limit.
 pub(crate) const MAX_ITEM_SIZE: usize = 400 * 1024;
 
@@ -74,13 +153,46 @@ pub(crate) fn key_attrs(key: &Key) -> HashMap<String, AttributeValue> {
 }
 
 /// The item stored for a record: native attributes when the value is an envelope whose
-/// payload has an exact native form and the item fits, the value bytes otherwise.
-pub(crate) fn record_item(key: &Key, record: &Record) -> HashMap<String, AttributeValue> {
+/// payload has an exact native form and the item fits, the value bytes otherwise; with the
+/// GSI key attributes of the kept indexes (`kept`) the item has keys of.
+pub(crate) fn record_item(
+    key: &Key,
+    record: &Record,
+    kept: &[String],
+) -> Result<HashMap<String, AttributeValue>, BackendError> {
     let mut item = key_attrs(key);
     item.insert(
         VER.to_owned(),
         AttributeValue::N(record.version.to_string()),
     );
+    for (index, pk, sk) in gsi_keys(key, &record.value, kept)? {
+        let limit = |what, limit, found| BackendError::LimitExceeded { what, limit, found };
+        if pk.len() > super::MAX_PARTITION_KEY {
+            let found = pk.len();
+            return Err(limit(
+                "DynamoDB GSI partition key bytes",
+                super::MAX_PARTITION_KEY,
+                found,
+            ));
+        }
+        if sk.len() > super::MAX_SORT_KEY {
+            let found = sk.len();
+            return Err(limit(
+                "DynamoDB GSI sort key bytes",
+                super::MAX_SORT_KEY,
+                found,
+            ));
+        }
+        item.insert(gsi_pk(&index), bytes(&pk));
+        item.insert(gsi_sk(&index), bytes(&sk));
+    }
+    Ok(record_item_with(item, record))
+}
+
+fn record_item_with(
+    mut item: HashMap<String, AttributeValue>,
+    record: &Record,
+) -> HashMap<String, AttributeValue> {
     if let Some(native) = native_attrs(&record.value) {
         let mut with_native = item.clone();
         with_native.extend(native);
@@ -163,12 +275,44 @@ pub(crate) fn record(item: &HashMap<String, AttributeValue>) -> Result<Record, B
     Ok(Record { value, version })
 }
 
+/// What an exact index entry would hold, from an item a GSI query returned: the item as a
+/// projected entry ([`ENTRY_PROJECTED`](crate::layout::ENTRY_PROJECTED)) at its version
+/// where the GSI projects it, [`ENTRY_FORMAT`](crate::layout::ENTRY_FORMAT) where it
+/// projects keys only (no `ver`).
+pub(crate) fn gsi_entry_record(
+    item: &HashMap<String, AttributeValue>,
+) -> Result<Record, BackendError> {
+    if !item.contains_key(VER) {
+        return Ok(Record {
+            value: vec![crate::layout::ENTRY_FORMAT],
+            version: 0,
+        });
+    }
+    let record = record(item)?;
+    let header = Header::parse(&record.value).map_err(|e| {
+        corrupt(format!(
+            "a GSI returned an item that is not an envelope: {e}"
+        ))
+    })?;
+    let item_type = header.item_type.as_bytes();
+    let payload = &record.value[header.payload_start..];
+    let mut value = Vec::with_capacity(2 + item_type.len() + payload.len());
+    value.push(crate::layout::ENTRY_PROJECTED);
+    value.push(item_type.len() as u8);
+    value.extend_from_slice(item_type);
+    value.extend_from_slice(payload);
+    Ok(Record {
+        value,
+        version: record.version,
+    })
+}
+
 /// An upper bound of DynamoDB's size of an item: attribute names plus values.
 pub(crate) fn item_size(item: &HashMap<String, AttributeValue>) -> usize {
     item.iter().map(|(k, v)| k.len() + value_size(v)).sum()
 }
 
-fn value_size(v: &AttributeValue) -> usize {
+pub(crate) fn value_size(v: &AttributeValue) -> usize {
     match v {
         AttributeValue::S(s) => s.len(),
         AttributeValue::B(b) => b.as_ref().len(),

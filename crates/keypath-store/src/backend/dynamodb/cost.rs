@@ -129,6 +129,19 @@ impl CostMeter {
             .fold(Cost::default(), |a, s| a + s.cost)
     }
 
+    /// Records units that no request of their own stands for (a GSI's writes).
+    pub(crate) fn record_units(&self, operation: &'static str, write_units: f64, read_units: f64) {
+        let cost = Cost {
+            requests: 0,
+            write_units,
+            read_units,
+        };
+        self.sent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Sent { operation, cost });
+    }
+
     pub(crate) fn record(&self, operation: &'static str, write_units: f64, read_units: f64) {
         let cost = Cost {
             requests: 1,

@@ -5,8 +5,8 @@ use std::time::Duration;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::create_table::CreateTableError;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-    TableDescription, TableStatus,
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType,
+    Projection, ProjectionType, ScalarAttributeType, TableDescription, TableStatus,
 };
 use aws_sdk_dynamodb::Client;
 
@@ -91,7 +91,43 @@ impl DynamoDbBackend {
     /// # Ok(()) }
     /// ```
     pub async fn create_table(client: Client, table: &str) -> Result<Self, OpenError> {
+        DynamoDbBackend::create_table_with(client, table, &[]).await
+    }
+
+    /// [`DynamoDbBackend::create_table`] with a GSI for each of `indexes` (a store index's
+    /// name and projection) to keep the store indexes declared
+    /// [`IndexMode::Table`](crate::IndexMode::Table): GSI [`gsi_name`](super::gsi_name)`(index)`
+    /// on the binary attributes [`gsi_pk`](super::gsi_pk) (HASH) and
+    /// [`gsi_sk`](super::gsi_sk) (RANGE), projecting all attributes or keys only. DynamoDB
+    /// allows 20 GSIs per table (see `docs/dynamodb-gsi.md` for what they cost).
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    /// use keypath_store::Projection;
+    /// let sdk = client(Some("http://127.0.0.1:8000"), None).await;
+    /// let backend =
+    ///     DynamoDbBackend::create_table_with(sdk, "keypath", &[("by_updated", Projection::All)]).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn create_table_with(
+        client: Client,
+        table: &str,
+        indexes: &[(&str, crate::Projection)],
+    ) -> Result<Self, OpenError> {
         check_name(table)?;
+        if let Some(bad) = indexes
+            .iter()
+            .find(|(n, _)| !crate::layout::is_valid_index_name(n))
+        {
+            return Err(OpenError::Schema {
+                table: table.to_owned(),
+                problems: vec![format!(
+                    "index name {:?}: expected 1 to 64 ASCII letters, digits or '_'",
+                    bad.0
+                )],
+            });
+        }
         let request = |source| OpenError::Request {
             table: table.to_owned(),
             source,
@@ -110,33 +146,55 @@ impl DynamoDbBackend {
                 .build()
                 .map_err(|e| request(BackendError::storage(e)))
         };
-        client
+        let mut create = client
             .create_table()
             .table_name(table)
             .attribute_definitions(attr(PK)?)
             .attribute_definitions(attr(SK)?)
             .key_schema(key(PK, KeyType::Hash)?)
             .key_schema(key(SK, KeyType::Range)?)
-            .billing_mode(BillingMode::PayPerRequest)
-            .send()
-            .await
-            .map_err(|e| match e {
-                SdkError::ServiceError(s)
-                    if matches!(s.err(), CreateTableError::ResourceInUseException(_)) =>
-                {
-                    OpenError::Exists {
-                        table: table.to_owned(),
-                    }
+            .billing_mode(BillingMode::PayPerRequest);
+        for (index, projection) in indexes {
+            let (pk, sk) = (super::gsi_pk(index), super::gsi_sk(index));
+            let projection = Projection::builder()
+                .projection_type(match projection {
+                    crate::Projection::All => ProjectionType::All,
+                    _ => ProjectionType::KeysOnly,
+                })
+                .build();
+            let gsi = GlobalSecondaryIndex::builder()
+                .index_name(super::gsi_name(index))
+                .key_schema(key(&pk, KeyType::Hash)?)
+                .key_schema(key(&sk, KeyType::Range)?)
+                .projection(projection)
+                .build()
+                .map_err(|e| request(BackendError::storage(e)))?;
+            create = create
+                .attribute_definitions(attr(&pk)?)
+                .attribute_definitions(attr(&sk)?)
+                .global_secondary_indexes(gsi);
+        }
+        create.send().await.map_err(|e| match e {
+            SdkError::ServiceError(s)
+                if matches!(s.err(), CreateTableError::ResourceInUseException(_)) =>
+            {
+                OpenError::Exists {
+                    table: table.to_owned(),
                 }
-                e => request(sdk_error("CreateTable", e)),
-            })?;
+            }
+            e => request(sdk_error("CreateTable", e)),
+        })?;
         let start = std::time::Instant::now();
         loop {
             let description = describe(&client, table).await?;
             let status = description.table_status().cloned();
-            if status == Some(TableStatus::Active) {
-                check_schema(table, &description)?;
-                return Ok(DynamoDbBackend::new_unchecked(client, table));
+            let gsis_active = description
+                .global_secondary_indexes()
+                .iter()
+                .all(|g| g.index_status() == Some(&IndexStatus::Active));
+            if status == Some(TableStatus::Active) && gsis_active {
+                let kept = check_schema(table, &description)?;
+                return Ok(DynamoDbBackend::new_unchecked(client, table).keeping(&kept_refs(&kept)));
             }
             if start.elapsed() > ACTIVE_TIMEOUT {
                 return Err(OpenError::NotActive {
@@ -160,9 +218,72 @@ impl DynamoDbBackend {
     pub async fn open(client: Client, table: &str) -> Result<Self, OpenError> {
         check_name(table)?;
         let description = describe(&client, table).await?;
-        check_schema(table, &description)?;
-        Ok(DynamoDbBackend::new_unchecked(client, table))
+        let kept = check_schema(table, &description)?;
+        Ok(DynamoDbBackend::new_unchecked(client, table).keeping(&kept_refs(&kept)))
     }
+}
+
+fn kept_refs(kept: &[(String, crate::Projection)]) -> Vec<(&str, crate::Projection)> {
+    kept.iter().map(|(n, p)| (n.as_str(), *p)).collect()
+}
+
+/// The store indexes the table keeps: its GSIs named [`GSI_PREFIX`](super::GSI_PREFIX) and
+/// an index name, with their projections; each must have the key schema
+/// [`DynamoDbBackend::create_table_with`] gives it (other GSIs are the application's and are
+/// left alone).
+fn kept_indexes(
+    d: &TableDescription,
+    problems: &mut Vec<String>,
+) -> Vec<(String, crate::Projection)> {
+    let mut kept = Vec::new();
+    for g in d.global_secondary_indexes() {
+        let Some(index) = g
+            .index_name()
+            .and_then(|n| n.strip_prefix(super::GSI_PREFIX))
+            .filter(|n| crate::layout::is_valid_index_name(n))
+        else {
+            continue;
+        };
+        let schema: Vec<(&str, &KeyType)> = g
+            .key_schema()
+            .iter()
+            .map(|k| (k.attribute_name(), k.key_type()))
+            .collect();
+        let (pk, sk) = (super::gsi_pk(index), super::gsi_sk(index));
+        let binary = |name: &str| {
+            d.attribute_definitions().iter().any(|a| {
+                a.attribute_name() == name && *a.attribute_type() == ScalarAttributeType::B
+            })
+        };
+        if schema
+            != [
+                (pk.as_str(), &KeyType::Hash),
+                (sk.as_str(), &KeyType::Range),
+            ]
+            || !binary(&pk)
+            || !binary(&sk)
+        {
+            problems.push(format!(
+                "GSI {} has key schema {schema:?}, expected {pk} (binary, HASH) and {sk} \
+                 (binary, RANGE)",
+                super::gsi_name(index)
+            ));
+            continue;
+        }
+        let projection = match g.projection().and_then(|p| p.projection_type()) {
+            Some(ProjectionType::All) => crate::Projection::All,
+            Some(ProjectionType::KeysOnly) => crate::Projection::KeysOnly,
+            other => {
+                problems.push(format!(
+                    "GSI {} projects {other:?}, expected ALL or KEYS_ONLY",
+                    super::gsi_name(index)
+                ));
+                continue;
+            }
+        };
+        kept.push((index.to_owned(), projection));
+    }
+    kept
 }
 
 /// DynamoDB's rule for table names, checked before a request (its own error is a
@@ -201,9 +322,13 @@ async fn describe(client: &Client, table: &str) -> Result<TableDescription, Open
     }
 }
 
-/// Every way the table's key schema differs from the backend's.
-fn check_schema(table: &str, d: &TableDescription) -> Result<(), OpenError> {
+/// Every way the table's key schema differs from the backend's; the indexes it keeps.
+fn check_schema(
+    table: &str,
+    d: &TableDescription,
+) -> Result<Vec<(String, crate::Projection)>, OpenError> {
     let mut problems = Vec::new();
+    let kept = kept_indexes(d, &mut problems);
     let type_of = |name: &str| {
         d.attribute_definitions()
             .iter()
@@ -227,7 +352,7 @@ fn check_schema(table: &str, d: &TableDescription) -> Result<(), OpenError> {
         }
     }
     if problems.is_empty() {
-        Ok(())
+        Ok(kept)
     } else {
         Err(OpenError::Schema {
             table: table.to_owned(),

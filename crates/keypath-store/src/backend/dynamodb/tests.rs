@@ -74,7 +74,9 @@ fn record_round_trip_native_and_bytes() {
             value: value.clone(),
             version: 9,
         },
-    );
+        &[],
+    )
+    .unwrap();
     assert!(item.contains_key(ITEM) && !item.contains_key(VAL));
     assert_eq!(record(&item).unwrap(), Record { value, version: 9 });
     for value in [vec![], vec![0, 3], b"not an envelope".to_vec()] {
@@ -84,7 +86,9 @@ fn record_round_trip_native_and_bytes() {
                 value: value.clone(),
                 version: 1,
             },
-        );
+            &[],
+        )
+        .unwrap();
         assert!(!item.contains_key(ITEM));
         assert_eq!(record(&item).unwrap().value, value);
     }
@@ -114,7 +118,9 @@ fn values_without_exact_native_form_fall_back() {
                 value: value.clone(),
                 version: 1,
             },
-        );
+            &[],
+        )
+        .unwrap();
         assert!(item.contains_key(VAL));
         assert_eq!(record(&item).unwrap().value, value);
     }

@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure,
+    AttributeValue, ConditionCheck, Delete, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
     TransactWriteItem,
 };
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
@@ -103,7 +103,7 @@ enum Kind {
     Check,
 }
 
-fn prepare(writes: Vec<Write>) -> Result<Vec<Prepared>, BackendError> {
+fn prepare(writes: Vec<Write>, kept: &[String]) -> Result<Vec<Prepared>, BackendError> {
     writes
         .into_iter()
         .map(|w| {
@@ -112,7 +112,7 @@ fn prepare(writes: Vec<Write>) -> Result<Vec<Prepared>, BackendError> {
             let key_size = w.key().group.len() + w.key().sort.len() + PK.len() + SK.len();
             let (key, kind) = match w {
                 Write::Put { key, record, .. } => {
-                    let item = record_item(&key, &record);
+                    let item = record_item(&key, &record, kept)?;
                     let size = item_size(&item);
                     if size > MAX_ITEM_SIZE {
                         return Err(BackendError::LimitExceeded {
@@ -155,7 +155,7 @@ impl DynamoDbBackend {
             return Err(BackendError::DuplicateKey { first, second });
         }
         // Checks without a condition check nothing: they need no request.
-        let prepared: Vec<(usize, Prepared)> = prepare(writes)?
+        let prepared: Vec<(usize, Prepared)> = prepare(writes, &self.kept)?
             .into_iter()
             .enumerate()
             .filter(|(_, p)| !(matches!(p.kind, Kind::Check) && p.condition.is_none()))
@@ -253,14 +253,20 @@ impl DynamoDbBackend {
                     .set_condition_expression(expr)
                     .set_expression_attribute_values(values)
                     .return_values_on_condition_check_failure(all_old)
+                    .set_return_values(self.metering_gsis().then_some(ReturnValue::AllOld))
                     .send()
                     .await;
-                single_outcome("PutItem", sent, |e| match e {
+                let old = sent.as_ref().ok().and_then(|o| o.attributes().cloned());
+                let outcome = single_outcome("PutItem", sent, |e| match e {
                     PutItemError::ConditionalCheckFailedException(c) => {
                         Some(condition_failed(c.item()))
                     }
                     _ => None,
-                })
+                });
+                if outcome.is_ok() {
+                    self.meter_gsi_writes(old.as_ref(), Some(item));
+                }
+                outcome
             }
             Kind::Delete => {
                 let sent = self
@@ -271,16 +277,84 @@ impl DynamoDbBackend {
                     .set_condition_expression(expr)
                     .set_expression_attribute_values(values)
                     .return_values_on_condition_check_failure(all_old)
+                    .set_return_values(self.metering_gsis().then_some(ReturnValue::AllOld))
                     .send()
                     .await;
-                single_outcome("DeleteItem", sent, |e| match e {
+                let old = sent.as_ref().ok().and_then(|o| o.attributes().cloned());
+                let outcome = single_outcome("DeleteItem", sent, |e| match e {
                     DeleteItemError::ConditionalCheckFailedException(c) => {
                         Some(condition_failed(c.item()))
                     }
                     _ => None,
-                })
+                });
+                if outcome.is_ok() {
+                    self.meter_gsi_writes(old.as_ref(), None);
+                }
+                outcome
             }
             Kind::Check => unreachable!("a lone check goes through transact"),
+        }
+    }
+
+    /// Whether single writes ask for the item they replace, to cost their GSI writes: only
+    /// when metered and the table keeps indexes (the old item is free to return, but not
+    /// to transfer).
+    fn metering_gsis(&self) -> bool {
+        self.meter.is_some() && !self.kept.is_empty()
+    }
+
+    /// Records the GSI writes a single write of `new` over `old` (`None`: absent) made, by
+    /// AWS's rules: per kept index, an item entering or leaving the GSI is one write of its
+    /// projected size, an item whose GSI key changes is two (a delete and a put), and one
+    /// whose key stays is one write of the larger projected size, none for a keys-only GSI
+    /// (no projected attribute changed).
+    fn meter_gsi_writes(
+        &self,
+        old: Option<&HashMap<String, AttributeValue>>,
+        new: Option<&HashMap<String, AttributeValue>>,
+    ) {
+        let Some(meter) = &self.meter else {
+            return;
+        };
+        let mut units = 0.0;
+        for index in self.kept.iter() {
+            let keys_only = self.keys_only.contains(index);
+            let (pk, sk) = (attrs::gsi_pk(index), attrs::gsi_sk(index));
+            let projected = |item: &HashMap<String, AttributeValue>| match keys_only {
+                true => [PK, SK, pk.as_str(), sk.as_str()]
+                    .iter()
+                    .filter_map(|a| item.get(*a).map(|v| (*a, v)))
+                    .map(|(a, v)| a.len() + attrs::value_size(v))
+                    .sum(),
+                false => item_size(item),
+            };
+            fn key_of<'a>(
+                item: Option<&'a HashMap<String, AttributeValue>>,
+                pk: &str,
+                sk: &str,
+            ) -> Option<(
+                &'a HashMap<String, AttributeValue>,
+                (&'a AttributeValue, &'a AttributeValue),
+            )> {
+                let i = item?;
+                Some((i, (i.get(pk)?, i.get(sk)?)))
+            }
+            units += match (key_of(old, &pk, &sk), key_of(new, &pk, &sk)) {
+                (None, None) => 0.0,
+                (None, Some((i, _))) | (Some((i, _)), None) => {
+                    super::cost::write_units(projected(i))
+                }
+                (Some((o, a)), Some((n, b))) if a == b => match keys_only {
+                    true => 0.0,
+                    false => super::cost::write_units(projected(o).max(projected(n))),
+                },
+                (Some((o, _)), Some((n, _))) => {
+                    super::cost::write_units(projected(o)) + super::cost::write_units(projected(n))
+                }
+            };
+        }
+        if units > 0.0 {
+            meter.record_units("GSI writes", units, 0.0);
         }
     }
 
