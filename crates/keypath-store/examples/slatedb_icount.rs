@@ -46,7 +46,9 @@ async fn run(op: &str, n: u64, store: &Store<SlateDbBackend>, raw: &Db) -> u64 {
             "get-store" => {
                 usize::from(black_box(store.get::<Post>(&target).await.unwrap()).is_some())
             }
-            "get-raw" => usize::from(!black_box(raw.get(&key).await.unwrap().unwrap().to_vec()).is_empty()),
+            "get-raw" => {
+                usize::from(!black_box(raw.get(&key).await.unwrap().unwrap().to_vec()).is_empty())
+            }
             "get-raw-decoded" => {
                 let got = raw.get(&key).await.unwrap().unwrap();
                 usize::from(black_box(decode_post(&key, &got)).id == 500)
