@@ -18,69 +18,13 @@
 mod support;
 
 use std::hint::black_box;
-use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use keypath::KeyPath;
-use keypath_store::backend::slatedb::{SlateDbBackend, SlateDbOptions};
-use keypath_store::{Item, Query, Store};
-use slatedb::config::Settings;
-use slatedb::object_store::local::LocalFileSystem;
-use slatedb::{Db, IsolationLevel};
+use keypath_store::Query;
 
-use support::{decode_post, key_and_post, post, raw_value, Post};
-
-/// Raw SlateDB with the backend's default settings.
-async fn raw_db(dir: &std::path::Path) -> Db {
-    std::fs::create_dir_all(dir).unwrap();
-    let defaults = SlateDbOptions::default();
-    let settings = Settings {
-        flush_interval: Some(defaults.get_flush_interval()),
-        object_store_max_retries: Some(defaults.get_object_store_retries()),
-        ..Settings::default()
-    };
-    // fsync on, as the backend has it on a local directory.
-    let objects = Arc::new(
-        LocalFileSystem::new_with_prefix(dir)
-            .unwrap()
-            .with_fsync(true),
-    );
-    Db::builder("", objects)
-        .with_settings(settings)
-        .build()
-        .await
-        .unwrap()
-}
-
-/// The raw equivalent of a store put with one index: item, index entry and counter in one
-/// transaction, acknowledged once durable.
-async fn raw_put(raw: &Db, p: &Post, counter: &[u8], n: u64) {
-    let key = p.key_path().unwrap().encode();
-    let index_key = [b"idx".as_slice(), &p.updated_at.to_be_bytes(), &key].concat();
-    let txn = raw.begin(IsolationLevel::Snapshot).unwrap();
-    txn.put(&key, raw_value(p)).unwrap();
-    txn.put(&index_key, &key).unwrap();
-    txn.put(counter, n.to_be_bytes()).unwrap();
-    let handle = txn.commit().await.unwrap().unwrap();
-    handle.await_durable().await.unwrap();
-}
-
-/// A 100-record raw scan from `start`, each record passed through `read` as (key, value).
-async fn raw_list<T>(raw: &Db, start: &[u8], read: impl Fn(&[u8], &[u8]) -> T) -> Vec<T> {
-    let mut iter = raw.scan(start.to_vec()..).await.unwrap();
-    let mut out = Vec::with_capacity(100);
-    while out.len() < 100 {
-        let Some(kv) = iter.next().await.unwrap() else {
-            break;
-        };
-        out.push(read(&kv.key, &kv.value));
-    }
-    out
-}
-
-fn copy_value(_: &[u8], v: &[u8]) -> Vec<u8> {
-    v.to_vec()
-}
+use support::slatedb::{fixture, raw_list, raw_put, raw_start};
+use support::{copy_value, decode_post, key_and_post, post, Post};
 
 fn benches(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -89,31 +33,7 @@ fn benches(c: &mut Criterion) {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (store, raw) = rt.block_on(async {
-        let at = dir.path().join("store");
-        let store = Store::new(SlateDbBackend::open(at.to_str().unwrap()).await.unwrap());
-        let raw = raw_db(&dir.path().join("raw")).await;
-        // 1000 posts of user 1 in both.
-        let mut txn = store.transaction();
-        for id in 0..1000 {
-            txn.put(&post(1, id)).unwrap();
-        }
-        txn.commit().await.unwrap();
-        let txn = raw.begin(IsolationLevel::Snapshot).unwrap();
-        for id in 0..1000 {
-            let p = post(1, id);
-            txn.put(p.key_path().unwrap().encode(), raw_value(&p))
-                .unwrap();
-        }
-        txn.commit()
-            .await
-            .unwrap()
-            .unwrap()
-            .await_durable()
-            .await
-            .unwrap();
-        (store, raw)
-    });
+    let (store, raw) = rt.block_on(fixture(dir.path()));
 
     let mut g = c.benchmark_group("slatedb_put");
     let mut n = 0u64;
@@ -163,7 +83,7 @@ fn benches(c: &mut Criterion) {
         b.to_async(&rt)
             .iter(|| async { black_box(store.list::<Post>(&q).await.unwrap().items.len()) })
     });
-    let start = KeyPath::new().push("user", 1u64).unwrap().encode();
+    let start = raw_start();
     g.bench_function("raw_slatedb", |b| {
         b.to_async(&rt)
             .iter(|| async { black_box(raw_list(&raw, &start, copy_value).await.len()) })

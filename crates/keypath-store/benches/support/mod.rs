@@ -182,3 +182,6 @@ pub fn fixture() -> Fixture {
         dir,
     }
 }
+
+#[cfg(feature = "slatedb")]
+pub mod slatedb;

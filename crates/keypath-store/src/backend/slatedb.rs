@@ -873,6 +873,10 @@ async fn exists(place: &Place) -> Result<bool, OpenError> {
     Ok(!listed.objects.is_empty() || !listed.common_prefixes.is_empty())
 }
 
+/// Most records a scan reads from SlateDB before folding them (see
+/// [`Backend::scan_fold`] here).
+const SCAN_BATCH: usize = 128;
+
 /// A SlateDB key range.
 struct KeyRange {
     start: Bound<Vec<u8>>,
@@ -971,15 +975,44 @@ impl Backend for SlateDbBackend {
             Direction::Reverse => IterationOrder::Descending,
         };
         let mut iter = self.iter(scan_range(&scan), order).await?;
+        // Records are read from SlateDB a batch at a time, then folded: the records are
+        // shared buffers (no copy), and the iterator's code and the fold's each run
+        // `SCAN_BATCH` times in a row instead of alternating per record, which kept
+        // evicting each other from the instruction cache (a list of 100 had 2.6 times the
+        // instruction cache misses of a raw scan, for 1.1 times the instructions).
+        let mut batch: Vec<slatedb::KeyValue> = Vec::with_capacity(limit.min(SCAN_BATCH));
         let mut taken = 0;
         while taken < limit {
-            let Some(kv) = iter.next().await.map_err(|e| self.engine(e))? else {
+            let want = (limit - taken).min(SCAN_BATCH);
+            let mut failed = None;
+            let mut done = false;
+            while batch.len() < want {
+                match iter.next().await {
+                    Ok(Some(kv)) => batch.push(kv),
+                    Ok(None) => {
+                        done = true;
+                        break;
+                    }
+                    Err(e) => {
+                        // The records before the failure are folded first, as one at a
+                        // time would have: a corrupt one among them is the error then.
+                        failed = Some(self.engine(e));
+                        break;
+                    }
+                }
+            }
+            taken += batch.len();
+            for kv in batch.drain(..) {
+                let (version, value) =
+                    decode_value(&kv.key, &kv.value).map_err(BackendError::storage)?;
+                fold(&mut acc, &kv.key[prefix_len..], version, value)?;
+            }
+            if let Some(e) = failed {
+                return Err(e.into());
+            }
+            if done {
                 break;
-            };
-            let (version, value) =
-                decode_value(&kv.key, &kv.value).map_err(BackendError::storage)?;
-            fold(&mut acc, &kv.key[prefix_len..], version, value)?;
-            taken += 1;
+            }
         }
         Ok(acc)
     }

@@ -129,3 +129,119 @@ async fn a_stored_value_too_short_is_an_error_naming_its_key() {
     let e = backend.scan(Scan::group(b"g".to_vec())).await.unwrap_err();
     assert!(e.to_string().contains("has 3 bytes"), "{e}");
 }
+
+/// Scans read SlateDB a batch at a time (`SCAN_BATCH`): every limit around a batch's size,
+/// both directions, with bounds, gives exactly the records of the range in order; a corrupt
+/// record is an error once a scan reaches it, and only then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scans_across_batches_keep_order_limits_and_errors() {
+    let backend = SlateDbBackend::open_in_memory().await.unwrap();
+    let n = 2 * SCAN_BATCH + 44;
+    let sort = |i: usize| u16::try_from(i).unwrap().to_be_bytes().to_vec();
+    let mut writes = Vec::new();
+    for group in [b"f".to_vec(), b"g".to_vec(), b"g\0".to_vec(), b"h".to_vec()] {
+        for i in 0..n {
+            writes.push(Write::Put {
+                key: Key::new(group.clone(), sort(i)),
+                record: Record {
+                    value: group.iter().copied().chain(sort(i)).collect(),
+                    version: i as u64 + 1,
+                },
+                condition: Condition::None,
+            });
+        }
+    }
+    backend.write(writes).await.unwrap();
+    let expect = |range: std::ops::Range<usize>, reverse: bool, limit: Option<usize>| {
+        let mut all: Vec<usize> = range.collect();
+        if reverse {
+            all.reverse();
+        }
+        all.truncate(limit.unwrap_or(usize::MAX));
+        all.into_iter()
+            .map(|i| Entry {
+                sort: sort(i),
+                record: Record {
+                    value: [b"g".to_vec(), sort(i)].concat(),
+                    version: i as u64 + 1,
+                },
+            })
+            .collect::<Vec<_>>()
+    };
+    let limits = [
+        None,
+        Some(1),
+        Some(SCAN_BATCH - 1),
+        Some(SCAN_BATCH),
+        Some(SCAN_BATCH + 1),
+        Some(2 * SCAN_BATCH),
+        Some(n),
+        Some(n + 1),
+    ];
+    for reverse in [false, true] {
+        for limit in limits {
+            let mut scan = Scan::group(b"g".to_vec());
+            scan.limit = limit;
+            if reverse {
+                scan = scan.reverse();
+            }
+            let got = backend.scan(scan.clone()).await.unwrap();
+            assert_eq!(
+                got,
+                expect(0..n, reverse, limit),
+                "reverse {reverse}, limit {limit:?}"
+            );
+            let bounded = scan
+                .start(Bound::Excluded(sort(3)))
+                .end(Bound::Included(sort(n - 5)));
+            let got = backend.scan(bounded).await.unwrap();
+            assert_eq!(
+                got,
+                expect(4..n - 4, reverse, limit),
+                "bounded, reverse {reverse}, limit {limit:?}"
+            );
+        }
+    }
+    // A fold that fails in the second batch stops there: no record after it is folded.
+    let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = seen.clone();
+    let failed = backend
+        .scan_fold(Scan::group(b"g".to_vec()), (), move |_, _, _, _| {
+            let now = counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            if now == SCAN_BATCH + 3 {
+                return Err(BackendError::storage("stop".to_string()));
+            }
+            Ok(())
+        })
+        .await;
+    assert_eq!(failed.unwrap_err().to_string(), "storage error: stop");
+    assert_eq!(
+        seen.load(std::sync::atomic::Ordering::SeqCst),
+        SCAN_BATCH + 3
+    );
+
+    // A record too short to hold a version, in the second batch of a forward scan.
+    let db = match &backend.inner.handle {
+        Handle::Writer(db) => db,
+        Handle::Reader(_) => unreachable!("opened for writing"),
+    };
+    let bad = SCAN_BATCH + 10;
+    db.put(encode_key(&Key::new(b"g".to_vec(), sort(bad))), [1, 2, 3])
+        .await
+        .unwrap()
+        .await_durable()
+        .await
+        .unwrap();
+    let mut scan = Scan::group(b"g".to_vec());
+    scan.limit = Some(bad);
+    assert_eq!(
+        backend.scan(scan.clone()).await.unwrap(),
+        expect(0..bad, false, None)
+    );
+    scan.limit = Some(bad + 1);
+    let e = backend.scan(scan).await.unwrap_err();
+    assert!(e.to_string().contains("has 3 bytes"), "{e}");
+    let reverse = Scan::group(b"g".to_vec()).reverse();
+    let e = backend.scan(reverse).await.unwrap_err();
+    assert!(e.to_string().contains("has 3 bytes"), "{e}");
+}
