@@ -280,7 +280,7 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
                 Err(e) => return Err(e),
             };
             for (name, key) in stale {
-                if c.maintained.iter().any(|m| *m == name) {
+                if c.maintained.contains(&name) {
                     continue;
                 }
                 batch.push(Write::Delete {
@@ -411,11 +411,15 @@ fn check_raw_write(
     Ok(())
 }
 
+/// The entries of an old item that a write removes, `(index name, entry key)`, and for each
+/// new index key whether the old item has it already.
+type Stale = (Vec<(String, Key)>, Vec<bool>);
+
 fn stale_entries(
     old: &[u8],
     new: &[(String, KeyPath)],
     base: &KeyPath,
-) -> Result<(Vec<(String, Key)>, Vec<bool>), StoreError> {
+) -> Result<Stale, StoreError> {
     let mut stale = Vec::new();
     let mut kept = vec![false; new.len()];
     let mut encoded = Vec::new();

@@ -98,6 +98,9 @@ pub fn gsi_sk(index: &str) -> String {
     format!("{GSI_PREFIX}{index}_sk")
 }
 
+/// One GSI's key attribute values for an item: `(index, pk value, sk value)`.
+pub(crate) type GsiKey = (String, Vec<u8>, Vec<u8>);
+
 /// The GSI key attributes of the kept indexes (`kept`) that the envelope `value` stored
 /// under `key` has index keys for: `(index, pk value, sk value)`. Values that are not
 /// envelopes, or items without keys of kept indexes, have none.
@@ -105,7 +108,7 @@ pub(crate) fn gsi_keys(
     key: &Key,
     value: &[u8],
     kept: &[String],
-) -> Result<Vec<(String, Vec<u8>, Vec<u8>)>, BackendError> {
+) -> Result<Vec<GsiKey>, BackendError> {
     if kept.is_empty() || key.group.first() == Some(&crate::layout::RESERVED_GROUP) {
         return Ok(Vec::new());
     }

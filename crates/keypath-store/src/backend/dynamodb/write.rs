@@ -328,14 +328,16 @@ impl DynamoDbBackend {
                     .sum(),
                 false => item_size(item),
             };
+            /// An item and its GSI key attribute values.
+            type Keyed<'a> = (
+                &'a HashMap<String, AttributeValue>,
+                (&'a AttributeValue, &'a AttributeValue),
+            );
             fn key_of<'a>(
                 item: Option<&'a HashMap<String, AttributeValue>>,
                 pk: &str,
                 sk: &str,
-            ) -> Option<(
-                &'a HashMap<String, AttributeValue>,
-                (&'a AttributeValue, &'a AttributeValue),
-            )> {
+            ) -> Option<Keyed<'a>> {
                 let i = item?;
                 Some((i, (i.get(pk)?, i.get(sk)?)))
             }
