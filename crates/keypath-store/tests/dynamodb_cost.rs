@@ -162,6 +162,31 @@ fn row(operation: &'static str, meter: &CostMeter, hand: Cost, bar: Option<f64>)
     }
 }
 
+/// The mean cost of putting `n` new items `make(i, updated_at)`, one request batch each, and
+/// the requests of the last put.
+async fn mean_new_put<T: Item>(
+    store: &Store<DynamoDbBackend>,
+    meter: &CostMeter,
+    n: u64,
+    make: impl Fn(u64, i64) -> T,
+) -> (Cost, String) {
+    meter.take();
+    let mut total = Cost::default();
+    let mut ops = Vec::new();
+    for i in 1..=n {
+        store.put(&make(i, 1_700_000_000 + i as i64)).await.unwrap();
+        let sent = meter.take();
+        ops = sent.iter().map(|s| s.operation).collect();
+        total = sent.into_iter().fold(total, |a, s| a + s.cost);
+    }
+    let mean = Cost {
+        requests: total.requests / n,
+        write_units: total.write_units / n as f64,
+        read_units: total.read_units / n as f64,
+    };
+    (mean, ops.join(" + "))
+}
+
 fn show(c: &Cost) -> String {
     format!("{} / {}", c.write_units, c.read_units)
 }
@@ -196,26 +221,11 @@ async fn cost_per_operation_against_a_hand_made_design() {
     };
     let mut rows = Vec::new();
     // Puts of new items, one at a time: the mean of n.
-    let mut total = Cost::default();
-    let mut ops = Vec::new();
-    for i in 1..=n {
-        store
-            .put(&ticket(i, 1_700_000_000 + i as i64))
-            .await
-            .unwrap();
-        let sent = meter.take();
-        ops = sent.iter().map(|s| s.operation).collect();
-        total = sent.into_iter().fold(total, |a, s| a + s.cost);
-    }
-    let mean = |c: Cost, k: u64| Cost {
-        requests: c.requests / k,
-        write_units: c.write_units / k as f64,
-        read_units: c.read_units / k as f64,
-    };
+    let (keypath, requests) = mean_new_put(&store, &meter, n, ticket).await;
     rows.push(Row {
         operation: "put, new item",
-        keypath: mean(total, n),
-        requests: ops.join(" + "),
+        keypath,
+        requests,
         hand: hand.write(1.0),
         bar: Some(2.2),
     });
@@ -320,22 +330,11 @@ async fn cost_per_operation_against_a_hand_made_design() {
         .delete(&board8(1_000_000, 1).key_path().unwrap())
         .await
         .unwrap();
-    meter.take();
-    let mut total = Cost::default();
-    let mut ops = Vec::new();
-    for i in 1..=n {
-        store
-            .put(&board8(i, 1_700_000_000 + i as i64))
-            .await
-            .unwrap();
-        let sent = meter.take();
-        ops = sent.iter().map(|s| s.operation).collect();
-        total = sent.into_iter().fold(total, |a, s| a + s.cost);
-    }
+    let (keypath, requests) = mean_new_put(&store, &meter, n, board8).await;
     rows.push(Row {
         operation: "put, new item (entries project the item)",
-        keypath: mean(total, n),
-        requests: ops.join(" + "),
+        keypath,
+        requests,
         hand: hand.write(1.0),
         bar: Some(2.2),
     });
@@ -396,22 +395,11 @@ async fn cost_per_operation_against_a_hand_made_design() {
         .delete(&board9(1_000_000, 1).key_path().unwrap())
         .await
         .unwrap();
-    meter.take();
-    let mut total = Cost::default();
-    let mut ops = Vec::new();
-    for i in 1..=n {
-        store
-            .put(&board9(i, 1_700_000_000 + i as i64))
-            .await
-            .unwrap();
-        let sent = meter.take();
-        ops = sent.iter().map(|s| s.operation).collect();
-        total = sent.into_iter().fold(total, |a, s| a + s.cost);
-    }
+    let (keypath, requests) = mean_new_put(&store, &meter, n, board9).await;
     rows.push(Row {
         operation: "put, new item (GSI mode)",
-        keypath: mean(total, n),
-        requests: ops.join(" + "),
+        keypath,
+        requests,
         hand: hand.write(1.0),
         bar: Some(1.2),
     });
