@@ -148,6 +148,11 @@ def bad_inputs(rng: random.Random, texts: List[str], encodings: List[bytes]) -> 
     bad_hex: List[str] = []
     fixed_b = [b"", b"\x01", b"a\x01\x2d\x00\x08\x09", b"a\x01\x09", b"\x00\x00"]
     for data in fixed_b + [mutate_bytes(rng, rng.choice(encodings), encodings) for _ in range(3000)]:
+        # `keypath decode` names keys of the store's own records (the reserved group 00 and a
+        # tag: 01 counter, 02 index, 03 configuration, ff application) instead of failing on
+        # them: not key paths, but not bad input for it either.
+        if data[:1] == b"\x00" and data[1:2] in (b"\x01", b"\x02", b"\x03", b"\xff"):
+            continue
         try:
             KeyPath.decode(data)
         except KeyPathError as e:
