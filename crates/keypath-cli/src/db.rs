@@ -98,6 +98,12 @@ pub(crate) enum DbCommand {
         /// An index, as for `init`.
         #[arg(long = "index", value_name = "DEFINITION")]
         indexes: Vec<String>,
+        /// Keep index NAME as a DynamoDB GSI instead of exact entries (cheaper writes,
+        /// eventually consistent queries; see docs/dynamodb-gsi.md): NAME projects the whole
+        /// item, NAME:keys its keys only. NAME is an --index name or an index a program
+        /// declares with `maintained_by_table()`.
+        #[arg(long = "gsi", value_name = "NAME[:keys]")]
+        gsis: Vec<String>,
         /// Keep a version counter per item group, as for `init`.
         #[arg(long)]
         group_versions: bool,
@@ -1213,7 +1219,8 @@ impl<B: DbBackend> Db<B> {
             // comparison (it then expects none).
             Some(self.index_entries(path, &value).unwrap_or_default())
         };
-        match keypath_store::check::check_store(&records, expected) {
+        let kept = backend.maintained_indexes().unwrap_or_default();
+        match keypath_store::check::check_store(&records, kept, expected) {
             Ok(census) => {
                 writeln!(
                     out,

@@ -10,7 +10,7 @@ use std::io::Write;
 use keypath_store::backend::dynamodb::{client_with_timeout, DynamoDbBackend, OpenError};
 use keypath_store::backend::{Backend, BackendError};
 use keypath_store::layout::config_key;
-use keypath_store::{Store, StoreConfig};
+use keypath_store::{Projection, Store, StoreConfig};
 use serde_json::json;
 
 use crate::db::{bad, parse_index_defs, precheck, store_failure, Config, Db, DbBackend, DbCommand};
@@ -70,6 +70,35 @@ fn parse_indexes(texts: &[String]) -> Result<Vec<crate::db::IndexDef>, Failure> 
     Ok(defs)
 }
 
+/// Parses the `--gsi NAME[:keys]` arguments of `create-table`: each index once.
+fn parse_gsis(texts: &[String]) -> Result<Vec<(&str, Projection)>, Failure> {
+    let mut out: Vec<(&str, Projection)> = Vec::with_capacity(texts.len());
+    for text in texts {
+        let (name, projection) = match text.split_once(':') {
+            None => (text.as_str(), Projection::All),
+            Some((name, "keys")) => (name, Projection::KeysOnly),
+            Some((_, other)) => {
+                return Err(bad(format!(
+                    "--gsi {text:?}: expected NAME (the GSI projects the item) or NAME:keys \
+                     (keys only), found the projection {other:?}"
+                )))
+            }
+        };
+        let valid = (1..=64).contains(&name.len())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !valid {
+            return Err(bad(format!(
+                "--gsi {text:?}: NAME must be 1 to 64 ASCII letters, digits or '_'"
+            )));
+        }
+        if out.iter().any(|(n, _)| *n == name) {
+            return Err(bad(format!("--gsi {text:?}: index {name} is given twice")));
+        }
+        out.push((name, projection));
+    }
+    Ok(out)
+}
+
 pub(crate) async fn run(
     table: &str,
     endpoint_url: Option<&str>,
@@ -91,10 +120,12 @@ pub(crate) async fn run(
     match command {
         DbCommand::CreateTable {
             indexes,
+            gsis,
             group_versions,
         } => {
             let indexes = parse_indexes(&indexes)?;
-            let backend = DynamoDbBackend::create_table(sdk, table)
+            let gsis = parse_gsis(&gsis)?;
+            let backend = DynamoDbBackend::create_table_with(sdk, table, &gsis)
                 .await
                 .map_err(open_failure)?;
             let config = Config::new(indexes).with_group_versions(group_versions);

@@ -173,16 +173,33 @@ pub(crate) fn entry_sort_key(rest: &KeyPath, base: &KeyPath) -> Vec<u8> {
 /// says what is wrong otherwise.
 pub(crate) fn split_entry(sort: &[u8], value: &[u8]) -> Result<(KeyPath, KeyPath), String> {
     entry_item(value)?;
+    let (rest, base) = split_sort(sort)?;
+    let rest = KeyPath::decode(&rest).map_err(|e| format!("index path: {e}"))?;
+    let base = KeyPath::decode(base).map_err(|e| format!("item path: {e}"))?;
+    Ok((rest, base))
+}
+
+/// The rest of the index path an index entry's sort key starts with (the key path after
+/// its group); says what is wrong otherwise.
+#[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
+pub(crate) fn entry_rest(sort: &[u8]) -> Result<KeyPath, String> {
+    let (rest, _) = split_sort(sort)?;
+    KeyPath::decode(&rest).map_err(|e| format!("index path: {e}"))
+}
+
+/// An index entry's sort key as the unescaped encoding of the rest and the bytes after
+/// [`REST_END`].
+fn split_sort(sort: &[u8]) -> Result<(Vec<u8>, &[u8]), String> {
     let mut rest = Vec::with_capacity(sort.len());
     let mut at = 0;
-    let base = loop {
+    loop {
         match sort[at..] {
             [] => return Err("no end of the index path (00 00)".to_owned()),
             [0x00, ESCAPED_ZERO, ..] => {
                 rest.push(0x00);
                 at += 2;
             }
-            [0x00, 0x00, ..] => break &sort[at + REST_END.len()..],
+            [0x00, 0x00, ..] => return Ok((rest, &sort[at + REST_END.len()..])),
             [0x00, ..] => {
                 return Err(format!(
                     "byte 00 at {at} of the sort key is neither the end of the index path \
@@ -194,10 +211,7 @@ pub(crate) fn split_entry(sort: &[u8], value: &[u8]) -> Result<(KeyPath, KeyPath
                 at += 1;
             }
         }
-    };
-    let rest = KeyPath::decode(&rest).map_err(|e| format!("index path: {e}"))?;
-    let base = KeyPath::decode(base).map_err(|e| format!("item path: {e}"))?;
-    Ok((rest, base))
+    }
 }
 
 #[cfg(test)]

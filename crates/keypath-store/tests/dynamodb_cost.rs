@@ -442,12 +442,7 @@ async fn cost_per_operation_against_a_hand_made_design() {
         .send()
         .await
         .unwrap();
-    for item in raw
-        .items()
-        .iter()
-        .filter(|i| i.contains_key("kp_by_updated_gsi_pk"))
-        .take(1)
-    {
+    for item in raw.items().iter().filter(|i| i.contains_key("gp1")).take(1) {
         let mut attrs: Vec<(usize, &String)> = item
             .iter()
             .map(|(k, v)| (item_size(&HashMap::from([(k.clone(), v.clone())])), k))
@@ -466,11 +461,9 @@ async fn cost_per_operation_against_a_hand_made_design() {
         "index query, 100 entries (GSI mode, eventually consistent)",
         &meter,
         hand.read(100, false),
-        // The bar is 1.5x and is not met: each GSI-mode item carries its two GSI
-        // key attributes (the index key and the item's path, with their names) beside its
-        // own keys and version, 334 B against the hand-made item's 197 B, so a Query of 100
-        // reads 1.8x the bytes. Printed, not asserted, until the GSI attributes shrink.
-        None,
+        // Each GSI-mode item carries its two GSI key attributes (short names; the index
+        // key path is not repeated in the stored header) beside its own keys and version.
+        Some(1.5),
     ));
     store.delete(&k.key_path().unwrap()).await.unwrap();
     rows.push(row("delete (GSI mode)", &meter, hand.write(1.0), Some(1.2)));

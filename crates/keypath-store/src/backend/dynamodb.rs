@@ -97,7 +97,9 @@ mod native;
 mod table;
 mod write;
 
-pub use attrs::{gsi_name, gsi_pk, gsi_sk, GSI_PREFIX, HDR, ITEM, PK, SHAPE, SK, TYPE, VAL, VER};
+pub use attrs::{
+    gsi_key_attributes, gsi_name, GSI_PREFIX, HDR, ITEM, PK, SHAPE, SK, TYPE, VAL, VER,
+};
 pub use table::OpenError;
 pub use write::{MAX_PARTITION_KEY, MAX_SORT_KEY, MAX_TRANSACT_BYTES, MAX_TRANSACT_ITEMS};
 
@@ -121,9 +123,9 @@ pub struct DynamoDbBackend {
     table: Arc<str>,
     meter: Option<cost::CostMeter>,
     /// The store indexes the table keeps as GSIs (see [`attrs::gsi_name`]).
-    kept: Arc<[String]>,
-    /// Those of `kept` whose GSI projects keys only.
-    keys_only: Arc<[String]>,
+    kept: Arc<[attrs::KeptIndex]>,
+    /// Their names.
+    kept_names: Arc<[String]>,
 }
 
 impl std::fmt::Debug for DynamoDbBackend {
@@ -333,7 +335,7 @@ impl DynamoDbBackend {
             table: Arc::from(table),
             meter: None,
             kept: Arc::from([]),
-            keys_only: Arc::from([]),
+            kept_names: Arc::from([]),
         }
     }
 
@@ -353,7 +355,10 @@ impl DynamoDbBackend {
     }
 
     /// This backend, keeping `indexes` (name and projection) as the table's GSIs, without
-    /// checking that the table has them ([`DynamoDbBackend::open`] finds them itself).
+    /// checking that the table has them ([`DynamoDbBackend::open`] finds them itself, with
+    /// the key attributes their key schemas name): the `n`-th index's GSI keys are the
+    /// attributes [`gsi_key_attributes`]`(n)`, as
+    /// [`DynamoDbBackend::create_table_with`] creates them.
     ///
     /// ```no_run
     /// # async fn demo() {
@@ -364,13 +369,27 @@ impl DynamoDbBackend {
     /// assert_eq!(backend.maintained_indexes(), Some(&["by_updated".to_owned()][..]));
     /// # }
     /// ```
-    pub fn keeping(mut self, indexes: &[(&str, crate::Projection)]) -> Self {
-        self.kept = indexes.iter().map(|(n, _)| (*n).to_owned()).collect();
-        self.keys_only = indexes
+    pub fn keeping(self, indexes: &[(&str, crate::Projection)]) -> Self {
+        let kept = indexes
             .iter()
-            .filter(|(_, p)| *p == crate::Projection::KeysOnly)
-            .map(|(n, _)| (*n).to_owned())
+            .enumerate()
+            .map(|(i, (name, projection))| {
+                let (pk, sk) = gsi_key_attributes(i + 1);
+                attrs::KeptIndex {
+                    name: (*name).to_owned(),
+                    pk,
+                    sk,
+                    keys_only: *projection == crate::Projection::KeysOnly,
+                }
+            })
             .collect();
+        self.keeping_found(kept)
+    }
+
+    /// This backend, keeping the GSIs `kept` (as found in the table's description).
+    fn keeping_found(mut self, kept: Vec<attrs::KeptIndex>) -> Self {
+        self.kept_names = kept.iter().map(|k| k.name.clone()).collect();
+        self.kept = Arc::from(kept);
         self
     }
 
@@ -490,7 +509,11 @@ impl DynamoDbBackend {
                     .unprocessed_keys()
                     .and_then(|u| u.get(self.table.as_ref()))
                     .map_or(0, |u| u.keys().len());
-                let found: Vec<usize> = items.into_iter().flatten().map(attrs::item_size).collect();
+                let found: Vec<usize> = items
+                    .into_iter()
+                    .flatten()
+                    .map(attrs::billed_size)
+                    .collect();
                 let absent = (asked - unprocessed).saturating_sub(found.len());
                 let units = found
                     .iter()
@@ -506,7 +529,7 @@ impl DynamoDbBackend {
                 };
                 found.insert(
                     Key::new(group, attrs::sort_key(item)?),
-                    attrs::record(item)?,
+                    attrs::record(item, &self.kept)?,
                 );
             }
             if let Some(rest) = out
@@ -572,9 +595,9 @@ impl Backend for DynamoDbBackend {
             .send()
             .await
             .map_err(|e| sdk_error("GetItem", e))?;
-        let size = out.item().map_or(0, attrs::item_size);
+        let size = out.item().map_or(0, attrs::billed_size);
         self.meter("GetItem", 0.0, cost::read_units(size, true));
-        out.item().map(attrs::record).transpose()
+        out.item().map(|i| attrs::record(i, &self.kept)).transpose()
     }
 
     async fn batch_get(&self, keys: Vec<Key>) -> Result<Vec<Option<Record>>, BackendError> {
@@ -605,14 +628,14 @@ impl Backend for DynamoDbBackend {
     }
 
     fn maintained_indexes(&self) -> Option<&[String]> {
-        Some(&self.kept)
+        Some(&self.kept_names)
     }
 
     async fn scan_index(&self, index: &str, scan: Scan) -> Result<Vec<Entry>, BackendError> {
-        if !self.kept.iter().any(|k| k == index) {
+        if !self.kept.iter().any(|k| k.name == index) {
             return Err(BackendError::storage(format!(
                 "table {} keeps no index {index} (its keypath GSIs: {:?})",
-                self.table, self.kept
+                self.table, self.kept_names
             )));
         }
         if scan.consistency == super::Consistency::Strong {
@@ -657,7 +680,15 @@ impl DynamoDbBackend {
     async fn scan_at(&self, scan: Scan, gsi: Option<&str>) -> Result<Vec<Entry>, BackendError> {
         let consistent = scan.consistency == super::Consistency::Strong;
         let (pk_name, sk_name) = match gsi {
-            Some(index) => (gsi_pk(index), gsi_sk(index)),
+            Some(index) => match self.kept.iter().find(|k| k.name == index) {
+                Some(k) => (k.pk.clone(), k.sk.clone()),
+                None => {
+                    return Err(BackendError::storage(format!(
+                        "table {} keeps no index {index}",
+                        self.table
+                    )))
+                }
+            },
             None => (PK.to_owned(), SK.to_owned()),
         };
         let (pk, sk) = (pk_name.as_str(), sk_name.as_str());
@@ -732,7 +763,7 @@ impl DynamoDbBackend {
                 .send()
                 .await
                 .map_err(|e| sdk_error("Query", e))?;
-            let page_bytes: usize = out.items().iter().map(attrs::item_size).sum();
+            let page_bytes: usize = out.items().iter().map(attrs::billed_size).sum();
             self.meter("Query", 0.0, cost::read_units(page_bytes, consistent));
             for item in out.items() {
                 let sort = match gsi {
@@ -744,8 +775,8 @@ impl DynamoDbBackend {
                 };
                 if bounds.contains(&sort) {
                     let record = match gsi {
-                        None => attrs::record(item)?,
-                        Some(_) => attrs::gsi_entry_record(item)?,
+                        None => attrs::record(item, &self.kept)?,
+                        Some(_) => attrs::gsi_entry_record(item, &self.kept)?,
                     };
                     entries.push(Entry { sort, record });
                     if entries.len() == limit {

@@ -58,9 +58,8 @@ pub const ITEM: &str = "item";
 /// ```
 pub const SHAPE: &str = "shape";
 
-/// First characters of the name of every GSI the backend keeps for a store index, and of
-/// its key attributes: index `by_updated` is GSI `kp_by_updated` over the item attributes
-/// `kp_by_updated_pk` and `kp_by_updated_sk`.
+/// First characters of the name of every GSI the backend keeps for a store index: index
+/// `by_updated` is GSI `kp_by_updated`.
 ///
 /// ```
 /// assert_eq!(keypath_store::backend::dynamodb::GSI_PREFIX, "kp_");
@@ -76,39 +75,43 @@ pub fn gsi_name(index: &str) -> String {
     format!("{GSI_PREFIX}{index}")
 }
 
-/// The item attribute holding index `index`'s GSI partition key (B): the encoding of the
-/// index key path's group (its first component).
+/// The item attributes holding the keys of the `n`-th GSI (from 1) that
+/// [`DynamoDbBackend::create_table_with`](super::DynamoDbBackend::create_table_with)
+/// creates: `gpN` (HASH, binary: the index key path's group, encoded as the store's group
+/// keys are) and `gsN` (RANGE, binary: the sort key the index's exact entry would have, see
+/// [`layout`](crate::layout)). Names are short because DynamoDB bills every attribute
+/// name in every item it stores and returns; which attributes a GSI uses is read from the
+/// table's own key schema (`DescribeTable`) when it is opened.
 ///
 /// ```
-/// assert_eq!(keypath_store::backend::dynamodb::gsi_pk("by_updated"), "kp_by_updated_pk");
+/// let (pk, sk) = keypath_store::backend::dynamodb::gsi_key_attributes(1);
+/// assert_eq!((pk.as_str(), sk.as_str()), ("gp1", "gs1"));
 /// ```
-pub fn gsi_pk(index: &str) -> String {
-    format!("{GSI_PREFIX}{index}_pk")
+pub fn gsi_key_attributes(n: usize) -> (String, String) {
+    (format!("gp{n}"), format!("gs{n}"))
 }
 
-/// The item attribute holding index `index`'s GSI sort key (B): the sort key the index's
-/// exact entry would have (the escaped encoding of the index path's rest, `00 00`, the
-/// encoding of the item's path; see [`layout`](crate::layout)), so the GSI orders items
-/// by index key, then by item path, as the exact index does.
-///
-/// ```
-/// assert_eq!(keypath_store::backend::dynamodb::gsi_sk("by_updated"), "kp_by_updated_sk");
-/// ```
-pub fn gsi_sk(index: &str) -> String {
-    format!("{GSI_PREFIX}{index}_sk")
+/// A store index the table keeps as a GSI: the index name, the item attributes of the
+/// GSI's keys, and whether the GSI projects keys only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct KeptIndex {
+    pub name: String,
+    pub pk: String,
+    pub sk: String,
+    pub keys_only: bool,
 }
 
-/// One GSI's key attribute values for an item: `(index, pk value, sk value)`.
-pub(crate) type GsiKey = (String, Vec<u8>, Vec<u8>);
+/// One GSI's key attribute values for an item: `(kept index, pk value, sk value)`.
+pub(crate) type GsiKey<'k> = (&'k KeptIndex, Vec<u8>, Vec<u8>);
 
 /// The GSI key attributes of the kept indexes (`kept`) that the envelope `value` stored
-/// under `key` has index keys for: `(index, pk value, sk value)`. Values that are not
-/// envelopes, or items without keys of kept indexes, have none.
-pub(crate) fn gsi_keys(
+/// under `key` has index keys for. Values that are not envelopes, or items without keys of
+/// kept indexes, have none.
+pub(crate) fn gsi_keys<'k>(
     key: &Key,
     value: &[u8],
-    kept: &[String],
-) -> Result<Vec<GsiKey>, BackendError> {
+    kept: &'k [KeptIndex],
+) -> Result<Vec<GsiKey<'k>>, BackendError> {
     if kept.is_empty() || key.group.first() == Some(&crate::layout::RESERVED_GROUP) {
         return Ok(Vec::new());
     }
@@ -118,9 +121,9 @@ pub(crate) fn gsi_keys(
     let mut out = Vec::new();
     let mut base = None;
     for (name, _, path) in header.indexes {
-        if !kept.iter().any(|k| k == name) {
+        let Some(index) = kept.iter().find(|k| k.name == name) else {
             continue;
-        }
+        };
         let bad = |what: String| {
             BackendError::storage(format!(
                 "index {name} of the item at {key:?} cannot be a GSI key: {what}"
@@ -135,8 +138,84 @@ pub(crate) fn gsi_keys(
             base = Some(item);
         }
         let sort = crate::layout::entry_sort_key(&rest, base.as_ref().expect("set above"));
-        out.push((name.to_owned(), group.into_bytes(), sort));
+        out.push((index, group.into_bytes(), sort));
     }
+    Ok(out)
+}
+
+/// `value` with the key paths of the indexes in `elided` left out of its envelope header
+/// (their length written as 0): the item's GSI key attributes hold them already, and
+/// [`restore_elided`] puts them back when the item is read. A value that is not an envelope
+/// is returned as it is.
+fn elide_paths(value: &[u8], elided: &[&str]) -> Vec<u8> {
+    let Ok(header) = Header::parse(value) else {
+        return value.to_vec();
+    };
+    let mut out = Vec::with_capacity(value.len());
+    let mut copied = 0;
+    for (name, at, path) in &header.indexes {
+        if elided.contains(name) && !path.is_empty() {
+            // The u16 length sits right before the path.
+            out.extend_from_slice(&value[copied..at - 2]);
+            out.extend_from_slice(&[0, 0]);
+            copied = at + path.len();
+        }
+    }
+    out.extend_from_slice(&value[copied..]);
+    out
+}
+
+/// The value `value` (read from `item`) with the index key paths [`elide_paths`] left out
+/// rebuilt from the item's GSI key attributes: the group from the GSI partition key, the
+/// rest from the GSI sort key (before its `00 00`).
+fn restore_elided(
+    item: &HashMap<String, AttributeValue>,
+    value: Vec<u8>,
+    kept: &[KeptIndex],
+) -> Result<Vec<u8>, BackendError> {
+    let Ok(header) = Header::parse(&value) else {
+        return Ok(value);
+    };
+    if header.indexes.iter().all(|(_, _, path)| !path.is_empty()) {
+        return Ok(value);
+    }
+    let mut out = Vec::with_capacity(value.len() + 64);
+    let mut copied = 0;
+    for (name, at, path) in &header.indexes {
+        if !path.is_empty() {
+            continue;
+        }
+        let index = kept.iter().find(|k| k.name == *name).ok_or_else(|| {
+            corrupt(format!(
+                "index {name} has no key path in the item's header and the table keeps no \
+                 GSI for it"
+            ))
+        })?;
+        let (Some(group), Some(sort)) = (blob(item, &index.pk), blob(item, &index.sk)) else {
+            return Err(corrupt(format!(
+                "index {name} has no key path in the item's header and the item no GSI key \
+                 attributes {} and {}",
+                index.pk, index.sk
+            )));
+        };
+        let restored = (|| {
+            let group =
+                keypath::KeyPath::decode(group).map_err(|e| format!("{}: {e}", index.pk))?;
+            let rest = crate::layout::entry_rest(sort).map_err(|e| format!("{}: {e}", index.sk))?;
+            group
+                .join(&rest)
+                .map(keypath::KeyPath::into_bytes)
+                .map_err(|e| e.to_string())
+        })()
+        .map_err(|e| corrupt(format!("index {name}'s key path from the GSI keys: {e}")))?;
+        let len = u16::try_from(restored.len())
+            .map_err(|_| corrupt(format!("index {name}'s key path is over 65535 bytes")))?;
+        out.extend_from_slice(&value[copied..at - 2]);
+        out.extend_from_slice(&len.to_be_bytes());
+        out.extend_from_slice(&restored);
+        copied = *at;
+    }
+    out.extend_from_slice(&value[copied..]);
     Ok(out)
 }
 
@@ -157,18 +236,20 @@ pub(crate) fn key_attrs(key: &Key) -> HashMap<String, AttributeValue> {
 
 /// The item stored for a record: native attributes when the value is an envelope whose
 /// payload has an exact native form and the item fits, the value bytes otherwise; with the
-/// GSI key attributes of the kept indexes (`kept`) the item has keys of.
+/// GSI key attributes of the kept indexes (`kept`) the item has keys of, whose key paths
+/// are then left out of the stored header (see [`elide_paths`]).
 pub(crate) fn record_item(
     key: &Key,
     record: &Record,
-    kept: &[String],
+    kept: &[KeptIndex],
 ) -> Result<HashMap<String, AttributeValue>, BackendError> {
     let mut item = key_attrs(key);
     item.insert(
         VER.to_owned(),
         AttributeValue::N(record.version.to_string()),
     );
-    for (index, pk, sk) in gsi_keys(key, &record.value, kept)? {
+    let gsi = gsi_keys(key, &record.value, kept)?;
+    for (index, pk, sk) in &gsi {
         let limit = |what, limit, found| BackendError::LimitExceeded { what, limit, found };
         if pk.len() > super::MAX_PARTITION_KEY {
             let found = pk.len();
@@ -186,25 +267,32 @@ pub(crate) fn record_item(
                 found,
             ));
         }
-        item.insert(gsi_pk(&index), bytes(&pk));
-        item.insert(gsi_sk(&index), bytes(&sk));
+        item.insert(index.pk.clone(), bytes(pk));
+        item.insert(index.sk.clone(), bytes(sk));
     }
-    Ok(record_item_with(item, record))
+    if gsi.is_empty() {
+        return Ok(record_item_with(item, &record.value));
+    }
+    let elided: Vec<&str> = gsi
+        .iter()
+        .map(|(index, _, _)| index.name.as_str())
+        .collect();
+    Ok(record_item_with(item, &elide_paths(&record.value, &elided)))
 }
 
 fn record_item_with(
     mut item: HashMap<String, AttributeValue>,
-    record: &Record,
+    value: &[u8],
 ) -> HashMap<String, AttributeValue> {
-    if let Some(native) = native_attrs(&record.value) {
+    if let Some(native) = native_attrs(value) {
         let mut with_native = item.clone();
         with_native.extend(native);
         if item_size(&with_native) <= MAX_ITEM_SIZE {
             return with_native;
         }
     }
-    if !record.value.is_empty() {
-        item.insert(VAL.to_owned(), bytes(&record.value));
+    if !value.is_empty() {
+        item.insert(VAL.to_owned(), bytes(value));
     }
     item
 }
@@ -259,8 +347,12 @@ pub(crate) fn version(item: &HashMap<String, AttributeValue>) -> Result<Option<u
     }
 }
 
-/// The record stored in an item, value bytes exactly as written.
-pub(crate) fn record(item: &HashMap<String, AttributeValue>) -> Result<Record, BackendError> {
+/// The record stored in an item, value bytes exactly as written (index key paths left out
+/// of the header for the kept indexes `kept` restored from the GSI key attributes).
+pub(crate) fn record(
+    item: &HashMap<String, AttributeValue>,
+    kept: &[KeptIndex],
+) -> Result<Record, BackendError> {
     let version = version(item)?.ok_or_else(|| corrupt(format!("no {VER} attribute")))?;
     let value = if let Some(fields) = item.get(ITEM) {
         let hdr = blob(item, HDR).ok_or_else(|| corrupt(format!("{ITEM} without {HDR}")))?;
@@ -275,6 +367,9 @@ pub(crate) fn record(item: &HashMap<String, AttributeValue>) -> Result<Record, B
             Some(other) => return Err(corrupt(format!("{VAL} is {other:?}, not binary"))),
         }
     };
+    // Always looked at: an item whose header lacks a path must not read as a record
+    // without it, even through a backend that was not told of the table's GSIs.
+    let value = restore_elided(item, value, kept)?;
     Ok(Record { value, version })
 }
 
@@ -284,6 +379,7 @@ pub(crate) fn record(item: &HashMap<String, AttributeValue>) -> Result<Record, B
 /// projects keys only (no `ver`).
 pub(crate) fn gsi_entry_record(
     item: &HashMap<String, AttributeValue>,
+    kept: &[KeptIndex],
 ) -> Result<Record, BackendError> {
     if !item.contains_key(VER) {
         return Ok(Record {
@@ -291,7 +387,7 @@ pub(crate) fn gsi_entry_record(
             version: 0,
         });
     }
-    let record = record(item)?;
+    let record = record(item, kept)?;
     let header = Header::parse(&record.value).map_err(|e| {
         corrupt(format!(
             "a GSI returned an item that is not an envelope: {e}"
@@ -310,28 +406,58 @@ pub(crate) fn gsi_entry_record(
     })
 }
 
-/// An upper bound of DynamoDB's size of an item: attribute names plus values.
+/// An upper bound of DynamoDB's size of an item: attribute names plus values, numbers
+/// counted as their digits plus one. For DynamoDB's limits (400 KB an item, 4 MB a
+/// transaction), where a low estimate would turn into a refused request.
 pub(crate) fn item_size(item: &HashMap<String, AttributeValue>) -> usize {
     item.iter().map(|(k, v)| k.len() + value_size(v)).sum()
 }
 
+/// DynamoDB's billed size of an item by its documented rule: attribute names plus values,
+/// a number one byte per two significant digits (leading and trailing zeros trimmed) plus
+/// one. For the cost meter.
+pub(crate) fn billed_size(item: &HashMap<String, AttributeValue>) -> usize {
+    item.iter()
+        .map(|(k, v)| k.len() + billed_value_size(v))
+        .sum()
+}
+
+/// An upper bound of a value's size (see [`item_size`]): a number's text length plus one
+/// bounds DynamoDB's one byte per two significant digits plus one (`5` takes 2 bytes).
 pub(crate) fn value_size(v: &AttributeValue) -> usize {
+    sized(v, |n| n.len() + 1)
+}
+
+/// A value's billed size (see [`billed_size`]).
+pub(crate) fn billed_value_size(v: &AttributeValue) -> usize {
+    sized(v, billed_number_size)
+}
+
+/// A number's size by DynamoDB's documented rule: one byte per two significant digits of
+/// the mantissa, leading and trailing zeros trimmed, plus one (and one for the sign of a
+/// negative number).
+fn billed_number_size(n: &str) -> usize {
+    let mantissa = n.split(['e', 'E']).next().unwrap_or("");
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let significant = digits.trim_start_matches('0').trim_end_matches('0').len();
+    significant.max(1).div_ceil(2) + 1 + usize::from(mantissa.starts_with('-'))
+}
+
+fn sized(v: &AttributeValue, number: fn(&str) -> usize) -> usize {
     match v {
         AttributeValue::S(s) => s.len(),
         AttributeValue::B(b) => b.as_ref().len(),
-        // DynamoDB: one byte per two significant digits, plus one (and one more for a
-        // negative number); the text length plus one bounds that (`5` takes 2 bytes).
-        AttributeValue::N(n) => n.len() + 1,
+        AttributeValue::N(n) => number(n),
         AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
-        AttributeValue::L(l) => 3 + l.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
+        AttributeValue::L(l) => 3 + l.iter().map(|v| 1 + sized(v, number)).sum::<usize>(),
         AttributeValue::M(m) => {
             3 + m
                 .iter()
-                .map(|(k, v)| 1 + k.len() + value_size(v))
+                .map(|(k, v)| 1 + k.len() + sized(v, number))
                 .sum::<usize>()
         }
         AttributeValue::Ss(s) => s.iter().map(String::len).sum(),
-        AttributeValue::Ns(s) => s.iter().map(|n| n.len() + 1).sum(),
+        AttributeValue::Ns(s) => s.iter().map(|n| number(n)).sum(),
         AttributeValue::Bs(s) => s.iter().map(|b| b.as_ref().len()).sum(),
         _ => 0,
     }

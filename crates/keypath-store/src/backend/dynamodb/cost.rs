@@ -183,15 +183,20 @@ pub fn read_units(bytes: usize, consistent: bool) -> f64 {
     }
 }
 
-/// DynamoDB's size of an item (attribute names plus values; numbers bounded above by
-/// their digits plus one).
+/// DynamoDB's billed size of an item by its documented rule: attribute names plus values,
+/// a number one byte per two significant digits (leading and trailing zeros trimmed) plus
+/// one.
 ///
 /// ```
 /// use std::collections::HashMap;
 /// use aws_sdk_dynamodb::types::AttributeValue;
 /// let item = HashMap::from([("pk".to_owned(), AttributeValue::S("USER#1".into()))]);
 /// assert_eq!(keypath_store::backend::dynamodb::cost::item_size(&item), 8);
+/// // `1700000005`: 10 significant digits, 5 bytes, plus 1; `-1200`: "12", 1 + 1 + 1 (sign).
+/// let n = |v: &str| HashMap::from([("n".to_owned(), AttributeValue::N(v.into()))]);
+/// assert_eq!(keypath_store::backend::dynamodb::cost::item_size(&n("1700000005")), 1 + 6);
+/// assert_eq!(keypath_store::backend::dynamodb::cost::item_size(&n("-1200")), 1 + 3);
 /// ```
 pub fn item_size(item: &HashMap<String, AttributeValue>) -> usize {
-    super::attrs::item_size(item)
+    super::attrs::billed_size(item)
 }

@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 
-use super::attrs::{PK, SK};
+use super::attrs::{KeptIndex, PK, SK};
 use super::{sdk_error, DynamoDbBackend};
 use crate::backend::BackendError;
 
@@ -97,8 +97,8 @@ impl DynamoDbBackend {
     /// [`DynamoDbBackend::create_table`] with a GSI for each of `indexes` (a store index's
     /// name and projection) to keep the store indexes declared
     /// [`IndexMode::Table`](crate::IndexMode::Table): GSI [`gsi_name`](super::gsi_name)`(index)`
-    /// on the binary attributes [`gsi_pk`](super::gsi_pk) (HASH) and
-    /// [`gsi_sk`](super::gsi_sk) (RANGE), projecting all attributes or keys only. DynamoDB
+    /// on the binary attributes [`gsi_key_attributes`](super::gsi_key_attributes)`(n)` for the
+    /// `n`-th index (HASH, then RANGE), projecting all attributes or keys only. DynamoDB
     /// allows 20 GSIs per table (see `docs/dynamodb-gsi.md` for what they cost).
     ///
     /// ```no_run
@@ -154,8 +154,8 @@ impl DynamoDbBackend {
             .key_schema(key(PK, KeyType::Hash)?)
             .key_schema(key(SK, KeyType::Range)?)
             .billing_mode(BillingMode::PayPerRequest);
-        for (index, projection) in indexes {
-            let (pk, sk) = (super::gsi_pk(index), super::gsi_sk(index));
+        for (n, (index, projection)) in indexes.iter().enumerate() {
+            let (pk, sk) = super::gsi_key_attributes(n + 1);
             let projection = Projection::builder()
                 .projection_type(match projection {
                     crate::Projection::All => ProjectionType::All,
@@ -194,7 +194,7 @@ impl DynamoDbBackend {
                 .all(|g| g.index_status() == Some(&IndexStatus::Active));
             if status == Some(TableStatus::Active) && gsis_active {
                 let kept = check_schema(table, &description)?;
-                return Ok(DynamoDbBackend::new_unchecked(client, table).keeping(&kept_refs(&kept)));
+                return Ok(DynamoDbBackend::new_unchecked(client, table).keeping_found(kept));
             }
             if start.elapsed() > ACTIVE_TIMEOUT {
                 return Err(OpenError::NotActive {
@@ -219,23 +219,16 @@ impl DynamoDbBackend {
         check_name(table)?;
         let description = describe(&client, table).await?;
         let kept = check_schema(table, &description)?;
-        Ok(DynamoDbBackend::new_unchecked(client, table).keeping(&kept_refs(&kept)))
+        Ok(DynamoDbBackend::new_unchecked(client, table).keeping_found(kept))
     }
 }
 
-fn kept_refs(kept: &[(String, crate::Projection)]) -> Vec<(&str, crate::Projection)> {
-    kept.iter().map(|(n, p)| (n.as_str(), *p)).collect()
-}
-
 /// The store indexes the table keeps: its GSIs named [`GSI_PREFIX`](super::GSI_PREFIX) and
-/// an index name, with their projections; each must have the key schema
-/// [`DynamoDbBackend::create_table_with`] gives it (other GSIs are the application's and are
-/// left alone).
-fn kept_indexes(
-    d: &TableDescription,
-    problems: &mut Vec<String>,
-) -> Vec<(String, crate::Projection)> {
-    let mut kept = Vec::new();
+/// an index name, with their key attributes and projections; each must have two binary key
+/// attributes (HASH, RANGE) of its own, as [`DynamoDbBackend::create_table_with`] gives it
+/// (other GSIs are the application's and are left alone).
+fn kept_indexes(d: &TableDescription, problems: &mut Vec<String>) -> Vec<KeptIndex> {
+    let mut kept: Vec<KeptIndex> = Vec::new();
     for g in d.global_secondary_indexes() {
         let Some(index) = g
             .index_name()
@@ -249,30 +242,44 @@ fn kept_indexes(
             .iter()
             .map(|k| (k.attribute_name(), k.key_type()))
             .collect();
-        let (pk, sk) = (super::gsi_pk(index), super::gsi_sk(index));
         let binary = |name: &str| {
             d.attribute_definitions().iter().any(|a| {
                 a.attribute_name() == name && *a.attribute_type() == ScalarAttributeType::B
             })
         };
-        if schema
-            != [
-                (pk.as_str(), &KeyType::Hash),
-                (sk.as_str(), &KeyType::Range),
+        let reserved = |name: &str| {
+            [
+                PK,
+                SK,
+                super::VER,
+                super::VAL,
+                super::TYPE,
+                super::HDR,
+                super::ITEM,
+                super::SHAPE,
             ]
-            || !binary(&pk)
-            || !binary(&sk)
-        {
-            problems.push(format!(
-                "GSI {} has key schema {schema:?}, expected {pk} (binary, HASH) and {sk} \
-                 (binary, RANGE)",
-                super::gsi_name(index)
-            ));
-            continue;
-        }
-        let projection = match g.projection().and_then(|p| p.projection_type()) {
-            Some(ProjectionType::All) => crate::Projection::All,
-            Some(ProjectionType::KeysOnly) => crate::Projection::KeysOnly,
+            .contains(&name)
+                || kept.iter().any(|k| k.pk == name || k.sk == name)
+        };
+        let (pk, sk) = match schema[..] {
+            [(pk, KeyType::Hash), (sk, KeyType::Range)]
+                if binary(pk) && binary(sk) && pk != sk && !reserved(pk) && !reserved(sk) =>
+            {
+                (pk, sk)
+            }
+            _ => {
+                problems.push(format!(
+                    "GSI {} has key schema {schema:?}, expected two binary attributes of its \
+                     own (HASH, then RANGE; not a key attribute of the table, of the item's \
+                     envelope or of another keypath GSI)",
+                    super::gsi_name(index)
+                ));
+                continue;
+            }
+        };
+        let keys_only = match g.projection().and_then(|p| p.projection_type()) {
+            Some(ProjectionType::All) => false,
+            Some(ProjectionType::KeysOnly) => true,
             other => {
                 problems.push(format!(
                     "GSI {} projects {other:?}, expected ALL or KEYS_ONLY",
@@ -281,7 +288,12 @@ fn kept_indexes(
                 continue;
             }
         };
-        kept.push((index.to_owned(), projection));
+        kept.push(KeptIndex {
+            name: index.to_owned(),
+            pk: pk.to_owned(),
+            sk: sk.to_owned(),
+            keys_only,
+        });
     }
     kept
 }
@@ -323,10 +335,7 @@ async fn describe(client: &Client, table: &str) -> Result<TableDescription, Open
 }
 
 /// Every way the table's key schema differs from the backend's; the indexes it keeps.
-fn check_schema(
-    table: &str,
-    d: &TableDescription,
-) -> Result<Vec<(String, crate::Projection)>, OpenError> {
+fn check_schema(table: &str, d: &TableDescription) -> Result<Vec<KeptIndex>, OpenError> {
     let mut problems = Vec::new();
     let kept = kept_indexes(d, &mut problems);
     let type_of = |name: &str| {

@@ -78,7 +78,7 @@ fn record_round_trip_native_and_bytes() {
     )
     .unwrap();
     assert!(item.contains_key(ITEM) && !item.contains_key(VAL));
-    assert_eq!(record(&item).unwrap(), Record { value, version: 9 });
+    assert_eq!(record(&item, &[]).unwrap(), Record { value, version: 9 });
     for value in [vec![], vec![0, 3], b"not an envelope".to_vec()] {
         let item = record_item(
             &key,
@@ -90,7 +90,7 @@ fn record_round_trip_native_and_bytes() {
         )
         .unwrap();
         assert!(!item.contains_key(ITEM));
-        assert_eq!(record(&item).unwrap().value, value);
+        assert_eq!(record(&item, &[]).unwrap().value, value);
     }
 }
 
@@ -122,7 +122,7 @@ fn values_without_exact_native_form_fall_back() {
         )
         .unwrap();
         assert!(item.contains_key(VAL));
-        assert_eq!(record(&item).unwrap().value, value);
+        assert_eq!(record(&item, &[]).unwrap().value, value);
     }
 }
 
@@ -140,4 +140,148 @@ fn numbers_survive_normalised_text() {
         from_native(&AttributeValue::L(items), &shape).unwrap(),
         payload
     );
+}
+
+mod elided_index_paths {
+    use keypath::KeyPath;
+    use proptest::prelude::*;
+
+    use super::super::attrs::{gsi_keys, record, record_item, KeptIndex, HDR, VAL};
+    use crate::backend::{Key, Record};
+    use crate::envelope::Envelope;
+    use crate::query::tests::any_rest;
+
+    fn kept(name: &str, n: usize) -> KeptIndex {
+        let (pk, sk) = super::super::gsi_key_attributes(n);
+        KeptIndex {
+            name: name.into(),
+            pk,
+            sk,
+            keys_only: false,
+        }
+    }
+
+    fn value(indexes: Vec<(String, KeyPath)>, payload: &[u8]) -> Vec<u8> {
+        let env = Envelope {
+            item_type: "ticket".into(),
+            indexes,
+            payload: Vec::new(),
+        };
+        let mut out = Vec::new();
+        env.encode_into(&mut out);
+        out.extend_from_slice(payload);
+        out
+    }
+
+    fn stored_header(
+        item: &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+    ) -> Vec<u8> {
+        let bytes = |a: &str| match item.get(a) {
+            Some(aws_sdk_dynamodb::types::AttributeValue::B(b)) => Some(b.as_ref().to_vec()),
+            _ => None,
+        };
+        bytes(HDR).or_else(|| bytes(VAL)).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::test_cases(2_000)))]
+
+        /// An item with GSI-kept indexes stores their key paths only in its GSI key
+        /// attributes, and reads back as the exact bytes written; indexes the table does
+        /// not keep stay in the header.
+        #[test]
+        fn kept_index_paths_are_stored_once_and_read_back_exactly(
+            item_rest in any_rest(),
+            a_rest in any_rest(),
+            b_rest in any_rest(),
+            c_rest in any_rest(),
+            named in any::<bool>(),
+            keep_b in any::<bool>(),
+        ) {
+            let group = KeyPath::new().push("board", 7u64).unwrap();
+            let item_path = group.join(&item_rest).unwrap();
+            let (g, s) = item_path.split_group().unwrap();
+            let key = Key::new(g, s);
+            let at = |rest: &KeyPath| KeyPath::new().push("board", "x\0y").unwrap().join(rest).unwrap();
+            let indexes = vec![
+                ("a".to_owned(), at(&a_rest)),
+                ("b".to_owned(), at(&b_rest)),
+                ("c".to_owned(), at(&c_rest)),
+            ];
+            let payload = if named {
+                rmp_serde::to_vec_named(&super::post()).unwrap()
+            } else {
+                rmp_serde::to_vec(&super::post()).unwrap()
+            };
+            let written = value(indexes.clone(), &payload);
+            let mut keep = vec![kept("a", 1), kept("c", 2)];
+            if keep_b {
+                keep.push(kept("b", 3));
+            }
+            let record_in = Record { value: written.clone(), version: 3 };
+            let item = record_item(&key, &record_in, &keep).unwrap();
+            // The kept paths are gone from the stored header; the exact one is there.
+            let header = stored_header(&item);
+            let contains = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+            prop_assert!(contains(&header, &indexes[1].1.encode()) != keep_b);
+            let elided = indexes.iter().filter(|(n, _)| keep.iter().any(|k| &k.name == n));
+            let saved: usize = elided.map(|(_, p)| p.encoded_len()).sum();
+            // A native item stores the header alone in `hdr`; a compact one header and payload in `val`.
+            let whole = if item.contains_key(HDR) { written.len() - payload.len() } else { written.len() };
+            prop_assert_eq!(item.contains_key(HDR), named);
+            prop_assert_eq!(header.len() + saved, whole);
+            for k in &keep {
+                prop_assert!(item.contains_key(&k.pk) && item.contains_key(&k.sk));
+            }
+            prop_assert_eq!(gsi_keys(&key, &written, &keep).unwrap().len(), keep.len());
+            prop_assert_eq!(record(&item, &keep).unwrap(), record_in);
+        }
+    }
+
+    #[test]
+    fn an_elided_path_without_its_gsi_keys_is_an_error_that_names_them() {
+        let path = KeyPath::new()
+            .push("board", 7u64)
+            .unwrap()
+            .push("ticket", 1u64)
+            .unwrap();
+        let (g, s) = path.split_group().unwrap();
+        let key = Key::new(g, s);
+        let index = KeyPath::new()
+            .push("board", 7u64)
+            .unwrap()
+            .push("updated", -5i64)
+            .unwrap();
+        let written = value(vec![("by_updated".into(), index)], &[0x90]);
+        let keep = [kept("by_updated", 1)];
+        let item = record_item(
+            &key,
+            &Record {
+                value: written.clone(),
+                version: 1,
+            },
+            &keep,
+        )
+        .unwrap();
+        assert_eq!(record(&item, &keep).unwrap().value, written);
+
+        let mut without = item.clone();
+        without.remove("gs1");
+        let err = record(&without, &keep).unwrap_err().to_string();
+        assert!(
+            err.contains("by_updated") && err.contains("gp1") && err.contains("gs1"),
+            "{err}"
+        );
+        let err = record(&item, &[]).unwrap_err().to_string();
+        assert!(err.contains("keeps no GSI for it"), "{err}");
+        for bad in [vec![], vec![0x61], vec![0x00, 0x07], vec![0x61, 0x00, 0x00]] {
+            let mut damaged = item.clone();
+            damaged.insert("gs1".into(), super::super::attrs::bytes(&bad));
+            let err = record(&damaged, &keep).unwrap_err().to_string();
+            assert!(
+                err.contains("index by_updated's key path from the GSI keys"),
+                "{bad:02x?}: {err}"
+            );
+        }
+    }
 }

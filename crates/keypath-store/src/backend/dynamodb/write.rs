@@ -103,7 +103,7 @@ enum Kind {
     Check,
 }
 
-fn prepare(writes: Vec<Write>, kept: &[String]) -> Result<Vec<Prepared>, BackendError> {
+fn prepare(writes: Vec<Write>, kept: &[attrs::KeptIndex]) -> Result<Vec<Prepared>, BackendError> {
     writes
         .into_iter()
         .map(|w| {
@@ -211,7 +211,7 @@ impl DynamoDbBackend {
             return;
         }
         let units = |p: &Prepared| match &p.kind {
-            Kind::Put(item) => super::cost::write_units(item_size(item)),
+            Kind::Put(item) => super::cost::write_units(attrs::billed_size(item)),
             Kind::Delete | Kind::Check => 1.0,
         };
         match prepared {
@@ -318,15 +318,15 @@ impl DynamoDbBackend {
         };
         let mut units = 0.0;
         for index in self.kept.iter() {
-            let keys_only = self.keys_only.contains(index);
-            let (pk, sk) = (attrs::gsi_pk(index), attrs::gsi_sk(index));
+            let keys_only = index.keys_only;
+            let (pk, sk) = (&index.pk, &index.sk);
             let projected = |item: &HashMap<String, AttributeValue>| match keys_only {
                 true => [PK, SK, pk.as_str(), sk.as_str()]
                     .iter()
                     .filter_map(|a| item.get(*a).map(|v| (*a, v)))
-                    .map(|(a, v)| a.len() + attrs::value_size(v))
+                    .map(|(a, v)| a.len() + attrs::billed_value_size(v))
                     .sum(),
-                false => item_size(item),
+                false => attrs::billed_size(item),
             };
             /// An item and its GSI key attribute values.
             type Keyed<'a> = (
