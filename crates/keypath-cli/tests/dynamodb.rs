@@ -186,3 +186,139 @@ async fn index_count_fits_one_transaction() {
     assert_eq!(got.len(), 1);
     assert_eq!(got[0]["value"][field(48)], 2);
 }
+
+/// `create-table --gsi`: the index is a DynamoDB GSI, writes store no entries for it, its
+/// queries settle to the exact order, `check` accepts the store, and an export imported into
+/// an embedded store gives the same index as exact entries.
+#[tokio::test]
+async fn gsi_indexes_from_the_cli() {
+    let server = dynamodb_server::server().await;
+    let e = server.endpoint.as_str();
+    let table = dynamodb_server::table_name("cligsi");
+    let t = table.as_str();
+    for (gsi, needle) in [
+        ("by n", "NAME must be 1 to 64"),
+        (
+            "by_n:some",
+            "expected NAME (the GSI projects the item) or NAME:keys",
+        ),
+    ] {
+        fails(
+            &db(
+                e,
+                t,
+                &[
+                    "create-table",
+                    "--index",
+                    "by_n=post.n@/posts-0",
+                    "--gsi",
+                    gsi,
+                ],
+            ),
+            2,
+            needle,
+        );
+    }
+    fails(
+        &db(
+            e,
+            t,
+            &["create-table", "--gsi", "by_n", "--gsi", "by_n:keys"],
+        ),
+        2,
+        "given twice",
+    );
+    ok(&db(
+        e,
+        t,
+        &[
+            "create-table",
+            "--index",
+            "by_n=post.n@/posts-0",
+            "--index",
+            "by_title=post.title@/titles-0",
+            "--gsi",
+            "by_n",
+        ],
+    ));
+    // Equal index keys (n = 2 twice) and negative ones: ordered by key, then item path.
+    let items = [
+        ("/user-1/post-9", -3),
+        ("/user-1/post-10", 2),
+        ("/user-2/post-1", 2),
+        ("/user-1/post-100", 70_000),
+    ];
+    for (path, n) in items {
+        ok(&db(
+            e,
+            t,
+            &["put", path, &format!("{{\"n\": {n}, \"title\": \"t{n}\"}}")],
+        ));
+    }
+    // Move one item's key: its old GSI entry must go.
+    ok(&db(
+        e,
+        t,
+        &["put", "/user-1/post-9", "{\"n\": 5, \"title\": \"t5\"}"],
+    ));
+    let expected = [
+        "/user-1/post-10",
+        "/user-2/post-1",
+        "/user-1/post-9",
+        "/user-1/post-100",
+    ];
+    let start = std::time::Instant::now();
+    let keys = loop {
+        let page = ok(&db(e, t, &["index", "by_n", "/posts-0"]));
+        let keys: Vec<String> = page
+            .iter()
+            .filter_map(|l| l["key"].as_str().map(str::to_owned))
+            .collect();
+        if keys == expected || start.elapsed() > std::time::Duration::from_secs(30) {
+            break keys;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(
+        keys, expected,
+        "the GSI did not settle to the exact order in 30 s"
+    );
+    let reversed = ok(&db(
+        e,
+        t,
+        &["index", "by_n", "/posts-0", "--reverse", "--limit", "2"],
+    ));
+    let keys: Vec<&str> = reversed.iter().filter_map(|l| l["key"].as_str()).collect();
+    assert_eq!(keys, ["/user-1/post-100", "/user-1/post-9"]);
+    // The exact index beside it is strongly consistent at once.
+    let titles = ok(&db(e, t, &["index", "by_title", "/titles-0"]));
+    assert_eq!(titles.iter().filter(|l| l["key"].is_string()).count(), 4);
+    // Entries only for the exact index: one per item.
+    let checked = ok(&db(e, t, &["check"]));
+    assert_eq!(checked[0]["ok"], true);
+    assert_eq!(checked[0]["items"], 4);
+    assert_eq!(checked[0]["index_entries"], 4);
+    let got = ok(&db(e, t, &["get", "/user-1/post-9"]));
+    assert_eq!(got[0]["value"]["n"], 5);
+
+    // Export, import into an embedded store: the same index, now exact entries.
+    let exported = db(e, t, &["export"]);
+    ok(&exported);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("export.jsonl");
+    std::fs::write(&file, &exported.stdout).unwrap();
+    let store = dir.path().join("store");
+    let local = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_keypath"))
+            .args(["db", "--path", store.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    ok(&local(&["import", file.to_str().unwrap()]));
+    let page = ok(&local(&["index", "by_n", "/posts-0"]));
+    let keys: Vec<&str> = page.iter().filter_map(|l| l["key"].as_str()).collect();
+    assert_eq!(keys, expected);
+    let checked = ok(&local(&["check"]));
+    assert_eq!(checked[0]["index_entries"], 8);
+}

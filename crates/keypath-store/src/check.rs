@@ -109,8 +109,8 @@ pub fn check_consistency(records: &BTreeMap<Key, Record>) -> Result<Census, Stri
 /// (`Some`, from the item's key path, type name and payload) must be exactly the item's
 /// index keys: how a writer of data-defined indexes (`keypath db`) checks that none is
 /// missing. `None` leaves an item's index keys to the item. The indexes named in `kept`
-/// are kept by the backend itself ([`Backend::maintained_indexes`](crate::backend::Backend::maintained_indexes):
-/// a DynamoDB GSI), so their entries are not records to look for.
+/// are kept by the backend itself ([`Backend::maintained_indexes`]: a DynamoDB GSI), so
+/// their entries are not records to look for.
 ///
 /// ```
 /// use keypath_store::{backend::memory::MemoryBackend, PutMode, Store};

@@ -3,14 +3,22 @@
 //! # Table
 //! One table, created by [`DynamoDbBackend::create_table`] (or `keypath db --dynamodb TABLE
 //! create-table`): partition key `pk` (binary) = the backend group key, sort key `sk`
-//! (binary) = the backend sort key, on-demand capacity, **no GSI or LSI**. The store's index
-//! entries and group counters are ordinary items of the same table (see
-//! [`layout`](crate::layout)), written in the same `TransactWriteItems` as the item they
-//! belong to, so secondary indexes are exactly as consistent as the items: there is no GSI
-//! and so no eventual consistency in any of the store's guarantees. Item collections, key
-//! ranges, `ScanIndexForward=false` and pagination map onto `Query` on `pk`.
-//! [`DynamoDbBackend::open`] checks the key schema with `DescribeTable` and names every
-//! difference.
+//! (binary) = the backend sort key, on-demand capacity. The store's exact index entries
+//! (and group counters, where the store keeps them) are ordinary items of the same table
+//! (see [`layout`](crate::layout)), written in the same `TransactWriteItems` as the item
+//! they belong to, so exact indexes are exactly as consistent as the items. Item
+//! collections, key ranges, `ScanIndexForward=false` and pagination map onto `Query` on
+//! `pk`. [`DynamoDbBackend::open`] checks the key schema with `DescribeTable` and names
+//! every difference.
+//!
+//! An index declared [`IndexMode::Table`](crate::IndexMode::Table) is instead a GSI named
+//! [`gsi_name`]`(index)` that DynamoDB keeps ([`DynamoDbBackend::create_table_with`],
+//! `create-table --gsi NAME`): its keys are two binary item attributes, `gpN` (the index
+//! key path's group) and `gsN` (the sort key the exact entry would have), `N` numbering
+//! the table's keypath GSIs ([`gsi_key_attributes`]); an opener reads which attributes
+//! each GSI uses from its key schema. Such an item's stored envelope header leaves that
+//! index's key path out (its length is written as 0): the GSI key attributes hold it, and
+//! a read puts it back, so values read back byte for byte. See `docs/dynamodb-gsi.md`.
 //!
 //! # Item layout
 //! | attribute | type | present | holds |
@@ -20,9 +28,10 @@
 //! | `ver`     | N    | always  | the record's version |
 //! | `type`    | S    | native items | the item type name (for people and tools) |
 //! | `item`    | M (or L/S/N/B/BOOL/NULL) | native items | the item's fields as native attributes |
-//! | `hdr`     | B    | native items | the envelope header: format, type, index key paths |
+//! | `hdr`     | B    | native items | the envelope header: format, type, index key paths (not those of GSI-kept indexes) |
 //! | `shape`   | B    | native items | MessagePack types and map key order of `item` |
-//! | `val`     | B    | other non-empty values | the value bytes |
+//! | `val`     | B    | other non-empty values | the value bytes (the header as in `hdr`) |
+//! | `gpN`, `gsN` | B | items with a key of a GSI-kept index | that GSI's partition and sort key |
 //!
 //! A record's value is opaque to a backend, but the store's item values are envelopes
 //! (type, index keys, MessagePack payload). When a value is an envelope whose payload is

@@ -341,7 +341,7 @@ impl DynamoDbBackend {
                 let i = item?;
                 Some((i, (i.get(pk)?, i.get(sk)?)))
             }
-            units += match (key_of(old, &pk, &sk), key_of(new, &pk, &sk)) {
+            units += match (key_of(old, pk, sk), key_of(new, pk, sk)) {
                 (None, None) => 0.0,
                 (None, Some((i, _))) | (Some((i, _)), None) => {
                     super::cost::write_units(projected(i))
