@@ -1094,7 +1094,8 @@ impl<R: BufRead> ImportReader<R> {
             return Ok((ImportLine::Blank, read as u64));
         }
         let at = |e: String| format!("line {}: {e}", self.number);
-        let record = json::parse(text).map_err(at)?;
+        // The record holds the value one level down.
+        let record = json::parse_nested(text, json::MAX_VALUE_DEPTH + 1).map_err(at)?;
         let shape = || at("expected {\"key\": \"<key path>\", \"value\": <item>}".into());
         if let (Some(config), 1) = (
             record.get("config"),

@@ -7,11 +7,35 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-/// Parses `text` as a JSON value. Integers must fit in 64 bits (signed or unsigned): the
-/// parser would otherwise turn a larger one into the nearest float, and the store would keep
-/// a different number than the one given.
+/// The deepest nesting of arrays and objects an item value may have: what `put` accepts,
+/// so that every value the CLI stores has an export line (one level more) that `import`
+/// reads back.
+pub(crate) const MAX_VALUE_DEPTH: usize = 127;
+
+/// Parses `text` as an item value: [`parse_nested`] with [`MAX_VALUE_DEPTH`].
 pub(crate) fn parse(text: &str) -> Result<Value, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
+    parse_nested(text, MAX_VALUE_DEPTH)
+}
+
+/// Parses `text` as a JSON value nested at most `max_depth` arrays and objects deep.
+/// Integers must fit in 64 bits (signed or unsigned): the parser would otherwise turn a
+/// larger one into the nearest float, and the store would keep a different number than the
+/// one given.
+pub(crate) fn parse_nested(text: &str, max_depth: usize) -> Result<Value, String> {
+    if let Some(column) = too_deep(text, max_depth) {
+        return Err(format!(
+            "at column {column}: nested more than {max_depth} arrays and objects deep"
+        ));
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    // The depth is checked above, so the parser's own limit (128) is not needed: it would
+    // refuse an export line one level deeper than a value `put` accepts.
+    deserializer.disable_recursion_limit();
+    let parsed = Value::deserialize(&mut deserializer).and_then(|v| {
+        deserializer.end()?;
+        Ok(v)
+    });
+    let value: Value = parsed.map_err(|e| {
         // serde_json ends its message with the position, counted from the first line of
         // `text`; callers say which line of a file `text` is, so give the column only.
         let message = e.to_string();
@@ -28,6 +52,33 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
         ));
     }
     Ok(value)
+}
+
+/// The column (1-based, in characters) where the text `text` opens its `max_depth + 1`-th
+/// nested array or object, if it does; strings are skipped.
+fn too_deep(text: &str, max_depth: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max_depth {
+                    return Some(text[..i].chars().count() + 1);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The first integer literal in the JSON text `text` (known to be valid JSON) outside the

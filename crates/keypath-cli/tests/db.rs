@@ -224,6 +224,57 @@ fn export_import_round_trip() {
     assert_eq!(db(dst.path(), &["export"]).stdout, out1.stdout);
 }
 
+/// Every value `put` accepts exports to a line that `import` reads back: the deepest
+/// nesting (127 arrays and objects; the export line is one level deeper), with brackets
+/// inside strings that do not count. One level more is refused by `put` and by `import`,
+/// with the column.
+#[test]
+fn the_deepest_value_put_accepts_exports_and_imports() {
+    let src = tempfile::tempdir().unwrap();
+    let dst = tempfile::tempdir().unwrap();
+    let nested = |depth: usize| {
+        let mut v = "\"[{ \\\" }]\"".to_owned();
+        for i in 0..depth {
+            v = match i % 2 {
+                0 => format!("[{v}]"),
+                _ => format!("{{\"k\":{v}}}"),
+            };
+        }
+        v
+    };
+    ok(&db(src.path(), &["put", "/a-1", &nested(127)]));
+    // Its lines are deeper than the tests' own JSON reader takes: checked as text.
+    let out = db(src.path(), &["export"]);
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    let file = src.path().join("deep.jsonl");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let imported = ok(&db(dst.path(), &["import", file.to_str().unwrap()]));
+    assert_eq!(imported[0]["imported"], 1);
+    assert_eq!(db(dst.path(), &["export"]).stdout, out.stdout);
+    let got = db(dst.path(), &["get", "/a-1"]);
+    assert!(got.status.success(), "{got:?}");
+    let text = String::from_utf8_lossy(&got.stdout);
+    assert!(
+        text.contains(&format!("\"value\":{}", nested(127))),
+        "{text}"
+    );
+
+    fails(
+        &db(src.path(), &["put", "/a-2", &nested(128)]),
+        2,
+        "nested more than 127 arrays and objects deep",
+    );
+    let line = format!("{{\"key\": \"/a-3\", \"value\": {}}}\n", nested(128));
+    let file = src.path().join("deeper.jsonl");
+    std::fs::write(&file, line).unwrap();
+    fails(
+        &db(dst.path(), &["import", file.to_str().unwrap()]),
+        2,
+        "line 1: at column",
+    );
+}
+
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
