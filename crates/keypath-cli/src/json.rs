@@ -54,6 +54,16 @@ pub(crate) fn parse_nested(text: &str, max_depth: usize) -> Result<Value, String
     Ok(value)
 }
 
+/// The position after the JSON string that opens at `open` (a `"`) in `bytes`; a backslash
+/// escapes the next byte.
+fn after_string(bytes: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    i + 1
+}
+
 /// The column (1-based, in characters) where the text `text` opens its `max_depth + 1`-th
 /// nested array or object, if it does; strings are skipped.
 fn too_deep(text: &str, max_depth: usize) -> Option<usize> {
@@ -61,12 +71,7 @@ fn too_deep(text: &str, max_depth: usize) -> Option<usize> {
     let (mut depth, mut i) = (0usize, 0);
     while i < bytes.len() {
         match bytes[i] {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
+            b'"' => i = after_string(bytes, i) - 1,
             b'[' | b'{' => {
                 depth += 1;
                 if depth > max_depth {
@@ -88,14 +93,7 @@ fn wide_integer(text: &str) -> Option<(usize, &str)> {
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'"' => {
-                // Skip the string; a backslash escapes the next byte.
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
+            b'"' => i = after_string(bytes, i),
             b'-' | b'0'..=b'9' => {
                 let start = i;
                 while i < bytes.len()
