@@ -16,7 +16,7 @@ use keypath::KeyPath;
 use keypath_store::backend::memory::MemoryBackend;
 use keypath_store::backend::redb::OpenError;
 use keypath_store::backend::redb::RedbBackend;
-use keypath_store::backend::{Backend, BackendError};
+use keypath_store::backend::Backend;
 use keypath_store::{
     Cursor, IndexDecl, IndexSource, Page, PutMode, Query, RawItem, Store, StoreConfig, StoreError,
 };
@@ -550,35 +550,6 @@ pub(crate) fn precheck(command: &DbCommand) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A backend the CLI can run on: a store backend that can also list its item groups.
-pub(crate) trait DbBackend: Backend {
-    /// Every group key starting with a byte >= `from`, in byte order.
-    fn groups(
-        &self,
-        from: u8,
-    ) -> impl std::future::Future<Output = Result<Vec<Vec<u8>>, BackendError>> + Send;
-}
-
-impl DbBackend for RedbBackend {
-    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
-        RedbBackend::groups(self, from).await
-    }
-}
-
-/// The in-memory store a first write is tried on.
-impl DbBackend for MemoryBackend {
-    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
-        let mut groups: Vec<Vec<u8>> = self
-            .snapshot()
-            .into_iter()
-            .map(|(k, _)| k.group)
-            .filter(|g| g.first().is_some_and(|b| *b >= from))
-            .collect();
-        groups.dedup();
-        Ok(groups)
-    }
-}
-
 /// An open store with its index definitions.
 pub(crate) struct Db<B: Backend> {
     pub(crate) store: Store<B>,
@@ -605,7 +576,7 @@ impl Db<RedbBackend> {
     }
 }
 
-impl<B: DbBackend> Db<B> {
+impl<B: Backend> Db<B> {
     /// The store with its configuration read.
     pub(crate) async fn with_store(store: Store<B>) -> Result<Self, Failure> {
         let config = Config::from_store(store.config().await.map_err(store_failure)?)?;
@@ -914,7 +885,7 @@ async fn first_write(dir: &Path, command: DbCommand, out: &mut impl Write) -> Re
     db.run(command, out).await
 }
 
-impl<B: DbBackend> Db<B> {
+impl<B: Backend> Db<B> {
     /// Runs every command but `init` and `create-table`.
     pub(crate) async fn run(
         &self,
@@ -1196,7 +1167,7 @@ fn report_skipped(what: &str) {
     let _ = writeln!(std::io::stderr().lock(), "keypath: skipped {what}");
 }
 
-impl<B: DbBackend> Db<B> {
+impl<B: Backend> Db<B> {
     /// `check`: the store's consistency check over every record, with the entries of the
     /// field indexes the configuration declares computed again from each item.
     async fn check(&self, out: &mut impl Write) -> Result<(), Failure> {
@@ -1263,17 +1234,13 @@ impl<B: DbBackend> Db<B> {
     }
 }
 
-async fn import<B: DbBackend>(
-    db: &Db<B>,
-    file: &Path,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
+async fn import<B: Backend>(db: &Db<B>, file: &Path, out: &mut impl Write) -> Result<(), Failure> {
     let (reader, size) = import_reader(file)?;
     import_from(db, file, reader, size, Vec::new(), out).await
 }
 
 /// Imports the lines `pending` (already read), then the rest of `reader`.
-async fn import_from<B: DbBackend, R: BufRead>(
+async fn import_from<B: Backend, R: BufRead>(
     db: &Db<B>,
     file: &Path,
     mut reader: ImportReader<R>,

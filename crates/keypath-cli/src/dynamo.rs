@@ -8,19 +8,13 @@
 use std::io::Write;
 
 use keypath_store::backend::dynamodb::{client_with_timeout, DynamoDbBackend, OpenError};
-use keypath_store::backend::{Backend, BackendError};
+use keypath_store::backend::Backend;
 use keypath_store::layout::config_key;
 use keypath_store::{Projection, Store, StoreConfig};
 use serde_json::json;
 
-use crate::db::{bad, parse_index_defs, precheck, store_failure, Config, Db, DbBackend, DbCommand};
+use crate::db::{bad, parse_index_defs, precheck, store_failure, Config, Db, DbCommand};
 use crate::Failure;
-
-impl DbBackend for DynamoDbBackend {
-    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
-        DynamoDbBackend::groups(self, from).await
-    }
-}
 
 fn open_failure(e: OpenError) -> Failure {
     match e {

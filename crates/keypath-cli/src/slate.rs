@@ -10,19 +10,13 @@
 use std::io::Write;
 
 use keypath_store::backend::slatedb::{OpenError, SlateDbBackend, SlateDbOptions};
-use keypath_store::backend::{Backend, BackendError};
+use keypath_store::backend::Backend;
 use keypath_store::layout::config_key;
 use keypath_store::{Store, StoreConfig};
 use serde_json::json;
 
-use crate::db::{bad, parse_index_defs, precheck, store_failure, Config, Db, DbBackend, DbCommand};
+use crate::db::{bad, parse_index_defs, precheck, store_failure, Config, Db, DbCommand};
 use crate::Failure;
-
-impl DbBackend for SlateDbBackend {
-    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
-        SlateDbBackend::groups(self, from).await
-    }
-}
 
 fn open_failure(location: &str, e: OpenError) -> Failure {
     match e {

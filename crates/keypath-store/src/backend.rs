@@ -771,6 +771,27 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
         }
     }
 
+    /// Every group key holding a record whose first byte is at least `from`, in byte
+    /// order: what an export or a check of the whole store walks (a full table scan on
+    /// DynamoDB, one seek per group on redb and SlateDB). The store's own records live in
+    /// groups starting with `00`, so `groups(1)` lists exactly the item groups.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend, Condition, Key, Record, Write};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let db = MemoryBackend::new();
+    /// let put = |g: &[u8]| Write::Put {
+    ///     key: Key::new(g, b"s"),
+    ///     record: Record { value: vec![1], version: 1 },
+    ///     condition: Condition::None,
+    /// };
+    /// db.write(vec![put(b"b"), put(b"a"), put(b"\x00x")]).await.unwrap();
+    /// assert_eq!(db.groups(1).await.unwrap(), [b"a".to_vec(), b"b".to_vec()]);
+    /// assert_eq!(db.groups(0).await.unwrap().len(), 3);
+    /// # });
+    /// ```
+    fn groups(&self, from: u8) -> impl Future<Output = Result<Vec<Vec<u8>>, BackendError>> + Send;
+
     /// The secondary indexes this backend keeps itself from the items' own records (on
     /// DynamoDB: the table's keypath GSIs), or `None` if it keeps none and every index is
     /// the store's exact entries (the default, and the embedded and in-memory backends).

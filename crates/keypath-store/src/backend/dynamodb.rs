@@ -590,6 +590,10 @@ fn clamp(bound: Bound<Vec<u8>>, lower: bool) -> Option<Bound<Vec<u8>>> {
 }
 
 impl Backend for DynamoDbBackend {
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        DynamoDbBackend::groups(self, from).await
+    }
+
     async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
         if write::beyond_key_limits(&key) {
             return Ok(None); // no write can store it, so it is not there

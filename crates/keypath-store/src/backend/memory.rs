@@ -96,6 +96,17 @@ pub(crate) fn key_bounds(scan: &Scan) -> (Bound<Key>, Bound<Key>) {
 }
 
 impl Backend for MemoryBackend {
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        let mut groups: Vec<Vec<u8>> = self
+            .read()
+            .keys()
+            .filter(|k| k.group.first().is_some_and(|b| *b >= from))
+            .map(|k| k.group.clone())
+            .collect();
+        groups.dedup();
+        Ok(groups)
+    }
+
     async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
         Ok(self.read().get(&key).cloned())
     }

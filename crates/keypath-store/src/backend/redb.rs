@@ -901,6 +901,10 @@ fn as_slices(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 }
 
 impl Backend for RedbBackend {
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        RedbBackend::groups(self, from).await
+    }
+
     async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
         Ok(self.batch_get(vec![key]).await?.pop().flatten())
     }

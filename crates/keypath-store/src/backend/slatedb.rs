@@ -917,6 +917,10 @@ fn conflict_pause(attempt: u32) -> Duration {
 }
 
 impl Backend for SlateDbBackend {
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        SlateDbBackend::groups(self, from).await
+    }
+
     async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
         let encoded = encode_key(&key);
         match self.get_encoded(&encoded).await? {

@@ -179,6 +179,13 @@ impl<B: Backend> FaultyBackend<B> {
 }
 
 impl<B: Backend> Backend for FaultyBackend<B> {
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        match self.next_call() {
+            Some((call, _)) => Err(self.inject(call)),
+            None => self.inner.groups(from).await,
+        }
+    }
+
     async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
         match self.next_call() {
             Some((call, _)) => Err(self.inject(call)),
