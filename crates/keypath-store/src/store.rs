@@ -286,11 +286,8 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, StoreError> {
-        Ok(self
-            .batch_get(std::slice::from_ref(path))
-            .await?
-            .pop()
-            .flatten())
+        self.get_with(path, crate::backend::Consistency::Strong)
+            .await
     }
 
     /// [`Store::get`] at a chosen consistency: on DynamoDB an eventually consistent read
@@ -320,11 +317,7 @@ impl<B: Backend> Store<B> {
         let make = |key, version, item_type: Field<'_>, payload: &[u8]| {
             versioned_from_parts::<T>(key, version, item_type.bytes, payload)
         };
-        Ok(self
-            .batch_get_with(std::slice::from_ref(path), consistency, make)
-            .await?
-            .pop()
-            .flatten())
+        self.get_one_with(path, consistency, make).await
     }
 
     /// Reads the item at `path` without decoding its value.
@@ -336,11 +329,8 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn get_raw(&self, path: &KeyPath) -> Result<Option<RawItem>, StoreError> {
-        Ok(self
-            .batch_get_raw(std::slice::from_ref(path))
-            .await?
-            .pop()
-            .flatten())
+        self.get_one_with(path, crate::backend::Consistency::Strong, raw_from_parts)
+            .await
     }
 
     /// Reads several items as type `T`, one slot per path in order.
@@ -380,6 +370,30 @@ impl<B: Backend> Store<B> {
     ) -> Result<Vec<Option<RawItem>>, StoreError> {
         self.batch_get_with(paths, crate::backend::Consistency::Strong, raw_from_parts)
             .await
+    }
+
+    /// [`Store::batch_get_with`] of one path, without the vectors of paths and keys around it.
+    async fn get_one_with<I, M>(
+        &self,
+        path: &KeyPath,
+        consistency: crate::backend::Consistency,
+        make: M,
+    ) -> Result<Option<I>, StoreError>
+    where
+        I: Send + 'static,
+        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Send + 'static,
+    {
+        let key = backend_key(path)?;
+        // The path moves into the item (the one slot is handed to `make` at most once).
+        let mut owned = path.clone();
+        Ok(self
+            .backend
+            .batch_get_map_with(vec![key], consistency, move |_, version, value| {
+                item_from_value(std::mem::take(&mut owned), version, value, &make)
+            })
+            .await?
+            .pop()
+            .flatten())
     }
 
     /// Reads the items at `paths`, each made by `make` from its key path, version, type

@@ -933,9 +933,34 @@ impl Backend for SlateDbBackend {
     }
 
     async fn batch_get(&self, keys: Vec<Key>) -> Result<Vec<Option<Record>>, BackendError> {
+        self.batch_get_map(keys, |_, version, value| {
+            Ok(Record {
+                value: value.to_vec(),
+                version,
+            })
+        })
+        .await
+    }
+
+    /// Hands each value to `map` in SlateDB's own buffer: no copy into a [`Record`] first.
+    async fn batch_get_map<T, E, F>(&self, keys: Vec<Key>, mut map: F) -> Result<Vec<Option<T>>, E>
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(usize, u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
         let mut out = Vec::with_capacity(keys.len());
-        for key in keys {
-            out.push(self.get(key).await?);
+        for (slot, key) in keys.iter().enumerate() {
+            let encoded = encode_key(key);
+            let item = match self.get_encoded(&encoded).await? {
+                Some(value) => {
+                    let (version, value) =
+                        decode_value(&encoded, &value).map_err(BackendError::storage)?;
+                    Some(map(slot, version, value)?)
+                }
+                None => None,
+            };
+            out.push(item);
         }
         Ok(out)
     }
