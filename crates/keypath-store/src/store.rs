@@ -372,7 +372,8 @@ impl<B: Backend> Store<B> {
             .await
     }
 
-    /// [`Store::batch_get_with`] of one path, without the vectors of paths and keys around it.
+    /// [`Store::batch_get_with`] of one path ([`Backend::get_map_with`]), without the vector
+    /// of paths around it.
     async fn get_one_with<I, M>(
         &self,
         path: &KeyPath,
@@ -384,16 +385,13 @@ impl<B: Backend> Store<B> {
         M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Send + 'static,
     {
         let key = backend_key(path)?;
-        // The path moves into the item (the one slot is handed to `make` at most once).
+        // The path moves into the item (`make` is called at most once).
         let mut owned = path.clone();
-        Ok(self
-            .backend
-            .batch_get_map_with(vec![key], consistency, move |_, version, value| {
+        self.backend
+            .get_map_with(key, consistency, move |version, value| {
                 item_from_value(std::mem::take(&mut owned), version, value, &make)
             })
-            .await?
-            .pop()
-            .flatten())
+            .await
     }
 
     /// Reads the items at `paths`, each made by `make` from its key path, version, type
