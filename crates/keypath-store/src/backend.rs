@@ -574,6 +574,46 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
         self.batch_get_map(keys, map)
     }
 
+    /// [`Backend::batch_get_map_with`] of one key: the record found handed to `map` as
+    /// `(version, value)`, `None` if the key is absent. The default reads a batch of one;
+    /// the SlateDB backend reads the key on its own, without the vectors around it. `map`
+    /// must not call the backend.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError, Condition, Consistency, Key, Record, Write};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let db = MemoryBackend::new();
+    /// let key = Key::new(b"g".to_vec(), b"s".to_vec());
+    /// let put = Write::Put { key: key.clone(), record: Record { value: b"xyz".to_vec(), version: 4 }, condition: Condition::None };
+    /// db.write(vec![put]).await.unwrap();
+    /// let got = db
+    ///     .get_map_with(key, Consistency::Strong, |version, value| Ok::<_, BackendError>((version, value.len())))
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(got, Some((4, 3)));
+    /// # });
+    /// ```
+    fn get_map_with<T, E, F>(
+        &self,
+        key: Key,
+        consistency: Consistency,
+        mut map: F,
+    ) -> impl Future<Output = Result<Option<T>, E>> + Send
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
+        async move {
+            let mut got = self
+                .batch_get_map_with(vec![key], consistency, move |_, version, value| {
+                    map(version, value)
+                })
+                .await?;
+            Ok(got.pop().flatten())
+        }
+    }
+
     /// [`Backend::batch_get`], with each record found handed to `map` as `(slot, version,
     /// value)`, where `slot` is the key's position in `keys`; the result has one slot per
     /// key, `None` where absent. The first error `map` returns ends the read and is the

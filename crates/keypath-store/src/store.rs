@@ -286,11 +286,8 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, StoreError> {
-        Ok(self
-            .batch_get(std::slice::from_ref(path))
-            .await?
-            .pop()
-            .flatten())
+        self.get_with(path, crate::backend::Consistency::Strong)
+            .await
     }
 
     /// [`Store::get`] at a chosen consistency: on DynamoDB an eventually consistent read
@@ -320,11 +317,7 @@ impl<B: Backend> Store<B> {
         let make = |key, version, item_type: Field<'_>, payload: &[u8]| {
             versioned_from_parts::<T>(key, version, item_type.bytes, payload)
         };
-        Ok(self
-            .batch_get_with(std::slice::from_ref(path), consistency, make)
-            .await?
-            .pop()
-            .flatten())
+        self.get_one_with(path, consistency, make).await
     }
 
     /// Reads the item at `path` without decoding its value.
@@ -336,11 +329,8 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn get_raw(&self, path: &KeyPath) -> Result<Option<RawItem>, StoreError> {
-        Ok(self
-            .batch_get_raw(std::slice::from_ref(path))
-            .await?
-            .pop()
-            .flatten())
+        self.get_one_with(path, crate::backend::Consistency::Strong, raw_from_parts)
+            .await
     }
 
     /// Reads several items as type `T`, one slot per path in order.
@@ -379,6 +369,28 @@ impl<B: Backend> Store<B> {
         paths: &[KeyPath],
     ) -> Result<Vec<Option<RawItem>>, StoreError> {
         self.batch_get_with(paths, crate::backend::Consistency::Strong, raw_from_parts)
+            .await
+    }
+
+    /// [`Store::batch_get_with`] of one path ([`Backend::get_map_with`]), without the vector
+    /// of paths around it.
+    async fn get_one_with<I, M>(
+        &self,
+        path: &KeyPath,
+        consistency: crate::backend::Consistency,
+        make: M,
+    ) -> Result<Option<I>, StoreError>
+    where
+        I: Send + 'static,
+        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Send + 'static,
+    {
+        let key = backend_key(path)?;
+        // The path moves into the item (`make` is called at most once).
+        let mut owned = path.clone();
+        self.backend
+            .get_map_with(key, consistency, move |version, value| {
+                item_from_value(std::mem::take(&mut owned), version, value, &make)
+            })
             .await
     }
 

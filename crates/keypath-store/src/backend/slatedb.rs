@@ -52,7 +52,8 @@ use slatedb::object_store::{self, ObjectStore};
 use slatedb::{Db, DbReader, DbReaderMode, ErrorKind, IsolationLevel, IterationOrder};
 
 use super::{
-    duplicate_key, Backend, BackendError, Condition, Direction, Entry, Key, Record, Scan, Write,
+    duplicate_key, Backend, BackendError, Condition, Consistency, Direction, Entry, Key, Record,
+    Scan, Write,
 };
 
 /// Starts a group byte of `00` in a SlateDB key; `00 ff` is a `00` of the group.
@@ -797,6 +798,27 @@ impl SlateDbBackend {
         got.map_err(|e| self.engine(e))
     }
 
+    /// The record under `key` handed to `map` as `(version, value)`, in SlateDB's own
+    /// buffer: no copy first.
+    async fn get_map<T, E>(
+        &self,
+        key: &Key,
+        map: impl FnOnce(u64, &[u8]) -> Result<T, E>,
+    ) -> Result<Option<T>, E>
+    where
+        E: From<BackendError>,
+    {
+        let encoded = encode_key(key);
+        match self.get_encoded(&encoded).await? {
+            Some(value) => {
+                let (version, value) =
+                    decode_value(&encoded, &value).map_err(BackendError::storage)?;
+                map(version, value).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
     async fn iter(
         &self,
         range: KeyRange,
@@ -922,26 +944,55 @@ impl Backend for SlateDbBackend {
     }
 
     async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
-        let encoded = encode_key(&key);
-        match self.get_encoded(&encoded).await? {
-            Some(value) => {
-                let (version, value) =
-                    decode_value(&encoded, &value).map_err(BackendError::storage)?;
-                Ok(Some(Record {
-                    value: value.to_vec(),
-                    version,
-                }))
-            }
-            None => Ok(None),
-        }
+        self.get_map(&key, |version, value| {
+            Ok(Record {
+                value: value.to_vec(),
+                version,
+            })
+        })
+        .await
     }
 
     async fn batch_get(&self, keys: Vec<Key>) -> Result<Vec<Option<Record>>, BackendError> {
+        self.batch_get_map(keys, |_, version, value| {
+            Ok(Record {
+                value: value.to_vec(),
+                version,
+            })
+        })
+        .await
+    }
+
+    /// Hands each value to `map` in SlateDB's own buffer: no copy into a [`Record`] first.
+    async fn batch_get_map<T, E, F>(&self, keys: Vec<Key>, mut map: F) -> Result<Vec<Option<T>>, E>
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(usize, u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
         let mut out = Vec::with_capacity(keys.len());
-        for key in keys {
-            out.push(self.get(key).await?);
+        for (slot, key) in keys.iter().enumerate() {
+            out.push(
+                self.get_map(key, |version, value| map(slot, version, value))
+                    .await?,
+            );
         }
         Ok(out)
+    }
+
+    /// Reads the one key on its own (SlateDB has one consistency).
+    async fn get_map_with<T, E, F>(
+        &self,
+        key: Key,
+        _consistency: Consistency,
+        map: F,
+    ) -> Result<Option<T>, E>
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
+        self.get_map(&key, map).await
     }
 
     async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {

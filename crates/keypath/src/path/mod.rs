@@ -472,8 +472,36 @@ impl KeyPath {
     /// # Ok::<(), keypath::path::PathError>(())
     /// ```
     pub fn split_group(&self) -> Result<(Vec<u8>, Vec<u8>), PathError> {
-        let (group, rest) = self.group_parts()?;
-        Ok((group.into_bytes(), rest.into_bytes()))
+        // One walk over the segments, each part copied once: the slices `group_parts` makes
+        // paths of (a property test checks that both agree).
+        let bytes = self.as_bytes();
+        let metadata_start = binary::find_layout(bytes).map_or(bytes.len(), |l| l.metadata_start);
+        let mut walk = binary::Walk::with_layout(bytes, metadata_start);
+        let (Some(ns), Some(id)) = (walk.next(), walk.next()) else {
+            return Err(self.no_group_key());
+        };
+        if binary::id_type_of(id.type_code).is_none() {
+            return Err(self.no_group_key());
+        }
+        let part = |segments: std::ops::Range<usize>, metas: std::ops::Range<usize>| {
+            let segments = bytes.get(segments).unwrap_or_default();
+            let metas = bytes.get(metas).unwrap_or_default();
+            let mut out = Vec::with_capacity(segments.len() + 1 + metas.len());
+            out.extend_from_slice(segments);
+            out.push(TERMINATOR);
+            out.extend_from_slice(metas);
+            out
+        };
+        let group = part(ns.offset..id.offset + id.len, ns.meta_start..id.meta_end);
+        let sort = match walk.next() {
+            // The rest runs to the terminator (the byte before the metadata) and to the end.
+            Some(first) => part(
+                first.offset..metadata_start.saturating_sub(1),
+                first.meta_start..bytes.len(),
+            ),
+            None => vec![TERMINATOR],
+        };
+        Ok((group, sort))
     }
 
     /// Like [`KeyPath::split_group`], as paths: the first component and the rest.

@@ -734,10 +734,13 @@ proptest! {
 
     #[test]
     fn group_split_round_trip(a in any_path()) {
+        prop_assert_eq!(a.split_group().is_ok(), a.group_parts().is_ok());
         if let Ok((group, sort)) = a.split_group() {
             prop_assert!(!group.is_empty() && !sort.is_empty());
             prop_assert_eq!(KeyPath::from_group(&group, &sort), Ok(a.clone()));
             let (g, rest) = a.group_parts().unwrap();
+            prop_assert_eq!(g.as_bytes(), &group[..]);
+            prop_assert_eq!(rest.as_bytes(), &sort[..]);
             prop_assert_eq!(KeyPath::from_group_path(&g, &sort), Ok(a.clone()));
             prop_assert_eq!(g.join(&rest), Ok(a));
         }
