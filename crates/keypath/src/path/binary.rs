@@ -284,22 +284,35 @@ pub(crate) fn scan_metadata(
     }
 }
 
-/// [`validate`] without errors, for the common shape (see [`scan_metadata`]): `None` for
-/// anything it does not accept, which [`validate_checked`] then decides and reports. Accepts
-/// only what [`validate_checked`] accepts (a property test compares them).
+/// [`validate`] without errors: `None` for anything it does not accept, which
+/// [`validate_checked`] then decides and reports. Accepts only what [`validate_checked`]
+/// accepts, with the same layout (a property test compares them).
 ///
-/// After the backward scan has found the metadata, one forward pass reads each segment's
-/// varint and checks the segment and the byte after it: a separator, or the terminator for
-/// the last segment (the one whose varint ends the input). The lengths were checked to add
-/// up, so the segments tile the segment section exactly when every such byte is right.
+/// One forward pass, with no backward scan of the metadata: in a valid encoding no
+/// metadata byte is `00` (a one-byte varint `00` would be an empty namespace, and the last
+/// byte of a longer varint is not zero, which would make it overlong), so the terminator is
+/// the last `00` byte of the input and the metadata is what follows it. Each segment's varint
+/// is read forwards from there, and the segment checked together with the byte after it: a
+/// separator, or, for the segment of the last varint, the terminator. When the pass accepts,
+/// the segments tile the bytes before the terminator and the varints the bytes after it, so
+/// the lengths add up as [`find_metadata`] requires, and it finds the same layout (there is
+/// one segment count that fits, see the module docs).
 #[inline]
 pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
-    let layout = scan_metadata(bytes, None)?;
-    let mut metas = bytes.get(layout.metadata_start..)?;
-    let mut offset = 0;
-    if layout.count == 0 {
-        return Some(layout);
+    let terminator = last_zero(bytes)?;
+    let metadata_start = terminator + 1;
+    // The segment section: every segment and the byte after it but the last's lie in it.
+    let segments = bytes.get(..terminator)?;
+    let mut metas = bytes.get(metadata_start..)?;
+    if metas.is_empty() {
+        // Only the empty path has no metadata.
+        return (terminator == 0).then_some(Layout {
+            count: 0,
+            metadata_start,
+        });
     }
+    let mut offset = 0;
+    let mut count = 0;
     loop {
         // One component: its namespace, then its ID unless the namespace ends the path.
         // Both varints are read at once when they are one byte each.
@@ -313,14 +326,21 @@ pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
         if ns_meta & TYPE_MASK as u32 != 0 {
             return None;
         }
+        // A namespace has no `00` byte, so a valid one ends at or before the terminator.
         let end = offset + (ns_meta >> TYPE_BITS) as usize;
         if !namespace::is_valid_at(bytes, offset, end) {
             return None;
         }
-        match *bytes.get(end)? {
-            SEPARATOR => {}
-            TERMINATOR if id_meta.is_none() => return metas.is_empty().then_some(layout),
-            _ => return None,
+        count += 1;
+        if id_meta.is_none() && metas.is_empty() {
+            // A namespace-only component ends the path.
+            return (end == terminator).then_some(Layout {
+                count,
+                metadata_start,
+            });
+        }
+        if segments.get(end) != Some(&SEPARATOR) {
+            return None;
         }
         offset = end + 1;
         let m = match id_meta {
@@ -329,26 +349,57 @@ pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
         };
         let len = (m >> TYPE_BITS) as usize;
         let end = offset + len;
+        // The checks of integers and UUIDs look at the bytes before `end` only once the
+        // byte at `end` is known to be in the segment section (or the terminator).
         let ok = match (m & TYPE_MASK as u32) as u8 {
-            TYPE_INT => is_canonical_int(bytes, offset, len),
+            TYPE_INT => is_canonical_int(segments, offset, len),
             TYPE_UUID => len == 16,
             TYPE_NAMESPACE => false,
-            other => validate_id(bytes.get(offset..end)?, other, offset).is_ok(),
+            other => validate_id(segments.get(offset..end)?, other, offset).is_ok(),
         };
+        count += 1;
         if !ok {
             return None;
         }
-        match *bytes.get(end)? {
-            SEPARATOR => {}
-            TERMINATOR => return metas.is_empty().then_some(layout),
-            _ => return None,
+        if metas.is_empty() {
+            return (end == terminator).then_some(Layout {
+                count,
+                metadata_start,
+            });
+        }
+        if segments.get(end) != Some(&SEPARATOR) {
+            return None;
         }
         offset = end + 1;
     }
 }
 
-/// The first metadata varint of `metas` (which [`scan_metadata`] has read, so it is at
-/// most 3 bytes and not overlong), moving `metas` past it.
+/// The index of the last `00` byte of `bytes`, eight bytes at a time from the end.
+#[inline(always)]
+fn last_zero(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = ONES * 0x7F;
+    let mut end = bytes.len();
+    while let Some(word) = end
+        .checked_sub(8)
+        .and_then(|at| bytes.get(at..end))
+        .and_then(|b| b.first_chunk::<8>())
+    {
+        // Big-endian: the last byte is the lowest. A byte's high bit in `zero` is set
+        // exactly when the byte is `00` (adding 0x7F to its low 7 bits sets the high bit
+        // of every other byte, and no carry crosses a byte).
+        let word = u64::from_be_bytes(*word);
+        let zero = !(((word & LOW7) + LOW7) | word | LOW7);
+        if zero != 0 {
+            return Some(end - 1 - (zero.trailing_zeros() / 8) as usize);
+        }
+        end -= 8;
+    }
+    bytes.get(..end)?.iter().rposition(|&b| b == TERMINATOR)
+}
+
+/// The first metadata varint of `metas`, moving `metas` past it; `None` for a varint that
+/// is overlong, unterminated or above `u32::MAX`.
 #[inline(always)]
 fn next_meta(metas: &mut &[u8]) -> Option<u32> {
     let (&first, rest) = metas.split_first()?;
@@ -356,8 +407,8 @@ fn next_meta(metas: &mut &[u8]) -> Option<u32> {
         *metas = rest;
         return Some(u32::from(first));
     }
-    // Two bytes (segments of 16 bytes to 2 KiB, such as a UUID): the second ends it and,
-    // the varint not being overlong, is not zero.
+    // Two bytes (segments of 16 bytes to 2 KiB, such as a UUID): the second ends it, and
+    // is not zero (that would be overlong).
     if let [_, second @ 1..=0x7F, ref after @ ..] = **metas {
         *metas = after;
         return Some(u32::from(first & 0x7F) | (u32::from(second) << 7));
