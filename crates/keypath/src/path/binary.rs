@@ -301,27 +301,30 @@ pub(crate) fn scan_metadata(
 pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
     let terminator = last_zero(bytes)?;
     let metadata_start = terminator + 1;
+    let total = bytes.len();
     // The segment section: every segment and the byte after it but the last's lie in it.
     let segments = bytes.get(..terminator)?;
-    let mut metas = bytes.get(metadata_start..)?;
-    if metas.is_empty() {
+    if metadata_start == total {
         // Only the empty path has no metadata.
         return (terminator == 0).then_some(Layout {
             count: 0,
             metadata_start,
         });
     }
-    let mut offset = 0;
-    let mut count = 0;
+    // `at`: the next metadata byte; `offset`: the next segment; `count`: segments so far.
+    let (mut at, mut offset, mut count) = (metadata_start, 0usize, 0usize);
     loop {
-        // One component: its namespace, then its ID unless the namespace ends the path.
-        // Both varints are read at once when they are one byte each.
-        let (ns_meta, id_meta) = match *metas {
-            [a, b, ref rest @ ..] if (a | b) & 0x80 == 0 => {
-                metas = rest;
-                (u32::from(a), Some(u32::from(b)))
+        // A namespace, with a one-byte varint (shorter than 16 bytes) or a longer one.
+        let ns_meta = match bytes.get(at) {
+            Some(&b) if b & 0x80 == 0 => {
+                at += 1;
+                u32::from(b)
             }
-            _ => (next_meta(&mut metas)?, None),
+            _ => {
+                let (value, used) = meta_at(bytes, at)?;
+                at += used;
+                value
+            }
         };
         if ns_meta & TYPE_MASK as u32 != 0 {
             return None;
@@ -332,7 +335,7 @@ pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
             return None;
         }
         count += 1;
-        if id_meta.is_none() && metas.is_empty() {
+        if at == total {
             // A namespace-only component ends the path.
             return (end == terminator).then_some(Layout {
                 count,
@@ -343,25 +346,39 @@ pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
             return None;
         }
         offset = end + 1;
-        let m = match id_meta {
-            Some(m) => m,
-            None => next_meta(&mut metas)?,
+        // Its ID.
+        let id_meta = match bytes.get(at..).unwrap_or_default() {
+            [b, ..] if b & 0x80 == 0 => {
+                at += 1;
+                u32::from(*b)
+            }
+            // Two bytes (a segment of 16 bytes to 2 KiB, such as a UUID); a second byte of
+            // zero would make it overlong.
+            [b, second @ 1..=0x7F, ..] => {
+                at += 2;
+                u32::from(b & 0x7F) | (u32::from(*second) << 7)
+            }
+            _ => {
+                let (value, used) = meta_at(bytes, at)?;
+                at += used;
+                value
+            }
         };
-        let len = (m >> TYPE_BITS) as usize;
+        let len = (id_meta >> TYPE_BITS) as usize;
         let end = offset + len;
         // The checks of integers and UUIDs look at the bytes before `end` only once the
         // byte at `end` is known to be in the segment section (or the terminator).
-        let ok = match (m & TYPE_MASK as u32) as u8 {
-            TYPE_INT => is_canonical_int(segments, offset, len),
+        let ok = match (id_meta & TYPE_MASK as u32) as u8 {
+            TYPE_INT => is_canonical_int(bytes, offset, len),
             TYPE_UUID => len == 16,
             TYPE_NAMESPACE => false,
-            other => validate_id(segments.get(offset..end)?, other, offset).is_ok(),
+            other => validate_id(bytes.get(offset..end)?, other, offset).is_ok(),
         };
         count += 1;
         if !ok {
             return None;
         }
-        if metas.is_empty() {
+        if at == total {
             return (end == terminator).then_some(Layout {
                 count,
                 metadata_start,
@@ -372,6 +389,16 @@ pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
         }
         offset = end + 1;
     }
+}
+
+/// The metadata varint at `bytes[at..]` and its length; `None` for a varint that is
+/// overlong, unterminated or above `u32::MAX`.
+#[inline(never)]
+fn meta_at(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
+    let mut metas = bytes.get(at..)?;
+    let before = metas.len();
+    let value = next_meta(&mut metas)?;
+    Some((value, before - metas.len()))
 }
 
 /// The index of the last `00` byte of `bytes`, eight bytes at a time from the end.
