@@ -297,7 +297,7 @@ pub(crate) fn scan_metadata(
 /// the segments tile the bytes before the terminator and the varints the bytes after it, so
 /// the lengths add up as [`find_metadata`] requires, and it finds the same layout (there is
 /// one segment count that fits, see the module docs).
-#[inline]
+#[inline(always)]
 pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
     let terminator = last_zero(bytes)?;
     let metadata_start = terminator + 1;
@@ -330,8 +330,14 @@ pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
             return None;
         }
         // A namespace has no `00` byte, so a valid one ends at or before the terminator.
-        let end = offset + (ns_meta >> TYPE_BITS) as usize;
-        if !namespace::is_valid_at(bytes, offset, end) {
+        let n = (ns_meta >> TYPE_BITS) as usize;
+        let end = offset + n;
+        // Up to 8 bytes as one word when the input has them from `offset`.
+        let valid = match bytes.get(offset..offset + 8) {
+            Some(word) if n.wrapping_sub(1) < 8 => namespace::word_prefix_is_namespace(word, n),
+            _ => namespace::is_valid_at(bytes, offset, end),
+        };
+        if !valid {
             return None;
         }
         count += 1;
@@ -347,16 +353,17 @@ pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
         }
         offset = end + 1;
         // Its ID.
-        let id_meta = match bytes.get(at..).unwrap_or_default() {
-            [b, ..] if b & 0x80 == 0 => {
+        let id_meta = match bytes.get(at) {
+            Some(&b) if b & 0x80 == 0 => {
                 at += 1;
-                u32::from(*b)
+                u32::from(b)
             }
             // Two bytes (a segment of 16 bytes to 2 KiB, such as a UUID); a second byte of
             // zero would make it overlong.
-            [b, second @ 1..=0x7F, ..] => {
+            Some(&b) if matches!(bytes.get(at + 1), Some(1..=0x7F)) => {
+                let second = bytes.get(at + 1).copied().unwrap_or_default();
                 at += 2;
-                u32::from(b & 0x7F) | (u32::from(*second) << 7)
+                u32::from(b & 0x7F) | (u32::from(second) << 7)
             }
             _ => {
                 let (value, used) = meta_at(bytes, at)?;
@@ -520,6 +527,12 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<Layout, DecodeError> {
         Some(layout) => Ok(layout),
         None => validate_checked(bytes),
     }
+}
+
+/// [`validate`] as a call, for callers that take a faster path first.
+#[inline(never)]
+pub(crate) fn validate_outlined(bytes: &[u8]) -> Result<Layout, DecodeError> {
+    validate(bytes)
 }
 
 /// [`validate`] one step at a time, with an error for whatever is wrong.
