@@ -408,6 +408,14 @@ fn meta_at(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
     Some((value, before - metas.len()))
 }
 
+/// Where the metadata of `bytes`, a valid encoding, starts: after its terminator, the last
+/// `00` byte (see [`validate_fast`]). For bytes that are not an encoding (which no caller
+/// passes) it is some index up to the length, so nothing reads out of bounds.
+#[inline]
+pub(crate) fn metadata_start(bytes: &[u8]) -> usize {
+    last_zero(bytes).map_or(bytes.len(), |t| t + 1)
+}
+
 /// The index of the last `00` byte of `bytes`, eight bytes at a time from the end.
 #[inline(always)]
 fn last_zero(bytes: &[u8]) -> Option<usize> {
@@ -712,10 +720,9 @@ impl<'a> Walk<'a> {
     }
 
     /// Walks `bytes`, a valid encoding.
+    #[inline]
     pub(crate) fn new(bytes: &'a [u8]) -> Walk<'a> {
-        // A valid encoding always has a layout; were it not valid, nothing is walked.
-        let start = find_layout(bytes).map_or(bytes.len(), |l| l.metadata_start);
-        Walk::with_layout(bytes, start)
+        Walk::with_layout(bytes, metadata_start(bytes))
     }
 }
 
