@@ -11,7 +11,9 @@
 //! and varints are added until `segment bytes + separators + terminator + metadata bytes`
 //! equals the input length. That sum grows by at least two with every segment, so at most
 //! one segment count fits, and the segment section is found without scanning it (integer and
-//! UUID segments may contain `00` and `01` bytes).
+//! UUID segments may contain `00` and `01` bytes). The fast validator ([`validate_fast`])
+//! uses an equivalent fact instead: no metadata byte of a valid encoding is `00`, so the
+//! terminator is the last `00` byte.
 
 use super::escape::{self, BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET};
 use super::id::{Id, IdType};
