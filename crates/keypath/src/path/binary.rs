@@ -11,7 +11,9 @@
 //! and varints are added until `segment bytes + separators + terminator + metadata bytes`
 //! equals the input length. That sum grows by at least two with every segment, so at most
 //! one segment count fits, and the segment section is found without scanning it (integer and
-//! UUID segments may contain `00` and `01` bytes).
+//! UUID segments may contain `00` and `01` bytes). The fast validator ([`validate_fast`])
+//! uses an equivalent fact instead: no metadata byte of a valid encoding is `00`, so the
+//! terminator is the last `00` byte.
 
 use super::escape::{self, BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET};
 use super::id::{Id, IdType};
@@ -284,71 +286,164 @@ pub(crate) fn scan_metadata(
     }
 }
 
-/// [`validate`] without errors, for the common shape (see [`scan_metadata`]): `None` for
-/// anything it does not accept, which [`validate_checked`] then decides and reports. Accepts
-/// only what [`validate_checked`] accepts (a property test compares them).
+/// [`validate`] without errors: `None` for anything it does not accept, which
+/// [`validate_checked`] then decides and reports. Accepts only what [`validate_checked`]
+/// accepts, with the same layout (a property test compares them).
 ///
-/// After the backward scan has found the metadata, one forward pass reads each segment's
-/// varint and checks the segment and the byte after it: a separator, or the terminator for
-/// the last segment (the one whose varint ends the input). The lengths were checked to add
-/// up, so the segments tile the segment section exactly when every such byte is right.
-#[inline]
+/// One forward pass, with no backward scan of the metadata: in a valid encoding no
+/// metadata byte is `00` (a one-byte varint `00` would be an empty namespace, and the last
+/// byte of a longer varint is not zero, which would make it overlong), so the terminator is
+/// the last `00` byte of the input and the metadata is what follows it. Each segment's varint
+/// is read forwards from there, and the segment checked together with the byte after it: a
+/// separator, or, for the segment of the last varint, the terminator. When the pass accepts,
+/// the segments tile the bytes before the terminator and the varints the bytes after it, so
+/// the lengths add up as [`find_metadata`] requires, and it finds the same layout (there is
+/// one segment count that fits, see the module docs).
+#[inline(always)]
 pub(crate) fn validate_fast(bytes: &[u8]) -> Option<Layout> {
-    let layout = scan_metadata(bytes, None)?;
-    let mut metas = bytes.get(layout.metadata_start..)?;
-    let mut offset = 0;
-    if layout.count == 0 {
-        return Some(layout);
+    let terminator = last_zero(bytes)?;
+    let metadata_start = terminator + 1;
+    let total = bytes.len();
+    // The segment section: every segment and the byte after it but the last's lie in it.
+    let segments = bytes.get(..terminator)?;
+    if metadata_start == total {
+        // Only the empty path has no metadata.
+        return (terminator == 0).then_some(Layout {
+            count: 0,
+            metadata_start,
+        });
     }
+    // `at`: the next metadata byte; `offset`: the next segment; `count`: segments so far.
+    let (mut at, mut offset, mut count) = (metadata_start, 0usize, 0usize);
     loop {
-        // One component: its namespace, then its ID unless the namespace ends the path.
-        // Both varints are read at once when they are one byte each.
-        let (ns_meta, id_meta) = match *metas {
-            [a, b, ref rest @ ..] if (a | b) & 0x80 == 0 => {
-                metas = rest;
-                (u32::from(a), Some(u32::from(b)))
+        // A namespace, with a one-byte varint (shorter than 16 bytes) or a longer one.
+        let ns_meta = match bytes.get(at) {
+            Some(&b) if b & 0x80 == 0 => {
+                at += 1;
+                u32::from(b)
             }
-            _ => (next_meta(&mut metas)?, None),
+            _ => {
+                let (value, used) = meta_at(bytes, at)?;
+                at += used;
+                value
+            }
         };
         if ns_meta & TYPE_MASK as u32 != 0 {
             return None;
         }
-        let end = offset + (ns_meta >> TYPE_BITS) as usize;
-        if !namespace::is_valid_at(bytes, offset, end) {
+        // A namespace has no `00` byte, so a valid one ends at or before the terminator.
+        let n = (ns_meta >> TYPE_BITS) as usize;
+        let end = offset + n;
+        // Up to 8 bytes as one word when the input has them from `offset`.
+        let valid = match bytes.get(offset..offset + 8) {
+            Some(word) if n.wrapping_sub(1) < 8 => namespace::word_prefix_is_namespace(word, n),
+            _ => namespace::is_valid_at(bytes, offset, end),
+        };
+        if !valid {
             return None;
         }
-        match *bytes.get(end)? {
-            SEPARATOR => {}
-            TERMINATOR if id_meta.is_none() => return metas.is_empty().then_some(layout),
-            _ => return None,
+        count += 1;
+        if at == total {
+            // A namespace-only component ends the path.
+            return (end == terminator).then_some(Layout {
+                count,
+                metadata_start,
+            });
+        }
+        if segments.get(end) != Some(&SEPARATOR) {
+            return None;
         }
         offset = end + 1;
-        let m = match id_meta {
-            Some(m) => m,
-            None => next_meta(&mut metas)?,
+        // Its ID.
+        let id_meta = match bytes.get(at) {
+            Some(&b) if b & 0x80 == 0 => {
+                at += 1;
+                u32::from(b)
+            }
+            // Two bytes (a segment of 16 bytes to 2 KiB, such as a UUID); a second byte of
+            // zero would make it overlong.
+            Some(&b) if matches!(bytes.get(at + 1), Some(1..=0x7F)) => {
+                let second = bytes.get(at + 1).copied().unwrap_or_default();
+                at += 2;
+                u32::from(b & 0x7F) | (u32::from(second) << 7)
+            }
+            _ => {
+                let (value, used) = meta_at(bytes, at)?;
+                at += used;
+                value
+            }
         };
-        let len = (m >> TYPE_BITS) as usize;
+        let len = (id_meta >> TYPE_BITS) as usize;
         let end = offset + len;
-        let ok = match (m & TYPE_MASK as u32) as u8 {
+        // The checks of integers and UUIDs look at the bytes before `end` only once the
+        // byte at `end` is known to be in the segment section (or the terminator).
+        let ok = match (id_meta & TYPE_MASK as u32) as u8 {
             TYPE_INT => is_canonical_int(bytes, offset, len),
             TYPE_UUID => len == 16,
             TYPE_NAMESPACE => false,
             other => validate_id(bytes.get(offset..end)?, other, offset).is_ok(),
         };
+        count += 1;
         if !ok {
             return None;
         }
-        match *bytes.get(end)? {
-            SEPARATOR => {}
-            TERMINATOR => return metas.is_empty().then_some(layout),
-            _ => return None,
+        if at == total {
+            return (end == terminator).then_some(Layout {
+                count,
+                metadata_start,
+            });
+        }
+        if segments.get(end) != Some(&SEPARATOR) {
+            return None;
         }
         offset = end + 1;
     }
 }
 
-/// The first metadata varint of `metas` (which [`scan_metadata`] has read, so it is at
-/// most 3 bytes and not overlong), moving `metas` past it.
+/// The metadata varint at `bytes[at..]` and its length; `None` for a varint that is
+/// overlong, unterminated or above `u32::MAX`.
+#[inline(never)]
+fn meta_at(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
+    let mut metas = bytes.get(at..)?;
+    let before = metas.len();
+    let value = next_meta(&mut metas)?;
+    Some((value, before - metas.len()))
+}
+
+/// Where the metadata of `bytes`, a valid encoding, starts: after its terminator, the last
+/// `00` byte (see [`validate_fast`]). For bytes that are not an encoding (which no caller
+/// passes) it is some index up to the length, so nothing reads out of bounds.
+#[inline]
+pub(crate) fn metadata_start(bytes: &[u8]) -> usize {
+    last_zero(bytes).map_or(bytes.len(), |t| t + 1)
+}
+
+/// The index of the last `00` byte of `bytes`, eight bytes at a time from the end.
+#[inline(always)]
+fn last_zero(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = ONES * 0x7F;
+    let mut end = bytes.len();
+    while let Some(word) = end
+        .checked_sub(8)
+        .and_then(|at| bytes.get(at..end))
+        .and_then(|b| b.first_chunk::<8>())
+    {
+        // Big-endian: the last byte is the lowest. A byte's high bit in `zero` is set
+        // exactly when the byte is `00` (adding 0x7F to its low 7 bits sets the high bit
+        // of every other byte, and no carry crosses a byte).
+        let word = u64::from_be_bytes(*word);
+        let zero = !(((word & LOW7) + LOW7) | word | LOW7);
+        if zero != 0 {
+            return Some(end - 1 - (zero.trailing_zeros() / 8) as usize);
+        }
+        end -= 8;
+    }
+    bytes.get(..end)?.iter().rposition(|&b| b == TERMINATOR)
+}
+
+/// The first metadata varint of `metas`, moving `metas` past it; `None` for a varint that
+/// is overlong, unterminated or above `u32::MAX`.
 #[inline(always)]
 fn next_meta(metas: &mut &[u8]) -> Option<u32> {
     let (&first, rest) = metas.split_first()?;
@@ -356,8 +451,8 @@ fn next_meta(metas: &mut &[u8]) -> Option<u32> {
         *metas = rest;
         return Some(u32::from(first));
     }
-    // Two bytes (segments of 16 bytes to 2 KiB, such as a UUID): the second ends it and,
-    // the varint not being overlong, is not zero.
+    // Two bytes (segments of 16 bytes to 2 KiB, such as a UUID): the second ends it, and
+    // is not zero (that would be overlong).
     if let [_, second @ 1..=0x7F, ref after @ ..] = **metas {
         *metas = after;
         return Some(u32::from(first & 0x7F) | (u32::from(second) << 7));
@@ -442,6 +537,12 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<Layout, DecodeError> {
         Some(layout) => Ok(layout),
         None => validate_checked(bytes),
     }
+}
+
+/// [`validate`] as a call, for callers that take a faster path first.
+#[inline(never)]
+pub(crate) fn validate_outlined(bytes: &[u8]) -> Result<Layout, DecodeError> {
+    validate(bytes)
 }
 
 /// [`validate`] one step at a time, with an error for whatever is wrong.
@@ -621,10 +722,9 @@ impl<'a> Walk<'a> {
     }
 
     /// Walks `bytes`, a valid encoding.
+    #[inline]
     pub(crate) fn new(bytes: &'a [u8]) -> Walk<'a> {
-        // A valid encoding always has a layout; were it not valid, nothing is walked.
-        let start = find_layout(bytes).map_or(bytes.len(), |l| l.metadata_start);
-        Walk::with_layout(bytes, start)
+        Walk::with_layout(bytes, metadata_start(bytes))
     }
 }
 

@@ -579,7 +579,8 @@ impl KeyPath {
         };
         let sort_layout = match binary::one_component(sort) {
             Some(layout) => layout,
-            None => binary::validate(sort)?,
+            // Out of line: the one-component reader above takes the common sort keys.
+            None => binary::validate_outlined(sort)?,
         };
         if sort_layout.count == 0 {
             return Ok(KeyPath::from_valid_slice(group));

@@ -62,6 +62,16 @@ pub(crate) fn word_prefix_len(word: u64) -> usize {
     (bad.trailing_zeros() / 8) as usize
 }
 
+/// Whether the first `n` bytes of `word` (8 bytes, `1 <= n <= 8`) are a namespace: the
+/// answer of [`is_valid`] for `&word[..n]`.
+#[inline(always)]
+pub(crate) fn word_prefix_is_namespace(word: &[u8], n: usize) -> bool {
+    match word.first_chunk::<8>() {
+        Some(w) => word_is_namespace(u64::from_le_bytes(*w), HIGH >> (8 * (8 - n))),
+        None => is_valid(word.get(..n).unwrap_or_default()),
+    }
+}
+
 /// [`is_valid`] of `bytes[start..end]` (which the caller keeps in bounds, `start <= end`),
 /// a word at a time: a namespace shorter than 8 bytes is read as the 8 bytes from `start`
 /// when `bytes` has them (the bytes after it are masked out), else byte by byte.
@@ -111,6 +121,9 @@ mod tests {
                         bytes[at] = b;
                         let want = is_valid(&bytes[..n]);
                         assert_eq!(is_valid_at(&bytes, 0, n), want, "{bytes:?} {n}");
+                        if let (Some(word), true) = (bytes.get(..8), n <= 8) {
+                            assert_eq!(word_prefix_is_namespace(word, n), want, "{bytes:?} {n}");
+                        }
                         let mut shifted = vec![b'Z'];
                         shifted.extend_from_slice(&bytes);
                         assert_eq!(is_valid_at(&shifted, 1, n + 1), want, "{shifted:?} {n}");

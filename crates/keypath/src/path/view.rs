@@ -114,7 +114,7 @@ impl<'a> KeyPathRef<'a> {
     /// The segment section (segments and separators, without the terminator) and the
     /// metadata.
     pub(crate) fn sections(self) -> (&'a [u8], &'a [u8]) {
-        let start = binary::find_layout(self.bytes).map_or(self.bytes.len(), |l| l.metadata_start);
+        let start = binary::metadata_start(self.bytes);
         (
             self.bytes
                 .get(..start.saturating_sub(1))
