@@ -288,7 +288,7 @@ async fn the_layout_document_shows_what_the_code_writes() {
         .put_raw(
             &ticket,
             "ticket",
-            &json!({"title": "Fix", "updated": 20}),
+            &json!({"board": 1, "title": "Fix", "updated": 20}),
             index(20),
             PutMode::Restore(5),
         )
@@ -326,7 +326,7 @@ async fn the_layout_document_shows_what_the_code_writes() {
         .put_raw(
             &ticket,
             "ticket",
-            &json!({"title": "Fix", "updated": 30}),
+            &json!({"board": 1, "title": "Fix", "updated": 30}),
             index(30),
             PutMode::Upsert,
         )
@@ -344,7 +344,7 @@ async fn the_layout_document_shows_what_the_code_writes() {
         .put_raw(
             &ticket,
             "ticket",
-            &json!({"title": "Fixed", "updated": 30}),
+            &json!({"board": 1, "title": "Fixed", "updated": 30}),
             index(30),
             PutMode::Upsert,
         )
@@ -359,7 +359,7 @@ async fn the_layout_document_shows_what_the_code_writes() {
         .put_raw(
             &p("/board-1/ticket-8"),
             "ticket",
-            &json!({"title": "New", "updated": 31}),
+            &json!({"board": 1, "title": "New", "updated": 31}),
             index(31),
             PutMode::Restore(9),
         )
@@ -484,7 +484,7 @@ async fn the_layout_document_shows_what_the_code_writes() {
         .put_raw(
             &ticket,
             "ticket",
-            &json!({"title": "Fix", "updated": 20}),
+            &json!({"board": 1, "title": "Fix", "updated": 20}),
             index(20),
             PutMode::Restore(5),
         )
