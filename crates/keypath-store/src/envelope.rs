@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! 01                      ENVELOPE_FORMAT
-//! len:u8  type name       the item type (UTF-8, 1..=255 bytes)
+//! len:u8  type name       the item type (UTF-8; writers write 1..=255 bytes, readers
+//!                         accept an empty one)
 //! n:u8                    number of index keys, then n times:
 //!   len:u8  index name
 //!   len:u16 (big endian)  the index key path's encoding (group and rest)

@@ -213,7 +213,9 @@ pub trait Item: Serialize + DeserializeOwned + Send + Sync + 'static {
 pub struct Versioned<T> {
     /// The key path.
     pub key: KeyPath,
-    /// The item's version: the value of its group's counter when it was last written.
+    /// The item's version: changed by every write of the item (see
+    /// [`StoreConfig::group_versions`](crate::StoreConfig::group_versions) for how it is
+    /// chosen); what `PutMode::IfVersion` compares.
     pub version: u64,
     /// The item.
     pub item: T,

@@ -9,8 +9,9 @@
 //! A payload is only made native when this round trip reproduces it exactly; the caller
 //! checks that ([`to_native`] does it) and keeps the raw bytes otherwise. Values that have no
 //! faithful DynamoDB form are refused: ext types, NaN and infinities, numbers outside
-//! DynamoDB's range, map keys that are not non-empty strings, duplicate keys, nesting deeper
-//! than DynamoDB's 32 levels, and trailing bytes after the value.
+//! DynamoDB's range, map keys that are not non-empty strings, duplicate keys, nesting of
+//! more than 30 levels below the top value (DynamoDB allows 32), and trailing bytes after
+//! the value.
 
 use std::collections::HashMap;
 
