@@ -116,6 +116,9 @@ impl Backend for Recording {
     async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
         self.inner.scan(scan).await
     }
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
+        self.inner.groups(from).await
+    }
     async fn write(&self, writes: Vec<Write>) -> Result<(), BackendError> {
         self.batches.lock().unwrap().push(writes.clone());
         self.inner.write(writes).await
