@@ -848,8 +848,50 @@ fn creates_store(command: &DbCommand) -> bool {
 /// is ever deleted. Then the store is created (or, if another process created it meanwhile,
 /// opened: its configuration is the one used) and the command runs on it.
 async fn first_write(dir: &Path, command: DbCommand, out: &mut impl Write) -> Result<(), Failure> {
-    if let DbCommand::Import { file } = &command {
-        let (mut reader, size) = import_reader(file)?;
+    let (config, write) = try_first_write(command).await?;
+    let db = create_for_first_write(dir, &config).await?;
+    write.run(&db, out).await
+}
+
+/// A `put` or `import` that [`try_first_write`] found a new store would take (or, as
+/// `Run`, any command to run on an existing store).
+pub(crate) enum FirstWrite {
+    Run(DbCommand),
+    Import {
+        file: PathBuf,
+        reader: ImportReader<std::io::BufReader<fs::File>>,
+        size: u64,
+        pending: Vec<(ImportLine, u64, u64)>,
+    },
+}
+
+impl FirstWrite {
+    /// Runs the write on `db`, the store made with the configuration it came with.
+    pub(crate) async fn run<B: Backend>(
+        self,
+        db: &Db<B>,
+        out: &mut impl Write,
+    ) -> Result<(), Failure> {
+        match self {
+            FirstWrite::Run(command) => db.run(command, out).await,
+            FirstWrite::Import {
+                file,
+                reader,
+                size,
+                pending,
+            } => import_from(db, &file, reader, size, pending, out).await,
+        }
+    }
+}
+
+/// For a `put` or `import` where there is no store yet (a directory, a DynamoDB table or a
+/// SlateDB database without a configuration record): the configuration a new store takes
+/// (the export's for an import, none for a put), after trying the write (an import's
+/// configuration line and first item) on an empty in-memory store, so that a refused write
+/// is refused before anything is made.
+pub(crate) async fn try_first_write(command: DbCommand) -> Result<(Config, FirstWrite), Failure> {
+    if let DbCommand::Import { file } = command {
+        let (mut reader, size) = import_reader(&file)?;
         let first = first_import_records(&mut reader)?;
         let config = first.config.clone().unwrap_or_default();
         if let Some((item, line)) = &first.item {
@@ -861,8 +903,13 @@ async fn first_write(dir: &Path, command: DbCommand, out: &mut impl Write) -> Re
             };
             try_on_memory(&config, trial, Some((*line, file.as_path()))).await?;
         }
-        let db = create_for_first_write(dir, &config).await?;
-        return import_from(&db, file, reader, size, first.pending, out).await;
+        let write = FirstWrite::Import {
+            file,
+            reader,
+            size,
+            pending: first.pending,
+        };
+        return Ok((config, write));
     }
     let DbCommand::Put {
         path,
@@ -881,8 +928,7 @@ async fn first_write(dir: &Path, command: DbCommand, out: &mut impl Write) -> Re
     };
     let config = Config::default();
     try_on_memory(&config, trial, None).await?;
-    let db = create_for_first_write(dir, &config).await?;
-    db.run(command, out).await
+    Ok((config, FirstWrite::Run(command)))
 }
 
 impl<B: Backend> Db<B> {
@@ -1010,7 +1056,7 @@ pub(crate) const MAX_IMPORT_LINE: usize = 8 << 20;
 
 /// One line of an import file.
 #[derive(Clone)]
-enum ImportLine {
+pub(crate) enum ImportLine {
     /// The end of the file.
     End,
     /// A line of only white space.
@@ -1031,7 +1077,7 @@ pub(crate) struct ImportItem {
 }
 
 /// Reads import lines, each at most [`MAX_IMPORT_LINE`] bytes, counting them.
-struct ImportReader<R> {
+pub(crate) struct ImportReader<R> {
     reader: R,
     name: String,
     line: Vec<u8>,

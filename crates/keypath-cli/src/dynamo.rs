@@ -10,10 +10,12 @@ use std::io::Write;
 use keypath_store::backend::dynamodb::{client_with_timeout, DynamoDbBackend, OpenError};
 use keypath_store::backend::Backend;
 use keypath_store::layout::config_key;
-use keypath_store::{Projection, Store, StoreConfig};
+use keypath_store::{Projection, Store};
 use serde_json::json;
 
-use crate::db::{bad, parse_index_defs, precheck, store_failure, Config, Db, DbCommand};
+use crate::db::{
+    bad, parse_index_defs, precheck, store_failure, try_first_write, Config, Db, DbCommand,
+};
 use crate::Failure;
 
 fn open_failure(e: OpenError) -> Failure {
@@ -158,12 +160,16 @@ pub(crate) async fn run(
                         "no keypath store in table {table} (create one with `keypath db --dynamodb {table} create-table`, or put an item)"
                     )));
                 }
-                // Another client may make the store first (a table is shared): then theirs
-                // is used, read below.
+                // The write is tried first, so a refused one makes no store; the store an
+                // import makes takes the export's indexes. Another client may make the store
+                // first (a table is shared): then theirs is used, read below.
+                let (config, write) = try_first_write(command).await?;
                 store
-                    .create_config(&StoreConfig::default())
+                    .create_config(&config.store)
                     .await
                     .map_err(store_failure)?;
+                let db = Db::with_store(store).await?;
+                return write.run(&db, out).await;
             }
             let db = Db::with_store(store).await?;
             db.run(command, out).await

@@ -12,10 +12,13 @@ use std::io::Write;
 use keypath_store::backend::slatedb::{OpenError, SlateDbBackend, SlateDbOptions};
 use keypath_store::backend::Backend;
 use keypath_store::layout::config_key;
-use keypath_store::{Store, StoreConfig};
+use keypath_store::Store;
 use serde_json::json;
 
-use crate::db::{bad, parse_index_defs, precheck, store_failure, Config, Db, DbCommand};
+use crate::db::{
+    bad, parse_index_defs, precheck, store_failure, try_first_write, Config, Db, DbCommand,
+    FirstWrite,
+};
 use crate::Failure;
 
 fn open_failure(location: &str, e: OpenError) -> Failure {
@@ -28,16 +31,16 @@ fn open_failure(location: &str, e: OpenError) -> Failure {
     }
 }
 
-/// Runs `command` on `store`, then closes the database whatever the outcome (a writer
+/// Runs `write` on `store`, then closes the database whatever the outcome (a writer
 /// writes SlateDB's in-memory state out; every acknowledged write is durable already).
 async fn run_and_close(
     store: Store<SlateDbBackend>,
-    command: Option<DbCommand>,
+    write: Option<FirstWrite>,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let ran = match command {
-        Some(command) => match Db::with_store(store.clone()).await {
-            Ok(db) => db.run(command, out).await,
+    let ran = match write {
+        Some(write) => match Db::with_store(store.clone()).await {
+            Ok(db) => write.run(&db, out).await,
             Err(e) => Err(e),
         },
         None => Ok(()),
@@ -48,27 +51,6 @@ async fn run_and_close(
         .await
         .map_err(|e| Failure::Store(e.to_string()));
     ran.and(closed)
-}
-
-/// The configuration a new store takes for an import: the export's first line, if it is a
-/// configuration the CLI reads (the import itself reports any other first line).
-fn import_config(file: &std::path::Path) -> Result<StoreConfig, Failure> {
-    use std::io::BufRead;
-    let opened = std::fs::File::open(file)
-        .map_err(|e| bad(format!("cannot read {}: {e}", file.display())))?;
-    for line in std::io::BufReader::new(opened).lines() {
-        let line = line.map_err(|e| bad(format!("cannot read {}: {e}", file.display())))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let config = serde_json::from_str::<serde_json::Value>(&line)
-            .ok()
-            .and_then(|v| serde_json::to_vec(v.get("config")?).ok())
-            .and_then(|json| StoreConfig::from_json(&json).ok())
-            .filter(|c| Config::from_store(c.clone()).is_ok());
-        return Ok(config.unwrap_or_default());
-    }
-    Ok(StoreConfig::default())
 }
 
 pub(crate) async fn run(
@@ -128,16 +110,23 @@ pub(crate) async fn run(
                         OpenError::Missing(location.to_owned()),
                     ));
                 }
-                let config = match &command {
-                    DbCommand::Import { file } => import_config(file)?,
-                    _ => StoreConfig::default(),
+                // The write is tried first, so a refused one makes no store (its database
+                // may stay, empty: SlateDB made it when it was opened for writing); the
+                // store an import makes takes the export's indexes.
+                let (config, write) = match try_first_write(command).await {
+                    Ok(tried) => tried,
+                    Err(e) => {
+                        let _ = store.backend().close().await;
+                        return Err(e);
+                    }
                 };
-                if let Err(e) = store.create_config(&config).await {
+                if let Err(e) = store.create_config(&config.store).await {
                     let _ = store.backend().close().await;
                     return Err(store_failure(e));
                 }
+                return run_and_close(store, Some(write), out).await;
             }
-            run_and_close(store, Some(command), out).await
+            run_and_close(store, Some(FirstWrite::Run(command)), out).await
         }
     }
 }

@@ -218,3 +218,21 @@ fn demo_on_slatedb() {
     );
     assert_eq!(latest[0]["value"]["board"], 0, "{latest:?}");
 }
+
+/// A refused first `put` makes no store: `init` can still declare the indexes.
+#[test]
+fn a_refused_first_put_makes_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().join("db");
+    let at = at.to_str().unwrap();
+    fails(&db(at, &["put", "/user-1/post", "{}"]), 2, "needs an ID");
+    fails(
+        &db(at, &["get", "/user-1/post-1"]),
+        2,
+        "no keypath store at",
+    );
+    ok(&db(at, &["init", "--index", "by_t=post.t@/feed-0"]));
+    ok(&db(at, &["put", "/user-1/post-1", "{\"t\": 1}"]));
+    let by_t = ok(&db(at, &["index", "by_t", "/feed-0"]));
+    assert_eq!(keys(&by_t), ["/user-1/post-1"]);
+}
