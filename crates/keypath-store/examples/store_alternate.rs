@@ -100,16 +100,7 @@ fn main() {
             times[op].push(took);
         }
     }
-    let mut medians = Vec::new();
-    for (op, t) in OPS.iter().zip(&mut times) {
-        t.sort();
-        let median = t[t.len() / 2];
-        medians.push(median);
-        println!(
-            "{op:<20} median {median:>10.2?}   fastest block {:>10.2?}",
-            t[0]
-        );
-    }
+    let medians = support::print_medians(&OPS, &mut times);
     let ratio = |a: usize, b: usize| medians[a].as_secs_f64() / medians[b].as_secs_f64();
     println!("list100 store / raw keyed:   {:.3}", ratio(0, 1));
     println!("get store / raw decoded:     {:.3}", ratio(2, 3));

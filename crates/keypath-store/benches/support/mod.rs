@@ -185,3 +185,23 @@ pub fn fixture() -> Fixture {
 
 #[cfg(feature = "slatedb")]
 pub mod slatedb;
+
+/// Prints each operation's median and fastest block time (the alternating timers'
+/// summary) and returns the medians, in the order of `ops`.
+pub fn print_medians(
+    ops: &[&str],
+    times: &mut [Vec<std::time::Duration>],
+) -> Vec<std::time::Duration> {
+    let width = ops.iter().map(|op| op.len()).max().unwrap_or(0) + 2;
+    let mut medians = Vec::new();
+    for (op, t) in ops.iter().zip(times) {
+        t.sort();
+        let median = t[t.len() / 2];
+        medians.push(median);
+        println!(
+            "{op:<width$} median {median:>10.2?}   fastest block {:>10.2?}",
+            t[0]
+        );
+    }
+    medians
+}
