@@ -789,7 +789,7 @@ impl DynamoDbBackend {
                 if bounds.contains(&sort) {
                     let record = match gsi {
                         None => attrs::record(item, &self.kept)?,
-                        Some(_) => attrs::gsi_entry_record(item, &self.kept)?,
+                        Some(_) => attrs::gsi_entry_record(item)?,
                     };
                     entries.push(Entry { sort, record });
                     if entries.len() == limit {

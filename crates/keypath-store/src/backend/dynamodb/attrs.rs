@@ -353,6 +353,15 @@ pub(crate) fn record(
     item: &HashMap<String, AttributeValue>,
     kept: &[KeptIndex],
 ) -> Result<Record, BackendError> {
+    let Record { value, version } = stored_record(item)?;
+    // Always looked at: an item whose header lacks a path must not read as a record
+    // without it, even through a backend that was not told of the table's GSIs.
+    let value = restore_elided(item, value, kept)?;
+    Ok(Record { value, version })
+}
+
+/// The record in an item as stored: index key paths left out of the header stay out.
+fn stored_record(item: &HashMap<String, AttributeValue>) -> Result<Record, BackendError> {
     let version = version(item)?.ok_or_else(|| corrupt(format!("no {VER} attribute")))?;
     let value = if let Some(fields) = item.get(ITEM) {
         let hdr = blob(item, HDR).ok_or_else(|| corrupt(format!("{ITEM} without {HDR}")))?;
@@ -367,9 +376,6 @@ pub(crate) fn record(
             Some(other) => return Err(corrupt(format!("{VAL} is {other:?}, not binary"))),
         }
     };
-    // Always looked at: an item whose header lacks a path must not read as a record
-    // without it, even through a backend that was not told of the table's GSIs.
-    let value = restore_elided(item, value, kept)?;
     Ok(Record { value, version })
 }
 
@@ -377,9 +383,11 @@ pub(crate) fn record(
 /// projected entry ([`ENTRY_PROJECTED`](crate::layout::ENTRY_PROJECTED)) at its version
 /// where the GSI projects it, [`ENTRY_FORMAT`](crate::layout::ENTRY_FORMAT) where it
 /// projects keys only (no `ver`).
+///
+/// The entry keeps only the item's type and payload, which a header with index key paths
+/// left out has as they were: the paths are not rebuilt here.
 pub(crate) fn gsi_entry_record(
     item: &HashMap<String, AttributeValue>,
-    kept: &[KeptIndex],
 ) -> Result<Record, BackendError> {
     if !item.contains_key(VER) {
         return Ok(Record {
@@ -387,7 +395,7 @@ pub(crate) fn gsi_entry_record(
             version: 0,
         });
     }
-    let record = record(item, kept)?;
+    let record = stored_record(item)?;
     let header = Header::parse(&record.value).map_err(|e| {
         corrupt(format!(
             "a GSI returned an item that is not an envelope: {e}"
