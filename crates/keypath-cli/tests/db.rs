@@ -200,10 +200,11 @@ fn export_import_round_trip() {
     assert_eq!(imported[0]["imported"], 300);
     let out1 = db(src.path(), &["export"]);
     let mut exported = ok(&out1);
-    // First the store's configuration (no indexes here), then the items.
+    // First the store's configuration (no indexes here; the one item type it holds), then
+    // the items.
     assert_eq!(
         exported.remove(0),
-        serde_json::json!({"config": {"format": 1, "indexes": []}})
+        serde_json::json!({"config": {"format": 1, "indexes": [], "types": ["item"]}})
     );
     assert_eq!(exported.len(), 300);
     // Export is in group, then key order.

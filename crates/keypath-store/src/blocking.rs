@@ -583,6 +583,36 @@ impl Store {
         drive(self.inner.create_config(config))
     }
 
+    /// Gives the items of `T` the entries of its indexes still being built, as
+    /// [`crate::Store::build_indexes`]; returns how many items it gave entries.
+    ///
+    /// ```
+    /// # use keypath::{path::PathError, KeyPath};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
+    /// # impl keypath_store::Item for User {
+    /// #     const TYPE: &'static str = "user";
+    /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
+    /// # }
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
+    /// store.put(&User { id: 1 }).unwrap();
+    /// assert_eq!(store.build_indexes::<User>().unwrap(), 0); // no index is being built
+    /// ```
+    pub fn build_indexes<T: Item>(&self) -> Result<u64, StoreError> {
+        drive(self.inner.build_indexes::<T>())
+    }
+
+    /// Removes an index declaration, as [`crate::Store::drop_index`].
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
+    /// assert!(!store.drop_index("user", "by_name").unwrap());
+    /// ```
+    pub fn drop_index(&self, item_type: &str, name: &str) -> Result<bool, StoreError> {
+        drive(self.inner.drop_index(item_type, name))
+    }
+
     /// Starts an optimistic transaction, as [`crate::Store::transaction`].
     ///
     /// ```

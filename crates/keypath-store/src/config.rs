@@ -8,8 +8,9 @@
 //! ```json
 //! {"format": 1, "indexes": [
 //!   {"name": "by_updated", "type": "ticket", "kind": "field", "field": "updated_at", "group": "/board-{board}"},
-//!   {"name": "by_score", "type": "player", "kind": "program"}
-//! ]}
+//!   {"name": "by_score", "type": "player", "kind": "program"},
+//!   {"name": "by_day", "type": "player", "kind": "program", "building": true}
+//! ], "types": ["ticket", "player"]}
 //! ```
 //!
 //! An index is declared for one item type (`type`: the type name a Rust [`Item`] gives as
@@ -22,7 +23,14 @@
 //!   [`INDEXES`](Item::INDEXES)). The store declares these itself, in the same atomic
 //!   write as the first item of that type it writes. A writer that cannot run that code (the `keypath db` command,
 //!   another language) must not write items of that type: it would leave their entries
-//!   stale.
+//!   stale; nor may a program whose type lacks one of them.
+//!
+//! `types` lists every item type the store has held, each added in the same atomic write as
+//! the first item of its type. A program index declared for a type the store may already
+//! hold items of (a program that gained an index) is `"building": true` until
+//! [`Store::build_indexes`] has given those items their entries: queries of it are refused
+//! meanwhile, never answered without them. A record without `types` (written by an earlier
+//! release) may hold any type.
 //!
 //! A store without the record (a backend the store did not create, such as a fresh
 //! in-memory one) has no declared indexes.
@@ -47,8 +55,9 @@ pub const CONFIG_FORMAT: u32 = 1;
 /// ```json
 /// {"format": 1, "indexes": [
 ///   {"name": "by_updated", "type": "ticket", "kind": "field", "field": "updated_at", "group": "/board-{board}"},
-///   {"name": "by_score", "type": "player", "kind": "program"}
-/// ]}
+///   {"name": "by_score", "type": "player", "kind": "program"},
+///   {"name": "by_day", "type": "player", "kind": "program", "building": true}
+/// ], "types": ["ticket", "player"]}
 /// ```
 ///
 /// An index is declared for one item type (`type`: the type name a Rust [`Item`] gives as
@@ -61,7 +70,14 @@ pub const CONFIG_FORMAT: u32 = 1;
 ///   [`INDEXES`](Item::INDEXES)). The store declares these itself, in the same atomic
 ///   write as the first item of that type it writes. A writer that cannot run that code (the `keypath db` command,
 ///   another language) must not write items of that type: it would leave their entries
-///   stale.
+///   stale; nor may a program whose type lacks one of them.
+///
+/// `types` lists every item type the store has held, each added in the same atomic write as
+/// the first item of its type. A program index declared for a type the store may already
+/// hold items of (a program that gained an index) is `"building": true` until
+/// [`Store::build_indexes`](crate::Store::build_indexes) has given those items their entries: queries of it are refused
+/// meanwhile, never answered without them. A record without `types` (written by an earlier
+/// release) may hold any type.
 ///
 /// A store without the record (a backend the store did not create, such as a fresh
 /// in-memory one) has no declared indexes.
@@ -73,7 +89,7 @@ pub const CONFIG_FORMAT: u32 = 1;
 /// assert_eq!(StoreConfig::from_json(&json).unwrap(), config);
 /// assert!(String::from_utf8(json).unwrap().contains(r#""kind":"field""#));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct StoreConfig {
     /// The configuration format ([`CONFIG_FORMAT`]).
@@ -91,6 +107,26 @@ pub struct StoreConfig {
     /// process of a store must count the same way).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub group_versions: bool,
+    /// Every item type the store has held (`"types": [...]`), recorded in the same atomic
+    /// write as the first item of each type. `None` (no `"types"` in the record: a store
+    /// written before types were recorded) means any type may have items. A program index
+    /// declared for a type the store may hold items of starts out
+    /// [`building`](IndexDecl::building).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub types: Option<Vec<String>>,
+}
+
+impl Default for StoreConfig {
+    /// An empty configuration: no indexes, no types held (what a store without a
+    /// configuration record and without items has).
+    ///
+    /// ```
+    /// let config = keypath_store::StoreConfig::default();
+    /// assert_eq!(config.types, Some(vec![]));
+    /// ```
+    fn default() -> Self {
+        StoreConfig::new(Vec::new())
+    }
 }
 
 /// One declared index; see [`StoreConfig`].
@@ -110,6 +146,13 @@ pub struct IndexDecl {
     /// How its entries are computed.
     #[serde(flatten)]
     pub source: IndexSource,
+    /// Whether the index is still being built (`"building": true`; absent means `false`):
+    /// declared for a type the store already held items of, which the index does not have
+    /// yet. Writes keep it up to date; queries of it are refused
+    /// ([`StoreError::IndexBuilding`]) until
+    /// [`Store::build_indexes`](crate::Store::build_indexes) has added the items written before it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub building: bool,
 }
 
 /// How an index's entries are computed.
@@ -162,6 +205,7 @@ impl IndexDecl {
                 field: field.to_owned(),
                 group: group.to_owned(),
             },
+            building: false,
         }
     }
 
@@ -176,6 +220,7 @@ impl IndexDecl {
             name: name.to_owned(),
             item_type: item_type.to_owned(),
             source: IndexSource::Program,
+            building: false,
         }
     }
 }
@@ -191,6 +236,7 @@ impl StoreConfig {
             format: CONFIG_FORMAT,
             indexes,
             group_versions: false,
+            types: Some(Vec::new()),
         }
     }
 
@@ -199,7 +245,7 @@ impl StoreConfig {
     ///
     /// ```
     /// let config = keypath_store::StoreConfig::new(vec![]).with_group_versions(true);
-    /// assert_eq!(config.to_json(), br#"{"format":1,"indexes":[],"group_versions":true}"#);
+    /// assert_eq!(config.to_json(), br#"{"format":1,"indexes":[],"group_versions":true,"types":[]}"#);
     /// ```
     pub fn with_group_versions(mut self, on: bool) -> StoreConfig {
         self.group_versions = on;
@@ -210,7 +256,7 @@ impl StoreConfig {
     ///
     /// ```
     /// let json = keypath_store::StoreConfig::default().to_json();
-    /// assert_eq!(json, br#"{"format":1,"indexes":[]}"#);
+    /// assert_eq!(json, br#"{"format":1,"indexes":[],"types":[]}"#);
     /// ```
     pub fn to_json(&self) -> Vec<u8> {
         let mut config = self.clone();
@@ -314,12 +360,12 @@ pub(crate) struct TypeIndexes {
 }
 
 impl TypeIndexes {
-    /// For items of `T`; `None` if `T` has no indexes.
-    pub(crate) fn of<T: Item>() -> Option<TypeIndexes> {
-        (!T::INDEXES.is_empty()).then_some(TypeIndexes {
+    /// For items of `T` (whose program may compute no index at all).
+    pub(crate) fn of<T: Item>() -> TypeIndexes {
+        TypeIndexes {
             item_type: T::TYPE,
             names: || T::INDEXES.iter().map(|i| i.name).collect(),
-        })
+        }
     }
 }
 
@@ -372,13 +418,16 @@ impl<B: Backend> Store<B> {
     }
 
     /// The configuration and the version of its record (`None`: no record).
-    async fn read_config(&self) -> Result<(StoreConfig, Option<u64>), StoreError> {
+    pub(crate) async fn read_config(&self) -> Result<(StoreConfig, Option<u64>), StoreError> {
         match self.backend().get(config_key()).await? {
             None => Ok((StoreConfig::default(), None)),
-            Some(record) => Ok((
-                StoreConfig::from_json(&record.value).map_err(StoreError::Config)?,
-                Some(record.version),
-            )),
+            Some(record) => {
+                self.set_configured();
+                Ok((
+                    StoreConfig::from_record(&record.value)?,
+                    Some(record.version),
+                ))
+            }
         }
     }
 
@@ -399,19 +448,83 @@ impl<B: Backend> Store<B> {
 }
 
 impl StoreConfig {
-    /// This configuration with the program indexes of `types` that it lacks declared, or
-    /// `None` if it declares them all. An index declared as data for the type already
-    /// counts: the program claims to compute the same.
-    pub(crate) fn declaring(&self, types: &[TypeIndexes]) -> Option<StoreConfig> {
+    /// The configuration of a store without a configuration record: an empty one, whose
+    /// held types are unknown if the store `has_items` (written by a release that kept no
+    /// record for stores without indexes).
+    pub(crate) fn unrecorded(has_items: bool) -> StoreConfig {
+        let mut config = StoreConfig::default();
+        if has_items {
+            config.types = None;
+        }
+        config
+    }
+
+    /// The configuration in the store's record `value`; an error that says the record
+    /// cannot be used if it does not read.
+    pub(crate) fn from_record(value: &[u8]) -> Result<StoreConfig, StoreError> {
+        StoreConfig::from_json(value).map_err(|e| {
+            StoreError::Config(format!(
+                "the store's configuration record cannot be used (damaged, or written by \
+                 another release): {e}"
+            ))
+        })
+    }
+
+    /// Whether the store may hold items of `item_type`.
+    pub(crate) fn may_hold(&self, item_type: &str) -> bool {
+        self.types
+            .as_ref()
+            .is_none_or(|types| types.iter().any(|t| t == item_type))
+    }
+
+    /// This configuration with what a commit adds to it, or `None` if it adds nothing:
+    /// the program indexes of `programs` that it lacks (building if the store may hold items
+    /// of their type already) and the item types `written` that it does not list. An index
+    /// declared as data for the type already counts: the program claims to compute the same.
+    ///
+    /// A write (`for_write`) of a program that does not compute a program index the
+    /// configuration declares for its type is refused: it would leave that index without
+    /// the item.
+    pub(crate) fn declaring(
+        &self,
+        programs: &[TypeIndexes],
+        written: &[&str],
+        for_write: bool,
+    ) -> Result<Option<StoreConfig>, StoreError> {
         let mut config = self.clone();
-        for t in types {
-            for name in (t.names)() {
+        for t in programs {
+            let names = (t.names)();
+            let missing: Vec<&str> = self
+                .indexes_of(t.item_type)
+                .filter(|d| !d.source.is_data() && !names.contains(&d.name.as_str()))
+                .map(|d| d.name.as_str())
+                .collect();
+            if for_write && !missing.is_empty() {
+                return Err(StoreError::Config(format!(
+                    "the store declares the program indexes {missing:?} for items of type {}, \
+                     which this program's type does not compute (it computes {names:?}): its \
+                     writes would leave them without their items; write with a program that \
+                     computes them, or drop them first (Store::drop_index)",
+                    t.item_type
+                )));
+            }
+            let held = self.may_hold(t.item_type);
+            for name in names {
                 if !config.indexes_of(t.item_type).any(|d| d.name == name) {
-                    config.indexes.push(IndexDecl::program(name, t.item_type));
+                    let mut decl = IndexDecl::program(name, t.item_type);
+                    decl.building = held;
+                    config.indexes.push(decl);
                 }
             }
         }
-        (config.indexes.len() > self.indexes.len()).then_some(config)
+        if let Some(types) = &mut config.types {
+            for &t in written {
+                if !types.iter().any(|held| held == t) {
+                    types.push(t.to_owned());
+                }
+            }
+        }
+        Ok((config != *self).then_some(config))
     }
 }
 
@@ -428,7 +541,7 @@ mod tests {
         let json = String::from_utf8(config.to_json()).unwrap();
         assert_eq!(
             json,
-            r#"{"format":1,"indexes":[{"name":"by_updated","type":"ticket","kind":"field","field":"updated_at","group":"/board-{board}"},{"name":"by_score","type":"player","kind":"program"}]}"#
+            r#"{"format":1,"indexes":[{"name":"by_updated","type":"ticket","kind":"field","field":"updated_at","group":"/board-{board}"},{"name":"by_score","type":"player","kind":"program"}],"types":[]}"#
         );
         assert_eq!(StoreConfig::from_json(json.as_bytes()), Ok(config));
     }

@@ -90,6 +90,21 @@ pub enum StoreError {
         /// The indexes the type declares.
         declared: Vec<String>,
     },
+    /// An index query of an index that does not hold every item of its type yet: declared
+    /// for a type the store already held items of ([`IndexDecl::building`](crate::IndexDecl::building)),
+    /// or computed by the querying program but not declared in a store that holds items of
+    /// its type. [`Store::build_indexes`](crate::Store::build_indexes) adds the items.
+    #[error(
+        "index {name} of item type {item_type} is not built: items of that type written \
+         before it was declared are not in it yet; build it (Store::build_indexes for that \
+         type) before querying it"
+    )]
+    IndexBuilding {
+        /// The index queried.
+        name: String,
+        /// The item type it is declared for.
+        item_type: String,
+    },
     /// The store's configuration record cannot be used (see [`StoreConfig`](crate::StoreConfig)),
     /// or a change to it is invalid.
     #[error("store configuration: {0}")]

@@ -11,6 +11,7 @@ use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
 use crate::layout::counter_key;
 use crate::{Limits, StoreError};
 
+mod build;
 mod list;
 pub(crate) mod write;
 
@@ -56,6 +57,10 @@ pub struct Store<B: Backend> {
     /// Whether the store keeps group counters, once its configuration was read.
     /// (0: not read yet, 1: no, 2: yes.)
     pub(crate) group_versions: Arc<std::sync::atomic::AtomicU8>,
+    /// Whether the store is known to have a configuration record (never removed).
+    pub(crate) configured: Arc<std::sync::atomic::AtomicBool>,
+    /// Indexes this store has seen declared and built (a built index stays built).
+    pub(crate) ready: Arc<Mutex<HashSet<String>>>,
 }
 
 impl<B: Backend> Clone for Store<B> {
@@ -65,6 +70,8 @@ impl<B: Backend> Clone for Store<B> {
             limits: self.limits,
             declared: self.declared.clone(),
             group_versions: self.group_versions.clone(),
+            configured: self.configured.clone(),
+            ready: self.ready.clone(),
         }
     }
 }
@@ -230,6 +237,8 @@ impl<B: Backend> Store<B> {
             limits: Limits::default(),
             declared: Arc::default(),
             group_versions: Arc::default(),
+            configured: Arc::default(),
+            ready: Arc::default(),
         }
     }
 
@@ -241,6 +250,8 @@ impl<B: Backend> Store<B> {
             limits: self.limits,
             declared: self.declared.clone(),
             group_versions: self.group_versions.clone(),
+            configured: self.configured.clone(),
+            ready: self.ready.clone(),
         }
     }
 

@@ -132,11 +132,12 @@ impl<B: Backend> Transaction<'_, B> {
             item_type: T::TYPE.to_owned(),
             payload: encode_item(&path, item)?,
             indexes: index_keys(item)?,
-            program: TypeIndexes::of::<T>(),
+            program: Some(TypeIndexes::of::<T>()),
             raw: false,
             restore: None,
             projected: crate::store::write::projected_indexes::<T>(),
             table_kept: crate::store::write::table_kept_indexes::<T>(),
+            rebuild: false,
         };
         self.buffer(path, Some(new))
     }

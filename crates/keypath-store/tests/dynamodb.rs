@@ -54,14 +54,17 @@ async fn round_trips_per_store_operation() {
     let (backend, counter) = fresh("requests").await;
     let store = Store::new(backend);
     // The first write of a store reads its configuration once (whether it keeps group
-    // counters); a put of an item with indexes then reads the old item and writes in one
-    // atomic request.
+    // counters); a table without the record is scanned once (one request, as it is empty:
+    // a table an earlier release filled would make the new type's indexes building); a put
+    // of an item with indexes then reads the old item and writes in one atomic request
+    // (which also creates the configuration record, declaring the type).
     store.put(&ticket(1, 1, 10, "first")).await.unwrap();
     assert_eq!(
         counter.take(),
         counts(&[
             ("BatchGetItem", 1),
             ("GetItem", 1),
+            ("Scan", 1),
             ("TransactWriteItems", 1)
         ])
     );
@@ -775,4 +778,86 @@ async fn values_without_a_native_form_that_fits_are_stored_as_bytes() {
         "{over:?}"
     );
     assert_eq!(counter.total(), 0, "nothing was sent");
+}
+
+/// The tickets' first program: the same items, no indexes.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct PlainTicket {
+    owner: u64,
+    id: i64,
+    updated_at: i64,
+    status: Option<String>,
+    title: String,
+}
+
+impl keypath_store::Item for PlainTicket {
+    const TYPE: &'static str = "ticket";
+    fn key_path(&self) -> Result<keypath::KeyPath, keypath::path::PathError> {
+        keypath::KeyPath::new()
+            .push("user", self.owner)?
+            .push("ticket", self.id)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn indexes_a_program_gains_are_built_before_they_answer() {
+    let (backend, _) = fresh("build").await;
+    let v1 = Store::new(backend.clone());
+    for id in 0..30 {
+        let t = ticket(id as u64 % 3, id, 100 - id, "old");
+        let plain = PlainTicket {
+            owner: t.owner,
+            id: t.id,
+            updated_at: t.updated_at,
+            status: t.status,
+            title: t.title,
+        };
+        v1.put(&plain).await.unwrap();
+    }
+    let v2 = Store::new(backend.clone());
+    let newest = Query::prefix(&path("/tickets-0")).unwrap().reverse();
+    let early = v2.query_index::<Ticket>("by_updated", &newest).await;
+    assert!(
+        matches!(early, Err(StoreError::IndexBuilding { .. })),
+        "{early:?}"
+    );
+    v2.put(&ticket(9, 100, 1000, "new")).await.unwrap();
+    assert!(matches!(
+        v2.query_index::<Ticket>("by_updated", &newest).await,
+        Err(StoreError::IndexBuilding { .. })
+    ));
+    // The first program is refused from now on: it would leave the indexes without its items.
+    let again = Store::new(backend.clone());
+    let refused = again
+        .put(&PlainTicket {
+            owner: 1,
+            id: 500,
+            updated_at: 5,
+            status: None,
+            title: "late".into(),
+        })
+        .await;
+    assert!(matches!(refused, Err(StoreError::Config(_))), "{refused:?}");
+    assert_eq!(v2.build_indexes::<Ticket>().await.unwrap(), 30);
+    let mut ids = Vec::new();
+    let mut q = newest.clone().limit(7);
+    loop {
+        let page = v2.query_index::<Ticket>("by_updated", &q).await.unwrap();
+        ids.extend(page.items.iter().map(|t| t.item.id));
+        match page.cursor {
+            Some(c) => q = q.after(c),
+            None => break,
+        }
+    }
+    let mut want: Vec<i64> = (0..30).collect();
+    want.insert(0, 100); // updated 1000, the newest
+    assert_eq!(ids, want);
+    let open = Query::prefix(&path("/status-open")).unwrap();
+    let page = v2.query_index::<Ticket>("by_status", &open).await.unwrap();
+    assert_eq!(page.items.len(), 31);
+    let groups = backend.groups(0).await.unwrap();
+    let all = keypath_store::check::dump_groups(&backend, groups)
+        .await
+        .unwrap();
+    keypath_store::check::check_consistency(&all).unwrap();
 }

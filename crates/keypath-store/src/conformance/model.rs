@@ -1009,19 +1009,21 @@ impl Model {
 }
 
 /// The configuration a store holds once a ticket was written: the ticket type's program
-/// indexes, in their declaration order.
+/// indexes, in their declaration order, and the ticket type as held.
 ///
 /// ```
 /// let config = keypath_store::conformance::model::expected_config();
 /// assert_eq!(config.indexes.len(), 2);
 /// ```
 pub fn expected_config() -> crate::StoreConfig {
-    crate::StoreConfig::new(
+    let mut config = crate::StoreConfig::new(
         Ticket::INDEXES
             .iter()
             .map(|i| crate::IndexDecl::program(i.name, Ticket::TYPE))
             .collect(),
-    )
+    );
+    config.types = Some(vec![Ticket::TYPE.to_owned()]);
+    config
 }
 
 /// Describes how `got` differs from `expected` (`None` if equal).

@@ -228,6 +228,7 @@ impl<B: Backend> Store<B> {
                 declared: T::INDEXES.iter().map(|i| i.name.to_owned()).collect(),
             });
         }
+        self.check_typed_index(index, T::TYPE).await?;
         let page = self.query_index_raw(index, query).await?;
         let items = page
             .items
@@ -265,6 +266,7 @@ impl<B: Backend> Store<B> {
                 name: index.to_owned(),
             });
         }
+        self.check_index(index).await?;
         let plan = query.plan(true);
         let query_group = query.group.encode();
         let fingerprint = query.fingerprint(Some(index), &query_group, &plan);

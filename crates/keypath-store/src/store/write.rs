@@ -45,7 +45,7 @@ pub enum PutMode {
 }
 
 /// Attempts before a write gives up with [`StoreError::Contention`].
-const MAX_ATTEMPTS: u32 = 1000;
+pub(super) const MAX_ATTEMPTS: u32 = 1000;
 /// Longest pause between attempts.
 const MAX_BACKOFF: Duration = Duration::from_millis(5);
 
@@ -67,7 +67,8 @@ pub(crate) struct NewItem {
     /// `(index name, index key path)` in the order given; the commit rejects a repeated
     /// name and stores them sorted by name.
     pub indexes: Vec<(String, KeyPath)>,
-    /// For an item of a Rust type with indexes: the declarations its write needs.
+    /// For an item of a Rust type: the declarations its write needs (its type, its program
+    /// indexes).
     pub program: Option<TypeIndexes>,
     /// Written as data (`put_raw`), with index keys the caller computed: refused for item
     /// types whose indexes a program computes (checked in the commit, against the
@@ -79,6 +80,9 @@ pub(crate) struct NewItem {
     pub projected: Vec<&'static str>,
     /// The indexes the item's type asks the table to keep ([`IndexMode::Table`]).
     pub table_kept: Vec<&'static str>,
+    /// Whether the write only adds the index entries the stored item lacks (an index
+    /// build, [`Store::build_indexes`]): the item keeps its version and its value.
+    pub rebuild: bool,
 }
 
 /// One item write of a commit: `new: None` deletes.
@@ -108,6 +112,7 @@ pub(crate) struct Outcome {
 }
 
 /// What each write of a backend batch stands for, to explain a failed condition.
+#[derive(PartialEq)]
 enum Origin {
     Counter,
     Config,
@@ -116,9 +121,9 @@ enum Origin {
     Check(usize),
 }
 
-/// A commit's backend batch, with the outcome of each item write and what each write of the
-/// batch stands for.
-type Planned = (Vec<Write>, (Vec<Outcome>, Vec<Origin>));
+/// A commit's backend batch, with the outcome of each item write, what each write of the
+/// batch stands for, and whether the configuration record was read and found.
+type Planned = (Vec<Write>, (Vec<Outcome>, Vec<Origin>, bool));
 
 /// What a write stores, made once per commit.
 struct Encoded {
@@ -134,9 +139,12 @@ struct Commit {
     raw: bool,
     /// Whether the store keeps group counters: read and bumped with the writes.
     group_versions: bool,
-    /// Item types whose program indexes the configuration may not declare yet: declared in
-    /// the same atomic batch as the writes, if missing.
+    /// Item types whose program indexes the configuration may not declare yet (or that it
+    /// may not list as held): declared in the same atomic batch as the writes, if missing.
     declare: Vec<TypeIndexes>,
+    /// Whether the store held items when it had no configuration record (read only if it
+    /// has none, before the commit).
+    unrecorded_items: bool,
     writes: Vec<ItemWrite>,
     checks: Vec<ReadCheck>,
     /// Per write, what it stores.
@@ -184,17 +192,23 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
         false => (olds, None),
     };
     let mut declared = None;
+    let config_found = config.is_some_and(|r| r.is_some());
     if let Some(record) = config {
         let config = match record {
-            Some(r) => StoreConfig::from_json(&r.value).map_err(StoreError::Config)?,
-            None => StoreConfig::default(),
+            Some(r) => StoreConfig::from_record(&r.value)?,
+            None => StoreConfig::unrecorded(c.unrecorded_items),
         };
         if c.raw {
             for (w, old) in c.writes.iter().zip(olds) {
                 check_raw_write(&config, w, old.as_ref())?;
             }
         }
-        if let Some(more) = config.declaring(&c.declare) {
+        let written: Vec<&str> = c
+            .writes
+            .iter()
+            .filter_map(|w| w.new.as_ref().map(|n| n.item_type.as_str()))
+            .collect();
+        if let Some(more) = config.declaring(&c.declare, &written, true)? {
             declared = Some(Write::Put {
                 key: config_key(),
                 record: Record {
@@ -250,7 +264,10 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
             }); // deleting nothing writes nothing
             continue;
         }
+        let rebuild = w.new.as_ref().is_some_and(|n| n.rebuild);
         let version = match (c.group_versions, found) {
+            // A rebuild adds index entries to an item it leaves as it is.
+            (_, Some(v)) if rebuild => v,
             (true, _) => new_counter[w.key.group.as_slice()],
             (false, Some(v)) => v.wrapping_add(1).max(1),
             (false, None) => w
@@ -259,7 +276,9 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
                 .and_then(|n| n.restore)
                 .unwrap_or_else(fresh_version),
         };
-        touched.insert(w.key.group.as_slice());
+        if !rebuild {
+            touched.insert(w.key.group.as_slice());
+        }
         let condition = found.map_or(Condition::NotExists, Condition::VersionEquals);
         // Per new index entry: whether the old item has it already (then it is not written
         // again: its key says all an entry says).
@@ -368,7 +387,7 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
         });
         origin.push(Origin::Check(i));
     }
-    Ok((batch, (versions, origin)))
+    Ok((batch, (versions, origin, config_found)))
 }
 
 /// The backend keys of the index entries that the stored item `old` (an envelope) has and
@@ -555,7 +574,7 @@ pub(crate) fn index_keys<T: Item>(item: &T) -> Result<Vec<(String, KeyPath)>, St
 /// than with `tokio::time::sleep`: the pool comes with every Tokio runtime, the timer only
 /// with runtimes built with `enable_time` (or `enable_all`), and a write must not panic
 /// under contention on a runtime without one.
-async fn pause(attempt: u32) {
+pub(super) async fn pause(attempt: u32) {
     let d = backoff(attempt);
     match tokio::runtime::Handle::try_current() {
         // A failed join (the runtime shutting down) only ends the pause early.
@@ -618,16 +637,16 @@ impl<B: Backend> Store<B> {
             reason: e.to_string(),
         })?;
         let indexes = index_keys(item)?;
-        let program = TypeIndexes::of::<T>();
         let new = NewItem {
             item_type: T::TYPE.to_owned(),
             payload: encode_item(&path, item)?,
             indexes,
-            program,
-            raw: program.is_none(),
+            program: Some(TypeIndexes::of::<T>()),
+            raw: false,
             restore: None,
             projected: projected_indexes::<T>(),
             table_kept: table_kept_indexes::<T>(),
+            rebuild: false,
         };
         self.put_encoded(&path, new, mode).await
     }
@@ -669,6 +688,7 @@ impl<B: Backend> Store<B> {
             restore: None,
             projected: Vec::new(),
             table_kept: Vec::new(),
+            rebuild: false,
         };
         self.put_encoded(path, new, mode).await
     }
@@ -794,11 +814,12 @@ impl<B: Backend> Store<B> {
                         item_type: T::TYPE.to_owned(),
                         payload: encode_item(path, item)?,
                         indexes: index_keys(item)?,
-                        program: TypeIndexes::of::<T>(),
+                        program: Some(TypeIndexes::of::<T>()),
                         raw: false,
                         restore: None,
                         projected: projected_indexes::<T>(),
                         table_kept: table_kept_indexes::<T>(),
+                        rebuild: false,
                     })
                 }
                 None => None,
@@ -957,10 +978,16 @@ impl<B: Backend> Store<B> {
         let groups: Vec<Vec<u8>> = groups.into_iter().map(<[u8]>::to_vec).collect();
         let raw = writes.iter().any(|w| w.new.as_ref().is_some_and(|n| n.raw));
         let group_versions = self.keeps_group_versions().await?;
+        // Only used if the configuration record is still missing when the commit reads it.
+        let unrecorded_items = match (raw || !declare.is_empty()) && !self.is_configured() {
+            true => self.holds_items().await?,
+            false => false,
+        };
         let commit = Arc::new(Commit {
             raw,
             group_versions,
             declare,
+            unrecorded_items,
             writes,
             checks,
             encoded,
@@ -979,12 +1006,15 @@ impl<B: Backend> Store<B> {
             // Planned where the backend reads (on the embedded backend, inside its write
             // transaction: one trip to the blocking pool for the whole commit).
             let planning = commit.clone();
-            let ((versions, origin), written) = self
+            let ((versions, origin, config_found), written) = self
                 .backend
                 .read_then_write(keys, move |got| plan_commit(&planning, &got))
                 .await?;
             match written {
                 Ok(()) => {
+                    if config_found || origin.contains(&Origin::Config) {
+                        self.set_configured();
+                    }
                     self.mark_declared(commit.declare.iter().map(|t| t.item_type));
                     return Ok(versions);
                 }
