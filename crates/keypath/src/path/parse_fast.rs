@@ -29,6 +29,13 @@ const METAS: usize = MAX_TEXT + 8;
 /// shapes; `None` for anything else, which the full parser then parses or reports.
 #[inline]
 pub(super) fn parse(text: &str) -> Option<KeyPath> {
+    parse_with(text, KeyPath::from_valid_slice)
+}
+
+/// [`parse`], handing the encoding to `take` (which the caller copies where it keeps it)
+/// instead of making a path of it.
+#[inline(always)]
+pub(super) fn parse_with<R>(text: &str, take: impl FnOnce(&[u8]) -> R) -> Option<R> {
     let t = text.as_bytes();
     if t.len() > MAX_TEXT {
         return None;
@@ -126,7 +133,7 @@ pub(super) fn parse(text: &str) -> Option<KeyPath> {
         Some(first) if meta_len <= 16 => after[1..17].copy_from_slice(first),
         _ => after[1..1 + meta_len].copy_from_slice(metas.get(..meta_len)?),
     }
-    Some(KeyPath::from_valid_slice(seg.get(..pos + 1 + meta_len)?))
+    Some(take(seg.get(..pos + 1 + meta_len)?))
 }
 
 /// How many bytes from `t[i..]` are namespace bytes.
