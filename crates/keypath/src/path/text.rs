@@ -558,7 +558,9 @@ impl KeyPath {
     /// let mut all = Vec::new();
     /// KeyPath::parse_into("/user-1/post-42", &mut all)?;
     /// assert_eq!(all, "/user-1/post-42".parse::<KeyPath>()?.encode());
-    /// assert!(KeyPath::parse_into("/user-", &mut all).is_err());
+    /// let before = all.clone();
+    /// assert!(KeyPath::parse_into("/user-1/", &mut all).is_err());
+    /// assert_eq!(all, before);
     /// # Ok::<(), keypath::path::ParseError>(())
     /// ```
     pub fn parse_into(text: &str, out: &mut Vec<u8>) -> Result<(), ParseError> {
