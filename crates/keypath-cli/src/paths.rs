@@ -279,10 +279,12 @@ pub(crate) fn sort(out: &mut impl Write) -> Result<(), Failure> {
     let mut all: Vec<u8> = Vec::new();
     let mut keys: Vec<SortKey> = Vec::new();
     for_each_input(&[], |name, text| {
-        let path = parse_path(name, text)?;
-        let bytes = path.as_bytes();
+        // Parsed straight to the end of the buffer (no path made and dropped per line).
         let start = all.len();
-        if start + bytes.len() > SORT_MAX_BYTES {
+        KeyPath::parse_into(text, &mut all)
+            .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;
+        let bytes = &all[start..];
+        if all.len() > SORT_MAX_BYTES {
             return Err(Failure::BadInput(format!(
                 "{}: the input's key paths take more than {SORT_MAX_BYTES} bytes encoded, \
                  more than sort holds",
@@ -292,7 +294,6 @@ pub(crate) fn sort(out: &mut impl Write) -> Result<(), Failure> {
         let mut head = [0u8; 8];
         let n = bytes.len().min(8);
         head[..n].copy_from_slice(&bytes[..n]);
-        all.extend_from_slice(bytes);
         keys.push(SortKey {
             head: u64::from_be_bytes(head),
             // Both fit: checked against SORT_MAX_BYTES above.
@@ -311,7 +312,8 @@ pub(crate) fn sort(out: &mut impl Write) -> Result<(), Failure> {
     });
     let mut text = String::with_capacity(256);
     for key in keys {
-        let path = KeyPathRef::decode(&all[key.range()]).expect("an encoding made here decodes");
+        // Each range holds the bytes of a path parsed above: valid, and not checked again.
+        let path = KeyPathRef::new_unchecked(&all[key.range()]);
         text.clear();
         std::fmt::Write::write_fmt(&mut text, format_args!("{path}\n"))
             .expect("a String takes any text");

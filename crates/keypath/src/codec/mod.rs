@@ -233,6 +233,7 @@ mod escape;
 mod float;
 mod int128;
 mod int64;
+mod lone_u64;
 mod native;
 mod one_byte;
 mod prefix;
@@ -314,7 +315,8 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// there is that much (keys of up to 64 bytes fit it), else all of it, with a bounds check
 /// per write. A key that does not fit is measured by that first pass and serialized again
 /// into exactly its length, so `value.serialize` runs twice for it. So a buffer reused for
-/// keys is best given 72 bytes of spare capacity.
+/// keys is best given 72 bytes of spare capacity. A key that is one `u64` takes no window:
+/// its at most 9 bytes are appended as one array.
 ///
 /// Fields of tuples and structs that take one byte of memory (`u8`, `i8`, `bool`, one-byte
 /// enums and newtypes) are first asked to serialize themselves as a lone `u8`, so that runs
@@ -322,6 +324,14 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// writing anything and are serialized again.
 #[inline]
 pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
+    // A key that is one `u64`: its at most 9 bytes written as one array, no window.
+    if let Some(v) = lone_u64::u64_of(value) {
+        let (bytes, len) = lone_u64::encode(v);
+        let start = out.len();
+        out.extend_from_slice(&bytes);
+        out.truncate(start + len);
+        return Ok(());
+    }
     put_into(native::BySerde(value), out)
 }
 

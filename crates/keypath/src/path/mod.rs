@@ -352,7 +352,7 @@ impl KeyPath {
     /// assert_eq!(path.as_path_ref().to_string(), "/a-1");
     /// ```
     pub fn as_path_ref(&self) -> KeyPathRef<'_> {
-        KeyPathRef::new_unchecked(self.as_bytes())
+        KeyPathRef::new_valid(self.as_bytes())
     }
 
     /// The components in order, as borrowed [`Segment`]s.

@@ -29,6 +29,13 @@ const METAS: usize = MAX_TEXT + 8;
 /// shapes; `None` for anything else, which the full parser then parses or reports.
 #[inline]
 pub(super) fn parse(text: &str) -> Option<KeyPath> {
+    parse_with(text, KeyPath::from_valid_slice)
+}
+
+/// [`parse`], handing the encoding to `take` (which the caller copies where it keeps it)
+/// instead of making a path of it.
+#[inline(always)]
+pub(super) fn parse_with<R>(text: &str, take: impl FnOnce(&[u8]) -> R) -> Option<R> {
     let t = text.as_bytes();
     if t.len() > MAX_TEXT {
         return None;
@@ -68,45 +75,54 @@ pub(super) fn parse(text: &str) -> Option<KeyPath> {
         *seg.get_mut(pos)? = SEPARATOR;
         pos += 1;
         let rest = t.get(i..)?;
-        // An integer: an optional '-' and digits up to '/' or the end, read in one pass.
-        let negative = rest.first() == Some(&b'-');
-        let mut n = usize::from(negative);
-        let mut magnitude = 0u64;
-        while let Some(&c) = rest.get(n) {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            magnitude = magnitude.wrapping_mul(10).wrapping_add(u64::from(d));
-            n += 1;
-        }
         let ends_at = |n: usize| matches!(rest.get(n), None | Some(b'/'));
-        let (type_code, id_len, written) = match int_shape(rest, negative, n) {
-            IntShape::Int if ends_at(n) => {
-                let written = write_int(&mut seg, pos, negative, magnitude)?;
-                (TYPE_INT, n, written)
-            }
-            // Digits that may be out of range: the full parser reads and checks them.
-            IntShape::TooLong if ends_at(n) => return None,
-            _ => match rest
+        // A UUID first when the ID has the dash of one at its place (no integer has: an
+        // integer's digits would end there without a '/').
+        let uuid = match rest.get(8) {
+            Some(b'-') => rest
                 .get(..36)
                 .filter(|_| ends_at(36))
-                .and_then(parse_uuid_text)
-            {
-                Some(uuid) => {
-                    seg.get_mut(pos..pos + 16)?.copy_from_slice(&uuid);
-                    (TYPE_UUID, 36, 16)
-                }
-                None => {
-                    let len = rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
-                    let id = &rest[..len];
-                    if !is_plain_string(id) {
-                        return None;
+                .and_then(parse_uuid_text),
+            _ => None,
+        };
+        let (type_code, id_len, written) = match uuid {
+            Some(uuid) => {
+                seg.get_mut(pos..pos + 16)?.copy_from_slice(&uuid);
+                (TYPE_UUID, 36, 16)
+            }
+            None => {
+                // An integer: an optional '-' and digits up to '/' or the end, read in one
+                // pass.
+                let negative = rest.first() == Some(&b'-');
+                let mut n = usize::from(negative);
+                let mut magnitude = 0u64;
+                while let Some(&c) = rest.get(n) {
+                    let d = c.wrapping_sub(b'0');
+                    if d > 9 {
+                        break;
                     }
-                    seg.get_mut(pos..pos + len)?.copy_from_slice(id);
-                    (TYPE_STRING, len, len)
+                    magnitude = magnitude.wrapping_mul(10).wrapping_add(u64::from(d));
+                    n += 1;
                 }
-            },
+                match int_shape(rest, negative, n) {
+                    IntShape::Int if ends_at(n) => {
+                        let written = write_int(&mut seg, pos, negative, magnitude)?;
+                        (TYPE_INT, n, written)
+                    }
+                    // Digits that may be out of range: the full parser reads and checks them.
+                    IntShape::TooLong if ends_at(n) => return None,
+                    // Not an integer, and not a UUID (tried above): a string.
+                    _ => {
+                        let len = rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
+                        let id = &rest[..len];
+                        if !is_plain_string(id) {
+                            return None;
+                        }
+                        seg.get_mut(pos..pos + len)?.copy_from_slice(id);
+                        (TYPE_STRING, len, len)
+                    }
+                }
+            }
         };
         pos += written;
         push_meta(&mut metas, &mut meta_len, meta(written, type_code))?;
@@ -126,7 +142,7 @@ pub(super) fn parse(text: &str) -> Option<KeyPath> {
         Some(first) if meta_len <= 16 => after[1..17].copy_from_slice(first),
         _ => after[1..1 + meta_len].copy_from_slice(metas.get(..meta_len)?),
     }
-    Some(KeyPath::from_valid_slice(seg.get(..pos + 1 + meta_len)?))
+    Some(take(seg.get(..pos + 1 + meta_len)?))
 }
 
 /// How many bytes from `t[i..]` are namespace bytes.

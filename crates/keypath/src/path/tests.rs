@@ -1028,13 +1028,23 @@ fn serde_text_in_json_and_bytes_in_binary_formats() {
     );
 }
 
-/// Where the one-pass parser takes `text`, the full parser gives the same path.
+/// Where the one-pass parser takes `text`, the full parser gives the same path; and
+/// `KeyPath::parse_into` appends what parsing and encoding append, with the same error
+/// (leaving the buffer as it was).
 fn fast_agrees(text: &str) -> Result<(), TestCaseError> {
     if text.starts_with('/') && text != "/" {
         if let Some(path) = super::parse_fast::parse(text) {
             prop_assert_eq!(super::text::parse_full(text), Ok(path), "{:?}", text);
         }
     }
+    let mut appended = vec![0xAB];
+    let result = KeyPath::parse_into(text, &mut appended);
+    let mut expected = vec![0xAB];
+    let parsed = text
+        .parse::<KeyPath>()
+        .map(|p| p.encode_into(&mut expected));
+    prop_assert_eq!(result, parsed, "{:?}", text);
+    prop_assert_eq!(appended, expected, "{:?}", text);
     Ok(())
 }
 

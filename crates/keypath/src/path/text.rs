@@ -547,6 +547,33 @@ impl FromStr for KeyPath {
     }
 }
 
+impl KeyPath {
+    /// Parses the text form and appends its binary form to `out`: what
+    /// `text.parse::<KeyPath>()?.encode_into(out)` does, with the same errors, without
+    /// making the path (for a program that keeps many encodings in one buffer). On error,
+    /// `out` is unchanged.
+    ///
+    /// ```
+    /// use keypath::KeyPath;
+    /// let mut all = Vec::new();
+    /// KeyPath::parse_into("/user-1/post-42", &mut all)?;
+    /// assert_eq!(all, "/user-1/post-42".parse::<KeyPath>()?.encode());
+    /// let before = all.clone();
+    /// assert!(KeyPath::parse_into("/user-1/", &mut all).is_err());
+    /// assert_eq!(all, before);
+    /// # Ok::<(), keypath::path::ParseError>(())
+    /// ```
+    pub fn parse_into(text: &str, out: &mut Vec<u8>) -> Result<(), ParseError> {
+        if text.starts_with('/') && text != "/" {
+            let fast = super::parse_fast::parse_with(text, |b| out.extend_from_slice(b));
+            if fast.is_some() {
+                return Ok(());
+            }
+        }
+        text.parse::<KeyPath>().map(|path| path.encode_into(out))
+    }
+}
+
 /// Parses the text of a non-empty path (starting with `/`, not `/` alone) one piece at a
 /// time, every form and every error; [`super::parse_fast`] takes the common forms first.
 pub(super) fn parse_full(text: &str) -> Result<KeyPath, ParseError> {

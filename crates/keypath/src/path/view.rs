@@ -46,8 +46,39 @@ impl<'a> KeyPathRef<'a> {
         Ok(KeyPathRef { bytes })
     }
 
-    /// Views bytes known to be a valid encoding.
-    pub(crate) fn new_unchecked(bytes: &'a [u8]) -> KeyPathRef<'a> {
+    /// Views `bytes` without checking them, for bytes known to be a valid encoding: ones a
+    /// [`KeyPath`] or [`KeyPathRef`] gave out (through `as_bytes`), kept aside and read
+    /// again by the same program. Use [`KeyPathRef::decode`] for anything else, such as
+    /// bytes read back from a store or a file.
+    ///
+    /// Debug builds check the bytes and panic if they are not a valid encoding. Release
+    /// builds do not check: for other bytes the view's answers (its text, its segments)
+    /// are unspecified and reading them may panic, but nothing is unsafe.
+    ///
+    /// ```
+    /// use keypath::{KeyPath, KeyPathRef};
+    /// let mut keys = Vec::new();
+    /// for text in ["/user-2", "/user-1/post-7"] {
+    ///     keys.push(text.parse::<KeyPath>().unwrap().encode());
+    /// }
+    /// keys.sort();
+    /// let texts: Vec<String> = keys.iter().map(|k| KeyPathRef::new_unchecked(k).to_string()).collect();
+    /// assert_eq!(texts, ["/user-1/post-7", "/user-2"]);
+    /// ```
+    #[inline]
+    pub fn new_unchecked(bytes: &'a [u8]) -> KeyPathRef<'a> {
+        // (Inside the crate, `new_valid` views the bytes of a `KeyPath`, whose
+        // constructors check them in debug builds already.)
+        debug_assert!(
+            binary::validate(bytes).is_ok(),
+            "not a key path: {bytes:02x?}"
+        );
+        KeyPathRef { bytes }
+    }
+
+    /// Views the bytes of a [`KeyPath`] (valid by its invariant).
+    #[inline]
+    pub(crate) fn new_valid(bytes: &'a [u8]) -> KeyPathRef<'a> {
         KeyPathRef { bytes }
     }
 
