@@ -851,7 +851,8 @@ fn storage(e: impl Into<redb::Error>) -> BackendError {
 /// A panic payload, carried from where redb's work ran back to the calling task.
 type Panic = Box<dyn std::any::Any + Send>;
 
-/// Folds `records` into `acc` with `fold`, each run as the caller's code.
+/// Folds `records` into `acc` with `fold`, each run as the caller's code, up to the first
+/// record whose `(group, sort key)` is not `within` the scan.
 fn fold_records<'a, A, E, F>(
     records: impl Iterator<
         Item = Result<
@@ -862,6 +863,7 @@ fn fold_records<'a, A, E, F>(
             redb::StorageError,
         >,
     >,
+    within: impl Fn(&[u8], &[u8]) -> bool,
     caller: &mut CallerCode,
     acc: &mut A,
     fold: &mut F,
@@ -872,8 +874,11 @@ where
 {
     for record in records {
         let (k, v) = record.map_err(storage)?;
+        let (group, sort) = k.value();
+        if !within(group, sort) {
+            break;
+        }
         let (version, value) = v.value();
-        let sort = k.value().1;
         caller.run(|| fold(acc, sort, version, value))?;
     }
     Ok(())
@@ -1086,13 +1091,40 @@ impl Backend for RedbBackend {
                     Bound::Excluded((next_group.as_slice(), &[]))
                 }
             };
-            let range = table
-                .range::<(&[u8], &[u8])>((lower, upper))
-                .map_err(storage)?;
+            // redb checks every record it returns against the range's far bound by comparing
+            // tuple keys (both elements' lengths read again): the range is left open on that
+            // side instead, and the fold stops at the first record past the bound, checked
+            // on the group and sort key it reads anyway.
             match scan.direction {
-                Direction::Forward => fold_records(range.take(limit), caller, &mut acc, &mut fold)?,
+                Direction::Forward => {
+                    let range = table
+                        .range::<(&[u8], &[u8])>((lower, Bound::Unbounded))
+                        .map_err(storage)?;
+                    let end = as_slices(&scan.end);
+                    let within = |group: &[u8], sort: &[u8]| {
+                        group == g
+                            && match end {
+                                Bound::Included(e) => sort <= e,
+                                Bound::Excluded(e) => sort < e,
+                                Bound::Unbounded => true,
+                            }
+                    };
+                    fold_records(range.take(limit), within, caller, &mut acc, &mut fold)?
+                }
                 Direction::Reverse => {
-                    fold_records(range.rev().take(limit), caller, &mut acc, &mut fold)?
+                    let range = table
+                        .range::<(&[u8], &[u8])>((Bound::Unbounded, upper))
+                        .map_err(storage)?;
+                    let start = as_slices(&scan.start);
+                    let within = |group: &[u8], sort: &[u8]| {
+                        group == g
+                            && match start {
+                                Bound::Included(s) => sort >= s,
+                                Bound::Excluded(s) => sort > s,
+                                Bound::Unbounded => true,
+                            }
+                    };
+                    fold_records(range.rev().take(limit), within, caller, &mut acc, &mut fold)?
                 }
             }
             Ok(acc)
