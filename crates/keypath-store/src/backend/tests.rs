@@ -207,7 +207,10 @@ fn redb_reads_after_a_commit_see_it_while_others_read() {
             s.spawn(move || {
                 let mut last = 0;
                 while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    let got = rt.block_on(reader.get(key())).unwrap().map_or(0, |r| r.version);
+                    let got = rt
+                        .block_on(reader.get(key()))
+                        .unwrap()
+                        .map_or(0, |r| r.version);
                     assert!(got >= last, "a read went back from version {last} to {got}");
                     last = got;
                 }
@@ -217,7 +220,9 @@ fn redb_reads_after_a_commit_see_it_while_others_read() {
         for version in 1..=300u64 {
             if version % 3 == 0 {
                 let plan = move |_| Ok::<_, BackendError>((vec![put(version)], ()));
-                let (_, written) = rt.block_on(writer.read_then_write(vec![key()], plan)).unwrap();
+                let (_, written) = rt
+                    .block_on(writer.read_then_write(vec![key()], plan))
+                    .unwrap();
                 written.unwrap();
             } else {
                 rt.block_on(writer.write(vec![put(version)])).unwrap();
@@ -230,7 +235,9 @@ fn redb_reads_after_a_commit_see_it_while_others_read() {
             for reader in handles {
                 let got = rt.block_on(reader.get(key())).unwrap().map(|r| r.version);
                 assert_eq!(got, Some(version), "a read after write {version}");
-                let scanned = rt.block_on(reader.scan(Scan::group(b"g".to_vec()))).unwrap();
+                let scanned = rt
+                    .block_on(reader.scan(Scan::group(b"g".to_vec())))
+                    .unwrap();
                 assert_eq!(scanned.len(), 1);
                 assert_eq!(scanned[0].record.version, version);
             }
