@@ -134,11 +134,36 @@ enum DbKind {
 /// The open file, closed on a thread of its own: redb finishes its bookkeeping when a
 /// database is dropped and can panic there on a damaged file; the panic ends that thread,
 /// not the caller's.
-struct Db(Option<DbKind>);
+///
+/// Reads share one snapshot of the records table ([`Db::snapshot`]) until the next commit:
+/// opening a read transaction and its table costs more than a read from redb's page cache
+/// (about 6,000 instructions, most of them redb checking the table's stored key and value
+/// types, formatted anew on every open, against the program's), so a read that finds a
+/// snapshot from after the last commit uses it. This is exact because no other writer can
+/// come in: redb's default `ExclusiveWriter` mode locks the file against every other
+/// process while it is open for writing (and against every writer while it is open
+/// read-only), and in this process every commit goes through [`Db::commit`], which drops
+/// the snapshot once the commit is done.
+struct Db {
+    kind: Option<DbKind>,
+    /// The records table of the latest read transaction, if none was committed since.
+    snapshot: std::sync::Mutex<Option<Arc<Snapshot>>>,
+}
+
+/// The records table as one read transaction sees it (redb keeps the transaction alive with
+/// the table).
+type Snapshot = redb::ReadOnlyTable<RecordKey, RecordValue>;
 
 impl Db {
+    fn new(kind: DbKind) -> Self {
+        Db {
+            kind: Some(kind),
+            snapshot: std::sync::Mutex::new(None),
+        }
+    }
+
     fn kind(&self) -> &DbKind {
-        self.0.as_ref().expect("set until dropped")
+        self.kind.as_ref().expect("set until dropped")
     }
 
     fn begin_read(&self) -> Result<redb::ReadTransaction, redb::TransactionError> {
@@ -146,6 +171,43 @@ impl Db {
             DbKind::Writable(db) => db.begin_read(),
             DbKind::ReadOnly(db) => db.begin_read(),
         }
+    }
+
+    /// The records table as of the last commit: the snapshot of an earlier read when no
+    /// commit came after it, else a new read transaction's (kept for the reads that follow).
+    ///
+    /// The new snapshot is opened with the lock held, so a commit's [`Db::forget_snapshot`]
+    /// either comes before it (the snapshot then holds the commit) or after it (and drops
+    /// it): a snapshot from before a commit is never kept past the commit's end.
+    fn snapshot(&self) -> Result<Arc<Snapshot>, BackendError> {
+        let mut kept = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(table) = &*kept {
+            return Ok(table.clone());
+        }
+        let txn = self.begin_read().map_err(storage)?;
+        let table = Arc::new(txn.open_table(RECORDS).map_err(storage)?);
+        *kept = Some(table.clone());
+        Ok(table)
+    }
+
+    /// Drops the kept snapshot: after every commit (and after a panic inside redb, which may
+    /// have left it half-read). Reads then running keep theirs until they end; the old
+    /// snapshot's pages are freed for reuse once the last of them has.
+    fn forget_snapshot(&self) {
+        let old = self
+            .snapshot
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        drop(old);
+    }
+
+    /// Commits `txn` and drops the snapshot kept from before it (whether or not the commit
+    /// succeeded: a failed one may still have changed the file).
+    fn commit(&self, txn: redb::WriteTransaction) -> Result<(), BackendError> {
+        let committed = txn.commit().map_err(storage);
+        self.forget_snapshot();
+        committed
     }
 
     fn begin_write(&self) -> Result<redb::WriteTransaction, BackendError> {
@@ -160,7 +222,8 @@ impl Db {
 
 impl Drop for Db {
     fn drop(&mut self) {
-        if let Some(db) = self.0.take() {
+        self.forget_snapshot();
+        if let Some(db) = self.kind.take() {
             let closing = std::thread::Builder::new()
                 .name("keypath-redb-close".to_owned())
                 .spawn(move || drop(db));
@@ -489,7 +552,7 @@ impl RedbBackend {
         };
         // Every store file has the table from its creation (below), so readers can open it.
         Ok(RedbBackend {
-            db: Arc::new(Db(Some(db))),
+            db: Arc::new(Db::new(db)),
             path: Arc::new(file),
             threads: Threads::default(),
         })
@@ -594,8 +657,7 @@ impl RedbBackend {
     pub async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
         // As many seeks as groups: a long read.
         self.blocking(Work::Read(usize::MAX), move |db| {
-            let txn = db.begin_read().map_err(storage)?;
-            let table = txn.open_table(RECORDS).map_err(storage)?;
+            let table = db.snapshot()?;
             let mut groups = Vec::new();
             let mut start = vec![from];
             loop {
@@ -642,13 +704,19 @@ impl RedbBackend {
             let db = &*self.db;
             return match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(db))) {
                 Ok(result) => result,
-                Err(panic) => Err(self.redb_failed(&panic_message(&panic)).into()),
+                Err(panic) => {
+                    db.forget_snapshot();
+                    Err(self.redb_failed(&panic_message(&panic)).into())
+                }
             };
         }
         let db = self.db.clone();
         match tokio::task::spawn_blocking(move || work(&db)).await {
             Ok(result) => result,
-            Err(join) => Err(self.redb_failed(&join_message(join)).into()),
+            Err(join) => {
+                self.db.forget_snapshot();
+                Err(self.redb_failed(&join_message(join)).into())
+            }
         }
     }
 
@@ -783,7 +851,8 @@ fn storage(e: impl Into<redb::Error>) -> BackendError {
 /// A panic payload, carried from where redb's work ran back to the calling task.
 type Panic = Box<dyn std::any::Any + Send>;
 
-/// Folds `records` into `acc` with `fold`, each run as the caller's code.
+/// Folds `records` into `acc` with `fold`, each run as the caller's code, up to the first
+/// record whose `(group, sort key)` is not `within` the scan.
 fn fold_records<'a, A, E, F>(
     records: impl Iterator<
         Item = Result<
@@ -794,6 +863,7 @@ fn fold_records<'a, A, E, F>(
             redb::StorageError,
         >,
     >,
+    within: impl Fn(&[u8], &[u8]) -> bool,
     caller: &mut CallerCode,
     acc: &mut A,
     fold: &mut F,
@@ -804,8 +874,11 @@ where
 {
     for record in records {
         let (k, v) = record.map_err(storage)?;
+        let (group, sort) = k.value();
+        if !within(group, sort) {
+            break;
+        }
         let (version, value) = v.value();
-        let sort = k.value().1;
         caller.run(|| fold(acc, sort, version, value))?;
     }
     Ok(())
@@ -931,8 +1004,7 @@ impl Backend for RedbBackend {
             return Ok(Vec::new());
         }
         self.blocking_calling(Work::Read(keys.len()), move |db, caller| {
-            let txn = db.begin_read().map_err(storage)?;
-            let table = txn.open_table(RECORDS).map_err(storage)?;
+            let table = db.snapshot()?;
             let mut out = Vec::with_capacity(keys.len());
             for (slot, k) in keys.iter().enumerate() {
                 let got = table.get(record_key(k)).map_err(storage)?;
@@ -945,6 +1017,31 @@ impl Backend for RedbBackend {
                 });
             }
             Ok(out)
+        })
+        .await
+    }
+
+    /// One key's read, without the vectors of a batch around it.
+    async fn get_map_with<T, E, F>(
+        &self,
+        key: Key,
+        _consistency: super::Consistency,
+        mut map: F,
+    ) -> Result<Option<T>, E>
+    where
+        T: Send + 'static,
+        E: From<BackendError> + Send + 'static,
+        F: FnMut(u64, &[u8]) -> Result<T, E> + Send + 'static,
+    {
+        self.blocking_calling(Work::Read(1), move |db, caller| {
+            let table = db.snapshot()?;
+            match table.get(record_key(&key)).map_err(storage)? {
+                Some(got) => {
+                    let (version, value) = got.value();
+                    Ok(Some(caller.run(|| map(version, value))?))
+                }
+                None => Ok(None),
+            }
         })
         .await
     }
@@ -977,8 +1074,7 @@ impl Backend for RedbBackend {
             return Ok(acc);
         }
         self.blocking_calling(Work::Read(limit), move |db, caller| {
-            let txn = db.begin_read().map_err(storage)?;
-            let table = txn.open_table(RECORDS).map_err(storage)?;
+            let table = db.snapshot()?;
             let g = scan.group.as_slice();
             // `group ++ [0x00]` is the next group in byte order: excluding it ends `group`.
             let next_group: Vec<u8>;
@@ -995,13 +1091,40 @@ impl Backend for RedbBackend {
                     Bound::Excluded((next_group.as_slice(), &[]))
                 }
             };
-            let range = table
-                .range::<(&[u8], &[u8])>((lower, upper))
-                .map_err(storage)?;
+            // redb checks every record it returns against the range's far bound by comparing
+            // tuple keys (both elements' lengths read again): the range is left open on that
+            // side instead, and the fold stops at the first record past the bound, checked
+            // on the group and sort key it reads anyway.
             match scan.direction {
-                Direction::Forward => fold_records(range.take(limit), caller, &mut acc, &mut fold)?,
+                Direction::Forward => {
+                    let range = table
+                        .range::<(&[u8], &[u8])>((lower, Bound::Unbounded))
+                        .map_err(storage)?;
+                    let end = as_slices(&scan.end);
+                    let within = |group: &[u8], sort: &[u8]| {
+                        group == g
+                            && match end {
+                                Bound::Included(e) => sort <= e,
+                                Bound::Excluded(e) => sort < e,
+                                Bound::Unbounded => true,
+                            }
+                    };
+                    fold_records(range.take(limit), within, caller, &mut acc, &mut fold)?
+                }
                 Direction::Reverse => {
-                    fold_records(range.rev().take(limit), caller, &mut acc, &mut fold)?
+                    let range = table
+                        .range::<(&[u8], &[u8])>((Bound::Unbounded, upper))
+                        .map_err(storage)?;
+                    let start = as_slices(&scan.start);
+                    let within = |group: &[u8], sort: &[u8]| {
+                        group == g
+                            && match start {
+                                Bound::Included(s) => sort >= s,
+                                Bound::Excluded(s) => sort > s,
+                                Bound::Unbounded => true,
+                            }
+                    };
+                    fold_records(range.rev().take(limit), within, caller, &mut acc, &mut fold)?
                 }
             }
             Ok(acc)
@@ -1022,7 +1145,7 @@ impl Backend for RedbBackend {
                 let mut table = txn.open_table(RECORDS).map_err(storage)?;
                 apply_writes(&mut table, &writes, &[])?;
             }
-            txn.commit().map_err(storage)
+            db.commit(txn)
         })
         .await
     }
@@ -1084,7 +1207,7 @@ impl Backend for RedbBackend {
             let applied = apply_writes(&mut table, &writes, &read);
             drop(table);
             let written = match applied {
-                Ok(()) => txn.commit().map_err(storage),
+                Ok(()) => db.commit(txn),
                 // Dropping the uncommitted transaction discards it: nothing is written.
                 Err(e) => Err(e),
             };

@@ -176,3 +176,72 @@ async fn redb_plan_panic_is_the_callers_and_writes_go_on() {
         .unwrap();
     assert_eq!(versions(got), [Some(1), Some(4), Some(12)]);
 }
+
+/// Reads share a snapshot until the next commit (`Db::snapshot`): a read that starts after a
+/// write returned sees it, on every thread setting and through every handle of the file,
+/// while other threads keep reading (and keeping snapshots) all the time.
+#[cfg(feature = "redb")]
+#[test]
+fn redb_reads_after_a_commit_see_it_while_others_read() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = rt.block_on(redb::RedbBackend::open(dir.path())).unwrap();
+    fn key() -> Key {
+        Key::new(b"g".to_vec(), b"k".to_vec())
+    }
+    let put = |version: u64| Write::Put {
+        key: key(),
+        record: Record {
+            value: version.to_be_bytes().to_vec(),
+            version,
+        },
+        condition: Condition::None,
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for threads in [redb::Threads::Caller, redb::Threads::ReadsInline] {
+            let (reader, rt, stop) = (db.clone().with_threads(threads), &rt, &stop);
+            s.spawn(move || {
+                let mut last = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let got = rt
+                        .block_on(reader.get(key()))
+                        .unwrap()
+                        .map_or(0, |r| r.version);
+                    assert!(got >= last, "a read went back from version {last} to {got}");
+                    last = got;
+                }
+            });
+        }
+        let writer = db.clone().with_threads(redb::Threads::Caller);
+        for version in 1..=300u64 {
+            if version % 3 == 0 {
+                let plan = move |_| Ok::<_, BackendError>((vec![put(version)], ()));
+                let (_, written) = rt
+                    .block_on(writer.read_then_write(vec![key()], plan))
+                    .unwrap();
+                written.unwrap();
+            } else {
+                rt.block_on(writer.write(vec![put(version)])).unwrap();
+            }
+            let handles = [
+                db.clone(),
+                writer.clone(),
+                db.clone().with_threads(redb::Threads::Pool),
+            ];
+            for reader in handles {
+                let got = rt.block_on(reader.get(key())).unwrap().map(|r| r.version);
+                assert_eq!(got, Some(version), "a read after write {version}");
+                let scanned = rt
+                    .block_on(reader.scan(Scan::group(b"g".to_vec())))
+                    .unwrap();
+                assert_eq!(scanned.len(), 1);
+                assert_eq!(scanned[0].record.version, version);
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+}

@@ -610,11 +610,35 @@ fn list_step<I>(
         record: crate::ForeignRecord::new(group.encode(), sort.to_vec()),
         reason: format!("its key is not a key path: {err}"),
     })?;
-    // The plan's filters are over the part after the group.
-    if !plan.matches_after(&key, group.len()) {
+    // The plan's filters are over the part after the group, which is the sort key: inside
+    // the plan's byte range, a key fails a filter only where UUIDs are involved (see
+    // `Plan::filters_have_uuid`), so the filters are checked only then.
+    if (plan.filters_have_uuid || sort_has_uuid(sort)) && !plan.matches_after(&key, group.len()) {
         return Ok(None);
     }
     super::item_from_value(key, version, value, make).map(Some)
+}
+
+/// Whether the valid key path encoding `sort` has a UUID ID, read from its metadata alone:
+/// the metadata follows the terminator, which is the encoding's last `00` byte (no metadata
+/// byte is `00`), and holds one varint per segment whose first byte carries the segment's
+/// type in its low bits (docs/FORMAT.md). Reading the segments instead costs a walk over
+/// them, with a UTF-8 check of each namespace.
+#[inline]
+fn sort_has_uuid(sort: &[u8]) -> bool {
+    use keypath::consts::path::{TERMINATOR, TYPE_BITS, TYPE_UUID};
+    let Some(terminator) = sort.iter().rposition(|&b| b == TERMINATOR) else {
+        return false;
+    };
+    let mut starts_varint = true;
+    for &b in &sort[terminator + 1..] {
+        if starts_varint && b & ((1 << TYPE_BITS) - 1) == TYPE_UUID {
+            return true;
+        }
+        // A varint's last byte has its high bit clear; the next byte starts the next one.
+        starts_varint = b & 0x80 == 0;
+    }
+    false
 }
 
 #[cfg(test)]

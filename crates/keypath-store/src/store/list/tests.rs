@@ -373,3 +373,26 @@ fn memory_index_rests_sort_as_item_paths() {
 fn redb_index_rests_sort_as_item_paths() {
     on_redb(index_rests_sort_as_item_paths);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::test_cases(20_000)))]
+
+    /// `sort_has_uuid`, which reads only the metadata, agrees with the segments, also with a
+    /// segment long enough for a varint of two bytes before or after the others.
+    #[test]
+    fn sort_has_uuid_agrees_with_the_segments(
+        rest in crate::query::tests::any_rest(),
+        long in proptest::option::of("\\PC{16,300}"),
+        long_first in proptest::bool::ANY,
+    ) {
+        let rest = match long {
+            Some(s) if long_first => KeyPath::new().push("c", s.as_str()).unwrap().join(&rest).unwrap(),
+            Some(s) => rest.push("c", s.as_str()).unwrap(),
+            None => rest,
+        };
+        let expected = rest
+            .segments()
+            .any(|c| c.id_type() == Some(keypath::path::IdType::Uuid));
+        proptest::prop_assert_eq!(super::sort_has_uuid(&rest.encode()), expected);
+    }
+}
