@@ -111,7 +111,7 @@ pub enum Threads {
 /// The most records a read may touch (keys of a batch read, the limit of a scan) to run on
 /// the calling thread under [`Threads::ReadsInline`]: a scan of this many records from
 /// redb's page cache, decoded, takes about a millisecond (a list of 100 items is about
-/// 420,000 instructions), a few durable commits' worth, the longest a worker thread should
+/// 240,000 instructions), a few durable commits' worth, the longest a worker thread should
 /// be held. Every page of a list or index query (at most 1,000 records) is within it.
 pub const INLINE_READ_MAX: usize = 1024;
 
