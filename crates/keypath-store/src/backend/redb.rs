@@ -656,6 +656,7 @@ impl RedbBackend {
     /// ```
     pub async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
         // As many seeks as groups: a long read.
+        let path = self.path.clone();
         self.blocking(Work::Read(usize::MAX), move |db| {
             let table = db.snapshot()?;
             let mut groups = Vec::new();
@@ -665,6 +666,17 @@ impl RedbBackend {
                 let mut range = table.range(lower..).map_err(storage)?;
                 let Some(entry) = range.next() else { break };
                 let group = entry.map_err(storage)?.0.value().0.to_vec();
+                // A damaged file can give a key before the one sought: stop there rather
+                // than seek the same groups again without end.
+                if group < start {
+                    return Err(BackendError::storage(format!(
+                        "the store file {} is damaged: a seek from group {} found group {}, \
+                         before it",
+                        path.display(),
+                        hex(&start),
+                        hex(&group)
+                    )));
+                }
                 // `group ++ [0x00]` is the next possible group in byte order.
                 start = [group.as_slice(), &[0u8]].concat();
                 groups.push(group);
@@ -1215,4 +1227,9 @@ impl Backend for RedbBackend {
         })
         .await
     }
+}
+
+/// Bytes as lowercase hex, for messages.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

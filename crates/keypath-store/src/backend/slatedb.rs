@@ -767,7 +767,7 @@ impl SlateDbBackend {
         let mut start = vec![from];
         loop {
             let range = KeyRange {
-                start: Bound::Included(start),
+                start: Bound::Included(start.clone()),
                 end: Bound::Unbounded,
             };
             let mut iter = self.iter(range, IterationOrder::Ascending).await?;
@@ -775,6 +775,13 @@ impl SlateDbBackend {
                 break;
             };
             let (group, _) = decode_group(&kv.key).map_err(BackendError::storage)?;
+            // Damaged data can give a key before the one sought: stop rather than loop.
+            if kv.key.as_ref() < start.as_slice() {
+                return Err(BackendError::storage(format!(
+                    "the database at {} is damaged: a seek found a key before the one sought",
+                    self.inner.location
+                )));
+            }
             start = group_end(&group);
             groups.push(group);
         }
