@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use keypath::KeyPath;
 
 use crate::backend::{Backend, Key};
-use crate::config::TypeIndexes;
 use crate::item::{encode_item, Item, RawItem, Versioned};
 use crate::store::write::{index_keys, Expect, ItemWrite, NewItem, ReadCheck};
 use crate::store::{backend_key, Store};
@@ -128,17 +127,7 @@ impl<B: Backend> Transaction<'_, B> {
             key: format!("(key path of a {})", T::TYPE),
             reason: e.to_string(),
         })?;
-        let new = NewItem {
-            item_type: T::TYPE.to_owned(),
-            payload: encode_item(&path, item)?,
-            indexes: index_keys(item)?,
-            program: Some(TypeIndexes::of::<T>()),
-            raw: false,
-            restore: None,
-            projected: crate::store::write::projected_indexes::<T>(),
-            table_kept: crate::store::write::table_kept_indexes::<T>(),
-            rebuild: false,
-        };
+        let new = NewItem::typed::<T>(encode_item(&path, item)?, index_keys(item)?);
         self.buffer(path, Some(new))
     }
 

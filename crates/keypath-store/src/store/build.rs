@@ -12,10 +12,7 @@ use std::sync::atomic::Ordering;
 
 use keypath::KeyPath;
 
-use super::write::{
-    index_keys, pause, projected_indexes, table_kept_indexes, Expect, ItemWrite, NewItem,
-    MAX_ATTEMPTS,
-};
+use super::write::{index_keys, pause, Expect, ItemWrite, NewItem, MAX_ATTEMPTS};
 use super::Store;
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Scan, Write};
 use crate::config::{StoreConfig, TypeIndexes};
@@ -323,15 +320,8 @@ impl<B: Backend> Store<B> {
                 path: path.clone(),
                 key: key.clone(),
                 new: Some(NewItem {
-                    item_type: T::TYPE.to_owned(),
-                    payload: payload.to_vec(),
-                    indexes,
-                    program: Some(TypeIndexes::of::<T>()),
-                    raw: false,
-                    restore: None,
-                    projected: projected_indexes::<T>(),
-                    table_kept: table_kept_indexes::<T>(),
                     rebuild: true,
+                    ..NewItem::typed::<T>(payload.to_vec(), indexes)
                 }),
                 expect: Expect::Version(record.version),
             };

@@ -85,6 +85,23 @@ pub(crate) struct NewItem {
     pub rebuild: bool,
 }
 
+impl NewItem {
+    /// An item of the Rust type `T`, encoded as `payload`, with its index keys.
+    pub(crate) fn typed<T: Item>(payload: Vec<u8>, indexes: Vec<(String, KeyPath)>) -> NewItem {
+        NewItem {
+            item_type: T::TYPE.to_owned(),
+            payload,
+            indexes,
+            program: Some(TypeIndexes::of::<T>()),
+            raw: false,
+            restore: None,
+            projected: projected_indexes::<T>(),
+            table_kept: table_kept_indexes::<T>(),
+            rebuild: false,
+        }
+    }
+}
+
 /// One item write of a commit: `new: None` deletes.
 #[derive(Clone, Debug)]
 pub(crate) struct ItemWrite {
@@ -637,17 +654,7 @@ impl<B: Backend> Store<B> {
             reason: e.to_string(),
         })?;
         let indexes = index_keys(item)?;
-        let new = NewItem {
-            item_type: T::TYPE.to_owned(),
-            payload: encode_item(&path, item)?,
-            indexes,
-            program: Some(TypeIndexes::of::<T>()),
-            raw: false,
-            restore: None,
-            projected: projected_indexes::<T>(),
-            table_kept: table_kept_indexes::<T>(),
-            rebuild: false,
-        };
+        let new = NewItem::typed::<T>(encode_item(&path, item)?, indexes);
         self.put_encoded(&path, new, mode).await
     }
 
@@ -810,17 +817,10 @@ impl<B: Backend> Store<B> {
                             found,
                         });
                     }
-                    Some(NewItem {
-                        item_type: T::TYPE.to_owned(),
-                        payload: encode_item(path, item)?,
-                        indexes: index_keys(item)?,
-                        program: Some(TypeIndexes::of::<T>()),
-                        raw: false,
-                        restore: None,
-                        projected: projected_indexes::<T>(),
-                        table_kept: table_kept_indexes::<T>(),
-                        rebuild: false,
-                    })
+                    Some(NewItem::typed::<T>(
+                        encode_item(path, item)?,
+                        index_keys(item)?,
+                    ))
                 }
                 None => None,
             };
