@@ -18,7 +18,8 @@ use keypath_store::backend::redb::OpenError;
 use keypath_store::backend::redb::RedbBackend;
 use keypath_store::backend::Backend;
 use keypath_store::{
-    Cursor, IndexDecl, IndexSource, Page, PutMode, Query, RawItem, Store, StoreConfig, StoreError,
+    Cursor, IndexDecl, IndexSource, Page, PutMode, Query, RawItem, RootPlace, Store, StoreConfig,
+    StoreError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -107,6 +108,9 @@ pub(crate) enum DbCommand {
         /// Keep a version counter per item group, as for `init`.
         #[arg(long)]
         group_versions: bool,
+        /// Where root items sort, as for `init`.
+        #[arg(long = "root", value_name = "NAMESPACE=PLACE")]
+        roots: Vec<String>,
     },
     /// Create a store, declaring its secondary indexes (they cannot change later).
     Init {
@@ -121,6 +125,13 @@ pub(crate) enum DbCommand {
         /// item's version is then the counter's; without it, each item has its own).
         #[arg(long)]
         group_versions: bool,
+        /// Where the root item of each group of NAMESPACE (such as /customer-7 among
+        /// /customer-7/order-N) sorts among its group's items: first (the default), last, or
+        /// before:CHILD (right before the items under CHILD), so that one list with a limit
+        /// reads it with the children an access pattern wants. Examples: customer=last,
+        /// org=before:user
+        #[arg(long = "root", value_name = "NAMESPACE=PLACE")]
+        roots: Vec<String>,
     },
     /// Insert or replace an item (creates the store if there is none).
     Put {
@@ -201,6 +212,15 @@ pub(crate) struct ListArgs {
     /// Only keys up to this path.
     #[arg(long, value_name = "PATH")]
     lte: Option<String>,
+    /// Only the group's root item and what sorts after it, wherever the store places the
+    /// root item (`init --root`): with org=before:user, `list /org-1 --from-root` lists the
+    /// org, then its users.
+    #[arg(long)]
+    from_root: bool,
+    /// Only what sorts before the group's root item, and the root item itself: with
+    /// org=before:user, `list /org-1 --to-root --reverse` lists the org, then its teams.
+    #[arg(long)]
+    to_root: bool,
     /// Skip records that are not items the store wrote (another tool's, in a shared
     /// DynamoDB table), naming each on stderr, instead of failing on the first.
     #[arg(long)]
@@ -337,6 +357,31 @@ impl Config {
     pub(crate) fn with_group_versions(mut self, on: bool) -> Config {
         self.store = self.store.with_group_versions(on);
         self
+    }
+
+    /// This configuration with the root places `roots` (`NAMESPACE=PLACE` each, as
+    /// `init --root` takes them).
+    pub(crate) fn with_roots(mut self, roots: &[String]) -> Result<Config, Failure> {
+        for text in roots {
+            let wrong = |why: String| {
+                bad(format!(
+                    "--root {text:?}: {why}; expected NAMESPACE=PLACE with PLACE first, last \
+                     or before:NAMESPACE, e.g. customer=last or org=before:user"
+                ))
+            };
+            let (namespace, place) = text
+                .split_once('=')
+                .ok_or_else(|| wrong("no '='".to_owned()))?;
+            let place: RootPlace = place
+                .parse()
+                .map_err(|e: StoreError| wrong(e.to_string()))?;
+            if self.store.roots.contains_key(namespace) {
+                return Err(wrong(format!("namespace {namespace} is placed twice")));
+            }
+            self.store = self.store.with_root(namespace, place);
+            self.store.validate().map_err(wrong)?;
+        }
+        Ok(self)
     }
 
     /// Reads a store's record; an index the CLI cannot read is an error naming it.
@@ -714,6 +759,12 @@ fn build_query(args: &ListArgs) -> Result<Query, Failure> {
         }
         .map_err(|e| bad(format!("{flag} {text:?}: {e}")))?;
     }
+    if args.from_root {
+        query = query.from_root();
+    }
+    if args.to_root {
+        query = query.to_root();
+    }
     if args.reverse {
         query = query.reverse();
     }
@@ -760,9 +811,12 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
         DbCommand::Init {
             indexes,
             group_versions,
+            roots,
         } => {
             let indexes = parse_index_defs(&indexes)?;
-            let config = Config::new(indexes).with_group_versions(group_versions);
+            let config = Config::new(indexes)
+                .with_group_versions(group_versions)
+                .with_roots(&roots)?;
             create_store(dir, &config).await?;
             writeln!(out, "{}", json!({"created": dir.display().to_string()}))?;
             Ok(())
@@ -1323,6 +1377,13 @@ async fn import_from<B: Backend, R: BufRead>(
                     return Err(bad(at("a configuration line after items; only the first \
                          line of an export holds one"
                         .into())));
+                }
+                if config.store.roots != db.config.store.roots {
+                    return Err(bad(at(format!(
+                        "the export places root items as {:?}, this store as {:?}: import it \
+                         into a new store (a directory without one), which takes the export's",
+                        config.store.roots, db.config.store.roots
+                    ))));
                 }
                 if config.store.indexes != db.config.store.indexes {
                     return Err(bad(at(format!(

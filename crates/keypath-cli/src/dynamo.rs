@@ -118,13 +118,16 @@ pub(crate) async fn run(
             indexes,
             gsis,
             group_versions,
+            roots,
         } => {
             let indexes = parse_indexes(&indexes)?;
+            let config = Config::new(indexes)
+                .with_group_versions(group_versions)
+                .with_roots(&roots)?;
             let gsis = parse_gsis(&gsis)?;
             let backend = DynamoDbBackend::create_table_with(sdk, table, &gsis)
                 .await
                 .map_err(open_failure)?;
-            let config = Config::new(indexes).with_group_versions(group_versions);
             create_new_config(&Store::new(backend), &config).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())
@@ -132,12 +135,15 @@ pub(crate) async fn run(
         DbCommand::Init {
             indexes,
             group_versions,
+            roots,
         } => {
             let indexes = parse_indexes(&indexes)?;
+            let config = Config::new(indexes)
+                .with_group_versions(group_versions)
+                .with_roots(&roots)?;
             let backend = DynamoDbBackend::open(sdk, table)
                 .await
                 .map_err(open_failure)?;
-            let config = Config::new(indexes).with_group_versions(group_versions);
             create_new_config(&Store::new(backend), &config).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())

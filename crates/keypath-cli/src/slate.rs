@@ -65,9 +65,11 @@ pub(crate) async fn run(
         DbCommand::Init {
             indexes,
             group_versions,
+            roots,
         } => {
-            let config =
-                Config::new(parse_index_defs(&indexes)?).with_group_versions(group_versions);
+            let config = Config::new(parse_index_defs(&indexes)?)
+                .with_group_versions(group_versions)
+                .with_roots(&roots)?;
             let backend = SlateDbBackend::open_with_options(location, options)
                 .await
                 .map_err(|e| open_failure(location, e))?;

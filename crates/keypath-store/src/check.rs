@@ -130,10 +130,10 @@ pub fn check_store(
     kept: &[String],
     expected: impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
 ) -> Result<Census, String> {
-    let group_versions = records
+    let config = records
         .get(&crate::layout::config_key())
         .and_then(|r| crate::StoreConfig::from_json(&r.value).ok())
-        .is_some_and(|c| c.group_versions);
+        .unwrap_or_default();
     let mut problems = String::new();
     let mut census = Census::default();
     let mut problem = |text: String| {
@@ -153,7 +153,7 @@ pub fn check_store(
             }
             [RESERVED_GROUP, TAG_INDEX, ..] => {
                 census.index_entries += 1;
-                if let Err(e) = check_entry(records, key, record) {
+                if let Err(e) = check_entry(records, key, record, &config) {
                     problem(format!("index entry {key:?}: {e}"));
                 }
             }
@@ -165,7 +165,7 @@ pub fn check_store(
             [RESERVED_GROUP, ..] => problem(format!("unknown reserved record {key:?}")),
             _ => {
                 census.items += 1;
-                if let Err(e) = check_item(records, key, record, group_versions, kept, &expected) {
+                if let Err(e) = check_item(records, key, record, &config, kept, &expected) {
                     problem(format!("item {key:?}: {e}"));
                 }
             }
@@ -182,16 +182,24 @@ fn check_item(
     records: &BTreeMap<Key, Record>,
     key: &Key,
     record: &Record,
-    group_versions: bool,
+    config: &crate::StoreConfig,
     kept: &[String],
     expected: &impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
 ) -> Result<(), String> {
-    let path = KeyPath::from_group(&key.group, &key.sort).map_err(|e| {
+    let group_versions = config.group_versions;
+    let path = crate::layout::item_path_at(&key.group, &key.sort).map_err(|e| {
         format!(
             "{} (not a key path: {e})",
             crate::ForeignRecord::new(key.group.clone(), key.sort.clone()).describe()
         )
     })?;
+    if item_key(&path, config).as_ref() != Ok(key) {
+        return Err(format!(
+            "{path} is stored at sort key {:?}, but the configuration places it at {:?}",
+            key.sort,
+            item_key(&path, config).map(|k| k.sort)
+        ));
+    }
     let env = Envelope::decode(&record.value)
         .map_err(|e| format!("{path}: not an item this store wrote: {e}"))?;
     if let Some(mut wanted) = expected(&path, &env.item_type, &env.payload) {
@@ -241,7 +249,22 @@ fn check_item(
     Ok(())
 }
 
-fn check_entry(records: &BTreeMap<Key, Record>, key: &Key, record: &Record) -> Result<(), String> {
+/// Where the store keeps the item at `path` under configuration `config`.
+fn item_key(path: &KeyPath, config: &crate::StoreConfig) -> Result<Key, String> {
+    let (group, mut sort) = path.split_group().map_err(|e| e.to_string())?;
+    if sort == crate::layout::ROOT_FIRST {
+        let first = path.segments().next().map_or("", |s| s.namespace());
+        sort = crate::layout::root_sort_key(config.root_place(first));
+    }
+    Ok(Key::new(group, sort))
+}
+
+fn check_entry(
+    records: &BTreeMap<Key, Record>,
+    key: &Key,
+    record: &Record,
+    config: &crate::StoreConfig,
+) -> Result<(), String> {
     let g = &key.group;
     let name_len = usize::from(*g.get(2).ok_or("short group")?);
     let name = g
@@ -254,9 +277,8 @@ fn check_entry(records: &BTreeMap<Key, Record>, key: &Key, record: &Record) -> R
     if entry_key(name, &full, &base).ok().as_ref() != Some(key) {
         return Err(format!("is not where index {name} keeps {full} of {base}"));
     }
-    let (bg, bs) = base.split_group().map_err(|e| e.to_string())?;
     let item = records
-        .get(&Key::new(bg, bs))
+        .get(&item_key(&base, config)?)
         .ok_or_else(|| format!("points at {base}, which does not exist"))?;
     let env = Envelope::decode(&item.value).map_err(|e| format!("item {base}: {e}"))?;
     if !env.indexes.iter().any(|(n, p)| n == name && *p == full) {

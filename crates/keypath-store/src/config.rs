@@ -32,8 +32,15 @@
 //! meanwhile, never answered without them. A record without `types` (written by an earlier
 //! release) may hold any type.
 //!
+//! `roots` (format 2; absent in format 1) places the root items of the groups of some
+//! namespaces other than first among their group's items ([`RootPlace`]); it is chosen
+//! when the store is created and never changes.
+//!
 //! A store without the record (a backend the store did not create, such as a fresh
 //! in-memory one) has no declared indexes.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -42,8 +49,10 @@ use crate::item::Item;
 use crate::layout::{config_key, is_valid_index_name};
 use crate::{Store, StoreError};
 
-/// The configuration format this release reads and writes.
-pub const CONFIG_FORMAT: u32 = 1;
+/// The newest configuration format this release reads and writes: 2 for a configuration
+/// that places root items ([`StoreConfig::roots`]), which earlier releases must not read as
+/// if its roots were first; 1, which every release reads, for any other.
+pub const CONFIG_FORMAT: u32 = 2;
 
 /// The store's configuration: the secondary indexes it holds, kept inside the store.
 ///
@@ -114,6 +123,94 @@ pub struct StoreConfig {
     /// [`building`](IndexDecl::building).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub types: Option<Vec<String>>,
+    /// Where the root item of each group whose first namespace is listed sorts among the
+    /// group's items (`"roots": {"customer": "last", "org": {"before": "user"}}`; absent:
+    /// every root item first, as its key path sorts). Chosen when the store is created,
+    /// before it holds items, and never changed afterwards: every process of a store must
+    /// look for a root item in the same place. See [`RootPlace`].
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub roots: BTreeMap<String, RootPlace>,
+}
+
+/// Where a group's root item (the item whose key path is the group itself, such as
+/// `/customer-7` in the group of `/customer-7/order-1`) sorts among the items of its group,
+/// so that one ordered query with a limit reads it together with the children an access
+/// pattern wants: "the customer and their newest orders" is one reverse list of the group
+/// with the root placed [`Last`](RootPlace::Last). Lists and index queries return it where
+/// it is placed; ranges include it where its place falls inside them.
+///
+/// In the configuration it is written `"first"`, `"last"` or `{"before": "user"}`; as text
+/// (`keypath db init --root org=before:user`), `first`, `last` or `before:NAMESPACE`.
+///
+/// ```
+/// use keypath_store::RootPlace;
+/// let place: RootPlace = "before:user".parse()?;
+/// assert_eq!(place, RootPlace::Before("user".into()));
+/// assert_eq!(place.to_string(), "before:user");
+/// assert_eq!("last".parse::<RootPlace>()?, RootPlace::Last);
+/// assert!("before:".parse::<RootPlace>().is_err());
+/// # Ok::<(), keypath_store::StoreError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RootPlace {
+    /// Before every other item of the group (the default: the order of the key paths).
+    First,
+    /// After every other item of the group.
+    Last,
+    /// After the items whose first component after the group has a namespace below this
+    /// one, and before those of this namespace (and every later one).
+    Before(String),
+}
+
+impl std::str::FromStr for RootPlace {
+    type Err = StoreError;
+
+    fn from_str(s: &str) -> Result<RootPlace, StoreError> {
+        let place = match s {
+            "first" => RootPlace::First,
+            "last" => RootPlace::Last,
+            _ => match s.strip_prefix("before:") {
+                Some(namespace) => RootPlace::Before(namespace.to_owned()),
+                None => {
+                    return Err(StoreError::Config(format!(
+                        "invalid root place {s:?}: expected first, last or before:NAMESPACE"
+                    )))
+                }
+            },
+        };
+        place.validate().map_err(StoreError::Config)?;
+        Ok(place)
+    }
+}
+
+impl std::fmt::Display for RootPlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RootPlace::First => f.write_str("first"),
+            RootPlace::Last => f.write_str("last"),
+            RootPlace::Before(namespace) => write!(f, "before:{namespace}"),
+        }
+    }
+}
+
+impl RootPlace {
+    /// Checks a [`Before`](RootPlace::Before)'s namespace.
+    fn validate(&self) -> Result<(), String> {
+        match self {
+            RootPlace::Before(namespace) if !is_namespace(namespace) => Err(format!(
+                "invalid namespace {namespace:?} in root place before:{namespace}: expected \
+                 one or more ASCII letters or '_'"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Whether `s` is a key path namespace: one or more ASCII letters or `_`.
+pub(crate) fn is_namespace(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_')
 }
 
 impl Default for StoreConfig {
@@ -237,7 +334,49 @@ impl StoreConfig {
             indexes,
             group_versions: false,
             types: Some(Vec::new()),
+            roots: BTreeMap::new(),
         }
+        .with_format()
+    }
+
+    /// This configuration with the root items of the groups of namespace `namespace`
+    /// placed at `place` (see [`StoreConfig::roots`]).
+    ///
+    /// ```
+    /// use keypath_store::{RootPlace, StoreConfig};
+    /// let config = StoreConfig::new(vec![]).with_root("customer", RootPlace::Last);
+    /// assert_eq!(config.to_json(), br#"{"format":2,"indexes":[],"types":[],"roots":{"customer":"last"}}"#);
+    /// assert_eq!(StoreConfig::from_json(&config.to_json()).unwrap(), config);
+    /// ```
+    pub fn with_root(mut self, namespace: &str, place: RootPlace) -> StoreConfig {
+        self.roots.insert(namespace.to_owned(), place);
+        self.with_format()
+    }
+
+    /// Where the root items of groups of namespace `namespace` sort.
+    ///
+    /// ```
+    /// use keypath_store::{RootPlace, StoreConfig};
+    /// let config = StoreConfig::new(vec![]).with_root("customer", RootPlace::Last);
+    /// assert_eq!(config.root_place("customer"), &RootPlace::Last);
+    /// assert_eq!(config.root_place("order"), &RootPlace::First);
+    /// ```
+    pub fn root_place(&self, namespace: &str) -> &RootPlace {
+        self.roots.get(namespace).unwrap_or(&RootPlace::First)
+    }
+
+    /// The oldest format that holds this configuration (see [`CONFIG_FORMAT`]).
+    fn format_needed(&self) -> u32 {
+        if self.roots.is_empty() {
+            1
+        } else {
+            2
+        }
+    }
+
+    fn with_format(mut self) -> StoreConfig {
+        self.format = self.format_needed();
+        self
     }
 
     /// This configuration with group version counters kept or not (see
@@ -259,8 +398,7 @@ impl StoreConfig {
     /// assert_eq!(json, br#"{"format":1,"indexes":[],"types":[]}"#);
     /// ```
     pub fn to_json(&self) -> Vec<u8> {
-        let mut config = self.clone();
-        config.format = CONFIG_FORMAT;
+        let config = self.clone().with_format();
         serde_json::to_vec(&config).expect("a configuration serializes")
     }
 
@@ -269,8 +407,8 @@ impl StoreConfig {
     /// ```
     /// use keypath_store::StoreConfig;
     /// assert!(StoreConfig::from_json(br#"{"format":1,"indexes":[]}"#).is_ok());
-    /// let newer = StoreConfig::from_json(br#"{"format":2,"indexes":[]}"#).unwrap_err();
-    /// assert!(newer.contains("format 2"), "{newer}");
+    /// let newer = StoreConfig::from_json(br#"{"format":3,"indexes":[]}"#).unwrap_err();
+    /// assert!(newer.contains("format 3"), "{newer}");
     /// ```
     pub fn from_json(bytes: &[u8]) -> Result<StoreConfig, String> {
         #[derive(Deserialize)]
@@ -280,16 +418,22 @@ impl StoreConfig {
         let format = serde_json::from_slice::<Format>(bytes)
             .map_err(|e| format!("not a keypath store configuration: {e}"))?
             .format;
-        if format != CONFIG_FORMAT {
+        if !(1..=CONFIG_FORMAT).contains(&format) {
             return Err(format!(
-                "configuration format {format}, this release reads format {CONFIG_FORMAT} \
+                "configuration format {format}, this release reads formats 1 to {CONFIG_FORMAT} \
                  (written by another release of keypath-store)"
             ));
         }
         let config: StoreConfig = serde_json::from_slice(bytes)
             .map_err(|e| format!("not a keypath store configuration: {e}"))?;
+        if format < config.format_needed() {
+            return Err(format!(
+                "configuration format {format} with root placements, which need format {}",
+                config.format_needed()
+            ));
+        }
         config.validate()?;
-        Ok(config)
+        Ok(config.with_format())
     }
 
     /// Checks names: valid, and each declared once per item type.
@@ -300,6 +444,15 @@ impl StoreConfig {
     /// assert!(twice.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), String> {
+        for (namespace, place) in &self.roots {
+            if !is_namespace(namespace) {
+                return Err(format!(
+                    "invalid namespace {namespace:?} for a root place: expected one or more \
+                     ASCII letters or '_'"
+                ));
+            }
+            place.validate()?;
+        }
         for (i, decl) in self.indexes.iter().enumerate() {
             if !is_valid_index_name(&decl.name) {
                 return Err(format!(
@@ -401,6 +554,15 @@ impl<B: Backend> Store<B> {
     /// ```
     pub async fn create_config(&self, config: &StoreConfig) -> Result<bool, StoreError> {
         config.validate().map_err(StoreError::Config)?;
+        if !config.roots.is_empty() && !self.is_configured() && self.holds_items().await? {
+            // Root items already written are first: placing them elsewhere now would hide them.
+            return Err(StoreError::Config(
+                "root places are chosen before a store holds items, and this one holds some \
+                 (written without a configuration record); export its items and import them \
+                 into a new store created with the root places"
+                    .to_owned(),
+            ));
+        }
         let (key, record) = config.record();
         let put = Write::Put {
             key,
@@ -423,10 +585,10 @@ impl<B: Backend> Store<B> {
             None => Ok((StoreConfig::default(), None)),
             Some(record) => {
                 self.set_configured();
-                Ok((
-                    StoreConfig::from_record(&record.value)?,
-                    Some(record.version),
-                ))
+                let config = StoreConfig::from_record(&record.value)?;
+                // Root places never change once recorded.
+                let _ = self.roots.get_or_init(|| Arc::new(config.roots.clone()));
+                Ok((config, Some(record.version)))
             }
         }
     }

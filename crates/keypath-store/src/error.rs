@@ -200,7 +200,7 @@ impl ForeignRecord {
     /// assert_eq!(r.key, None);
     /// ```
     pub fn new(group: Vec<u8>, sort: Vec<u8>) -> ForeignRecord {
-        let key = KeyPath::from_group(&group, &sort).ok();
+        let key = crate::layout::item_path_at(&group, &sort).ok();
         ForeignRecord { group, sort, key }
     }
 

@@ -56,6 +56,71 @@ pub const COUNTER_SORT_KEY: [u8; 1] = [0x00];
 /// Longest index name, in bytes (its length is stored in one byte).
 pub const MAX_INDEX_NAME_LEN: usize = 64;
 
+/// Sort key of a group's root item placed [`Last`](crate::RootPlace::Last): above every
+/// key path encoding, whose first byte is `00` (the empty path) or a namespace's (an ASCII
+/// letter or `_`).
+pub const ROOT_LAST: [u8; 1] = [0xFF];
+/// Sort key of a group's root item placed [`First`](crate::RootPlace::First): the encoding
+/// of the empty path.
+pub const ROOT_FIRST: [u8; 1] = [0x00];
+
+/// The sort key of a group's root item placed at `place`: `00` first, `FF` last, and the
+/// namespace's bytes alone before a namespace (below every key whose first namespace is
+/// that one, whose encodings go on with `00` or `01`, and above every key of a namespace
+/// below it). Only the `00` form is a key path encoding: the others have no terminator, so
+/// no item's sort key is ever one of them.
+///
+/// ```
+/// use keypath_store::{layout::root_sort_key, RootPlace};
+/// assert_eq!(root_sort_key(&RootPlace::First), [0x00]);
+/// assert_eq!(root_sort_key(&RootPlace::Last), [0xFF]);
+/// assert_eq!(root_sort_key(&RootPlace::Before("user".into())), *b"user");
+/// ```
+pub fn root_sort_key(place: &crate::RootPlace) -> Vec<u8> {
+    match place {
+        crate::RootPlace::First => ROOT_FIRST.to_vec(),
+        crate::RootPlace::Last => ROOT_LAST.to_vec(),
+        crate::RootPlace::Before(namespace) => namespace.as_bytes().to_vec(),
+    }
+}
+
+/// The place a placed root item's sort key stands for (see [`root_sort_key`]); `None` for
+/// any other sort key, `00` (the root placed first, an ordinary key path encoding) included.
+///
+/// ```
+/// use keypath_store::{layout::placed_root, RootPlace};
+/// assert_eq!(placed_root(b"user"), Some(RootPlace::Before("user".into())));
+/// assert_eq!(placed_root(&[0xFF]), Some(RootPlace::Last));
+/// assert_eq!(placed_root(&[0x00]), None);
+/// assert_eq!(placed_root(b"user\x01\x08\x01\x00\x20\x11"), None); // /user-1
+/// ```
+pub fn placed_root(sort: &[u8]) -> Option<crate::RootPlace> {
+    if sort == ROOT_LAST {
+        return Some(crate::RootPlace::Last);
+    }
+    let namespace = std::str::from_utf8(sort).ok()?;
+    crate::config::is_namespace(namespace).then(|| crate::RootPlace::Before(namespace.to_owned()))
+}
+
+/// The key path of the item stored in the group encoded as `group` at sort key `sort`: the
+/// group joined with the sort key's path, or the group itself for a placed root item.
+///
+/// ```
+/// use keypath_store::layout::item_path_at;
+/// let group = "/org-1".parse::<keypath::KeyPath>().unwrap().encode();
+/// assert_eq!(item_path_at(&group, b"user").unwrap().to_string(), "/org-1");
+/// assert!(item_path_at(&group, b"user\x01").is_err());
+/// ```
+pub fn item_path_at(group: &[u8], sort: &[u8]) -> Result<KeyPath, keypath::path::DecodeError> {
+    match KeyPath::from_group(group, sort) {
+        Ok(path) => Ok(path),
+        Err(e) => match placed_root(sort) {
+            Some(_) => KeyPath::from_group(group, &ROOT_FIRST),
+            None => Err(e),
+        },
+    }
+}
+
 /// Bytes a counter's group key adds in front of its item group.
 const COUNTER_GROUP_PREFIX: [u8; 2] = [RESERVED_GROUP, TAG_GROUP_COUNTER];
 

@@ -78,7 +78,7 @@ mod query;
 mod store;
 mod txn;
 
-pub use config::{IndexDecl, IndexSource, StoreConfig, CONFIG_FORMAT};
+pub use config::{IndexDecl, IndexSource, RootPlace, StoreConfig, CONFIG_FORMAT};
 pub use cursor::{Cursor, CursorError};
 pub use envelope::EnvelopeError;
 pub use error::{ForeignRecord, StoreError};

@@ -61,6 +61,8 @@ pub(crate) struct ListPlan {
     pub group: KeyPath,
     pub group_bytes: Vec<u8>,
     pub plan: Plan,
+    /// The sort key of the group's root item the plan was made with.
+    pub root_sort: Vec<u8>,
 }
 
 /// A query's [`ListPlan`], once made. Derived from the query's other fields, so it takes
@@ -88,6 +90,10 @@ pub(crate) enum Constraint {
     },
     Lower(Bound<KeyPath>),
     Upper(Bound<KeyPath>),
+    /// From the group's root item on, wherever the store places it.
+    FromRoot,
+    /// Up to the group's root item, wherever the store places it.
+    ToRoot,
 }
 
 impl Constraint {
@@ -111,6 +117,7 @@ impl Constraint {
                 ..
             } => path(parent) || bound_id(lower) || bound_id(upper),
             Constraint::Lower(b) | Constraint::Upper(b) => bound_path(b),
+            Constraint::FromRoot | Constraint::ToRoot => false,
         }
     }
 }
@@ -267,6 +274,60 @@ impl Query {
         self.bound(path, |p| Constraint::Upper(Bound::Included(p)))
     }
 
+    /// Only the group's root item and what sorts after it, wherever the store places the
+    /// root item ([`RootPlace`](crate::RootPlace)): with the root items of `org` groups placed
+    /// before namespace `user`, `Query::prefix(&org)?.from_root()` lists the org and then
+    /// its users, and adding `.to_root()` instead, with [`Query::reverse`], lists the org
+    /// and then its teams (which sort before it), each in one ordered read. With the root
+    /// first, it is the whole group; with the root last, the root alone. Item lists only:
+    /// an index query with it is [`StoreError::InvalidQuery`].
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use keypath_store::{backend::memory::MemoryBackend, PutMode, Query, RootPlace, Store, StoreConfig};
+    /// let store = Store::new(MemoryBackend::new());
+    /// store.create_config(&StoreConfig::default().with_root("org", RootPlace::Before("user".into()))).await?;
+    /// for path in ["/org-1", "/org-1/team-7", "/org-1/user-ann", "/org-1/user-bob"] {
+    ///     store.put_raw(&path.parse()?, "x", &0, vec![], PutMode::Upsert).await?;
+    /// }
+    /// let org = "/org-1".parse()?;
+    /// let keys = |page: keypath_store::Page<keypath_store::RawItem>| {
+    ///     page.items.iter().map(|i| i.key().to_string()).collect::<Vec<_>>()
+    /// };
+    /// let users = store.list_raw(&Query::prefix(&org)?.from_root().limit(2)).await?;
+    /// assert_eq!(keys(users), ["/org-1", "/org-1/user-ann"]);
+    /// let teams = store.list_raw(&Query::prefix(&org)?.to_root().reverse()).await?;
+    /// assert_eq!(keys(teams), ["/org-1", "/org-1/team-7"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn from_root(mut self) -> Self {
+        self.constraints.push(Constraint::FromRoot);
+        self.list_plan = PlanCache::default();
+        self
+    }
+
+    /// Only what sorts before the group's root item, and the root item itself, wherever the
+    /// store places it; see [`Query::from_root`].
+    ///
+    /// ```
+    /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap()).unwrap().to_root().reverse();
+    /// assert!(q.is_reverse());
+    /// ```
+    pub fn to_root(mut self) -> Self {
+        self.constraints.push(Constraint::ToRoot);
+        self.list_plan = PlanCache::default();
+        self
+    }
+
+    /// Whether the query is bounded by its group's root item ([`Query::from_root`],
+    /// [`Query::to_root`]).
+    pub(crate) fn bounded_by_root(&self) -> bool {
+        self.constraints
+            .iter()
+            .any(|c| matches!(c, Constraint::FromRoot | Constraint::ToRoot))
+    }
+
     /// Descending order.
     ///
     /// ```
@@ -329,22 +390,30 @@ impl Query {
 
     /// The group and plan of the query as an item list ([`Query::plan`] not in index
     /// mode), made on first use and kept with the query (and its clones).
-    pub(crate) fn list_plan(&self) -> Arc<ListPlan> {
-        let made = self.list_plan.0.get_or_init(|| {
+    /// `root_sort` is the sort key of the group's root item (only a query bounded by the
+    /// root item uses it).
+    pub(crate) fn list_plan(&self, root_sort: &[u8]) -> Arc<ListPlan> {
+        let make = || {
             Arc::new(ListPlan {
                 group: self.group.clone(),
                 group_bytes: self.group.encode(),
-                plan: self.plan(false),
+                plan: self.plan(false, root_sort),
+                root_sort: root_sort.to_vec(),
             })
-        });
-        made.clone()
+        };
+        let made = self.list_plan.0.get_or_init(make);
+        match made.root_sort == root_sort {
+            true => made.clone(),
+            // The same query on a store that places its root items elsewhere.
+            false => make(),
+        }
     }
 
     /// The byte plan of the query over sort keys: `[start, end)` and the ranges to match.
     /// In `index` mode the ranges apply to an entry's index path after the group (see
     /// `layout`): their byte bounds are escaped as rests are in entry keys, and each path
     /// bound covers a whole index key's entries.
-    pub(crate) fn plan(&self, index: bool) -> Plan {
+    pub(crate) fn plan(&self, index: bool, root_sort: &[u8]) -> Plan {
         let mut start = vec![0x00];
         let mut end: Option<Vec<u8>> = None;
         let mut filters = Vec::new();
@@ -362,6 +431,15 @@ impl Query {
         let image = |b: &[u8]| if index { escape_rest(b) } else { b.to_vec() };
         for c in &self.constraints {
             let range = match c {
+                // By the root item's sort key alone: nothing between it and its successor.
+                Constraint::FromRoot => {
+                    narrow(root_sort.to_vec(), None);
+                    continue;
+                }
+                Constraint::ToRoot => {
+                    narrow(Vec::new(), Some([root_sort, &[0x00]].concat()));
+                    continue;
+                }
                 Constraint::Subtree(rest) => KeyRange::subtree(rest),
                 Constraint::Children {
                     parent,

@@ -61,7 +61,12 @@ pub struct Store<B: Backend> {
     pub(crate) configured: Arc<std::sync::atomic::AtomicBool>,
     /// Indexes this store has seen declared and built (a built index stays built).
     pub(crate) ready: Arc<Mutex<HashSet<String>>>,
+    /// The root places of the configuration record, once read (they never change).
+    pub(crate) roots: Arc<std::sync::OnceLock<Roots>>,
 }
+
+/// The configuration's root places ([`StoreConfig::roots`](crate::StoreConfig::roots)).
+pub(crate) type Roots = Arc<std::collections::BTreeMap<String, crate::RootPlace>>;
 
 impl<B: Backend> Clone for Store<B> {
     fn clone(&self) -> Self {
@@ -72,6 +77,7 @@ impl<B: Backend> Clone for Store<B> {
             group_versions: self.group_versions.clone(),
             configured: self.configured.clone(),
             ready: self.ready.clone(),
+            roots: self.roots.clone(),
         }
     }
 }
@@ -239,6 +245,7 @@ impl<B: Backend> Store<B> {
             group_versions: Arc::default(),
             configured: Arc::default(),
             ready: Arc::default(),
+            roots: Arc::default(),
         }
     }
 
@@ -252,6 +259,7 @@ impl<B: Backend> Store<B> {
             group_versions: self.group_versions.clone(),
             configured: self.configured.clone(),
             ready: self.ready.clone(),
+            roots: self.roots.clone(),
         }
     }
 
@@ -395,7 +403,7 @@ impl<B: Backend> Store<B> {
         I: Send + 'static,
         M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Send + 'static,
     {
-        let key = backend_key(path)?;
+        let key = self.item_key(path).await?;
         // The path moves into the item (`make` is called at most once).
         let mut owned = path.clone();
         self.backend
@@ -418,10 +426,10 @@ impl<B: Backend> Store<B> {
         I: Send + 'static,
         M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Send + 'static,
     {
-        let keys = paths
-            .iter()
-            .map(backend_key)
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut keys = Vec::with_capacity(paths.len());
+        for path in paths {
+            keys.push(self.item_key(path).await?);
+        }
         if keys.is_empty() {
             return Ok(Vec::new());
         }
@@ -466,6 +474,39 @@ impl<B: Backend> Store<B> {
             .get(counter_key(&group))
             .await?
             .map_or(0, |r| r.version))
+    }
+
+    /// The backend key of the item at `path`: [`backend_key`], with a root item's sort key
+    /// where the configuration places it (read once, when a root item is first met).
+    pub(crate) async fn item_key(&self, path: &KeyPath) -> Result<Key, StoreError> {
+        let mut key = backend_key(path)?;
+        if key.sort == crate::layout::ROOT_FIRST {
+            key.sort = self.root_sort(path).await?.0;
+        }
+        Ok(key)
+    }
+
+    /// The sort key of the root item of group `group` (a one-component path), and whether
+    /// it was read from a configuration record (without one, every root item is first).
+    pub(crate) async fn root_sort(&self, group: &KeyPath) -> Result<(Vec<u8>, bool), StoreError> {
+        let (roots, recorded) = match self.roots.get() {
+            Some(roots) => (roots.clone(), true),
+            None => {
+                let (config, version) = self.read_config().await?;
+                (Arc::new(config.roots), version.is_some())
+            }
+        };
+        let place = match group.segments().next() {
+            Some(first) => roots.get(first.namespace()),
+            None => None,
+        };
+        Ok((
+            place.map_or(
+                crate::layout::ROOT_FIRST.to_vec(),
+                crate::layout::root_sort_key,
+            ),
+            recorded,
+        ))
     }
 
     /// Whether this store keeps group counters: read from its configuration once.

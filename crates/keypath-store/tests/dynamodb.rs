@@ -861,3 +861,99 @@ async fn indexes_a_program_gains_are_built_before_they_answer() {
         .unwrap();
     keypath_store::check::check_consistency(&all).unwrap();
 }
+
+/// Root items placed last or before a child namespace: each access pattern that reads the
+/// root with its children is one `Query`, and gets, updates and deletes find the root.
+#[tokio::test]
+async fn placed_root_items_are_one_query_with_their_children() {
+    use keypath_store::{PutMode, RootPlace, StoreConfig};
+    let (backend, counter) = fresh("roots").await;
+    let config = StoreConfig::default()
+        .with_root("customer", RootPlace::Last)
+        .with_root("org", RootPlace::Before("user".into()));
+    let store = Store::new(backend.clone());
+    assert!(store.create_config(&config).await.unwrap());
+    let raw = |text: &str| (path(text), text.to_owned());
+    for text in [
+        "/customer-7",
+        "/customer-7/order-1",
+        "/customer-7/order-2",
+        "/customer-7/order-3",
+        "/org-1",
+        "/org-1/team-2",
+        "/org-1/team-9",
+        "/org-1/user-ann",
+        "/org-1/user-bob",
+    ] {
+        let (p, v) = raw(text);
+        store
+            .put_raw(&p, "x", &v, vec![], PutMode::Upsert)
+            .await
+            .unwrap();
+    }
+    let keys = |page: &keypath_store::Page<keypath_store::RawItem>| -> Vec<String> {
+        page.items.iter().map(|i| i.key().to_string()).collect()
+    };
+    // A new handle, as another process would open the table.
+    let reader = Store::new(backend.clone());
+    counter.take();
+    let newest = Query::prefix(&path("/customer-7"))
+        .unwrap()
+        .reverse()
+        .limit(3);
+    let page = reader.list_raw(&newest).await.unwrap();
+    assert_eq!(
+        keys(&page),
+        ["/customer-7", "/customer-7/order-3", "/customer-7/order-2"]
+    );
+    assert_eq!(
+        counter.take(),
+        counts(&[("Query", 1)]),
+        "customer and newest orders"
+    );
+    // Bounded by the root: the handle reads the configuration once, then one Query each.
+    let org = Query::prefix(&path("/org-1")).unwrap();
+    let users = reader
+        .list_raw(&org.clone().from_root().limit(2))
+        .await
+        .unwrap();
+    assert_eq!(keys(&users), ["/org-1", "/org-1/user-ann"]);
+    assert_eq!(counter.take(), counts(&[("GetItem", 1), ("Query", 1)]));
+    let teams = reader
+        .list_raw(&org.clone().to_root().reverse())
+        .await
+        .unwrap();
+    assert_eq!(keys(&teams), ["/org-1", "/org-1/team-9", "/org-1/team-2"]);
+    assert_eq!(counter.take(), counts(&[("Query", 1)]), "org and its teams");
+    let users = reader
+        .list_raw(&org.clone().from_root().limit(3))
+        .await
+        .unwrap();
+    assert_eq!(
+        keys(&users),
+        ["/org-1", "/org-1/user-ann", "/org-1/user-bob"]
+    );
+    assert_eq!(counter.take(), counts(&[("Query", 1)]), "org and its users");
+    // A get of a root item: one read once the handle knows the places.
+    assert!(reader.get_raw(&path("/org-1")).await.unwrap().is_some());
+    assert_eq!(counter.take(), counts(&[("BatchGetItem", 1)]));
+    // Another new handle's first get of a root item reads the configuration first.
+    let other = Store::new(backend.clone());
+    assert!(other.get_raw(&path("/customer-7")).await.unwrap().is_some());
+    assert_eq!(
+        counter.take(),
+        counts(&[("BatchGetItem", 1), ("GetItem", 1)])
+    );
+    assert!(other.delete(&path("/customer-7")).await.unwrap());
+    assert!(reader
+        .get_raw(&path("/customer-7"))
+        .await
+        .unwrap()
+        .is_none());
+    let groups = backend.groups(0).await.unwrap();
+    let all = keypath_store::check::dump_groups(&backend, groups)
+        .await
+        .unwrap();
+    keypath_store::check::check_consistency(&all).unwrap();
+    assert!(all.keys().any(|k| k.sort == b"user"));
+}

@@ -513,6 +513,27 @@ async fn the_layout_document_shows_what_the_code_writes() {
         json!({ "operation": op, "body": body }),
     );
 
+    // --- Root items placed last or before a namespace (`roots`). ---
+    let rec = Recording::default();
+    let store = Store::new(rec.clone());
+    let config = StoreConfig::new(vec![])
+        .with_root("customer", keypath_store::RootPlace::Last)
+        .with_root("org", keypath_store::RootPlace::Before("user".into()));
+    assert!(store.create_config(&config).await.unwrap());
+    ex.text(
+        "config_roots.json",
+        std::str::from_utf8(&config.to_json()).unwrap(),
+    );
+    for (name, text) in [("customer", "/customer-7"), ("org", "/org-1")] {
+        store
+            .put_raw(&p(text), "x", &json!({}), vec![], PutMode::Upsert)
+            .await
+            .unwrap();
+        let (group, _) = p(text).split_group().unwrap();
+        let (key, _) = record_in(&rec.inner, &group);
+        ex.hex(&format!("{name}.root.sk"), &key.sort);
+    }
+
     // --- Group counters (`group_versions`). ---
     let rec = Recording::default();
     let store = Store::new(rec.clone());

@@ -120,7 +120,7 @@ proptest! {
     /// without UUIDs agrees with evaluating every filter on the part after the group.
     #[test]
     fn matches_after_agrees_with_the_filters(query in any_query(), rests in prop::collection::vec(any_rest(), 1..24)) {
-        let plan = query.plan(false);
+        let plan = query.plan(false, &[0x00]);
         for rest in &rests {
             let sort = rest.encode();
             let inside = sort >= plan.start && plan.end.as_ref().is_none_or(|e| sort < *e);
@@ -143,7 +143,7 @@ proptest! {
 fn colliding_uuids_fall_inside_another_ids_range() {
     let uuid = colliding(0x42);
     let query = Query::prefix(&group().push("a", "a").unwrap()).unwrap();
-    let plan = query.plan(false);
+    let plan = query.plan(false, &[0x00]);
     let rest = KeyPath::new().push("a", uuid).unwrap();
     let sort = rest.encode();
     assert!(sort >= plan.start && plan.end.as_ref().is_none_or(|e| sort < *e));

@@ -10,8 +10,6 @@
 use std::ops::Bound;
 use std::sync::atomic::Ordering;
 
-use keypath::KeyPath;
-
 use super::write::{index_keys, pause, Expect, ItemWrite, NewItem, MAX_ATTEMPTS};
 use super::Store;
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Scan, Write};
@@ -288,11 +286,12 @@ impl<B: Backend> Store<B> {
         key: Key,
         mut record: Record,
     ) -> Result<bool, StoreError> {
-        let path =
-            KeyPath::from_group(&key.group, &key.sort).map_err(|e| StoreError::NotAnItem {
+        let path = crate::layout::item_path_at(&key.group, &key.sort).map_err(|e| {
+            StoreError::NotAnItem {
                 record: crate::ForeignRecord::new(key.group.clone(), key.sort.clone()),
                 reason: e.to_string(),
-            })?;
+            }
+        })?;
         for attempt in 0..MAX_ATTEMPTS {
             let header = Header::parse(&record.value).map_err(|e| super::not_an_item(&path, e))?;
             if header.item_type != T::TYPE {

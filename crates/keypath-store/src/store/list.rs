@@ -2,6 +2,7 @@
 //! for index queries), resumable by cursor in either direction.
 
 use std::ops::Bound;
+use std::sync::{Arc, OnceLock};
 
 use keypath::KeyPath;
 
@@ -122,7 +123,15 @@ impl<B: Backend> Store<B> {
         I: Keyed + Send + 'static,
         M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Copy + Send + 'static,
     {
-        let shared = query.list_plan();
+        // The group's root item sort key, read from the configuration only when the query
+        // is bounded by it; a root item placed elsewhere than first that the scan meets
+        // records its sort key in `root_at`, where a cursor after it finds it.
+        let root_sort = match query.bounded_by_root() {
+            true => self.root_sort(&query.group).await?.0,
+            false => crate::layout::ROOT_FIRST.to_vec(),
+        };
+        let shared = query.list_plan(&root_sort);
+        let root_at: Arc<OnceLock<Vec<u8>>> = Arc::new(OnceLock::new());
         let fingerprint = query.fingerprint(None, &shared.group_bytes, &shared.plan);
         let mut first_scan = true;
         let resolve = |scan, needed: usize| {
@@ -141,6 +150,7 @@ impl<B: Backend> Store<B> {
             };
             let scanned = Scanned::new(Vec::with_capacity(room));
             let skips = skips.clone();
+            let root_at = root_at.clone();
             self.backend
                 .scan_fold(scan, scanned, move |scanned, sort, version, value| {
                     scanned.records += 1;
@@ -153,7 +163,7 @@ impl<B: Backend> Store<B> {
                     // The item goes straight into the page: each move of it on the way (a
                     // step of a scan, then a page) was one more copy, which stalls when it
                     // reads the item in wider pieces than it was just written in.
-                    let step = match list_step(group, plan, sort, version, value, make) {
+                    let step = match list_step(group, plan, sort, version, value, make, &root_at) {
                         Err(StoreError::NotAnItem { record, reason }) if skips.is_some() => {
                             if let Some(skips) = &skips {
                                 let mut skips = skips.lock().unwrap_or_else(|p| p.into_inner());
@@ -173,7 +183,14 @@ impl<B: Backend> Store<B> {
         // The position of an item is its sort key, encoded again from its key path only
         // when a cursor or the next scan needs it: decoding is canonical (a decoded path
         // encodes to exactly the bytes it came from), so this is the scanned sort key.
-        let position_of = |item: &I| Ok(super::backend_key(item.key_path())?.sort);
+        // The group's root item is where the scan found it.
+        let position_of = |item: &I| {
+            let key = super::backend_key(item.key_path())?;
+            Ok(match key.sort == crate::layout::ROOT_FIRST {
+                true => root_at.get().cloned().unwrap_or(key.sort),
+                false => key.sort,
+            })
+        };
         self.paged(
             query,
             &shared.plan,
@@ -266,8 +283,14 @@ impl<B: Backend> Store<B> {
                 name: index.to_owned(),
             });
         }
+        if query.bounded_by_root() {
+            return Err(StoreError::InvalidQuery(format!(
+                "index {index}'s entries have no root item to bound them by (from_root and \
+                 to_root are for item lists)"
+            )));
+        }
         self.check_index(index).await?;
-        let plan = query.plan(true);
+        let plan = query.plan(true, &crate::layout::ROOT_FIRST);
         let query_group = query.group.encode();
         let fingerprint = query.fingerprint(Some(index), &query_group, &plan);
         // An index the backend keeps is scanned by its own group, eventually consistent.
@@ -359,7 +382,7 @@ impl<B: Backend> Store<B> {
                 .group
                 .join(&rest)
                 .map_err(|err| corrupt("index entry", err))?;
-            keys.push(super::backend_key(&base)?);
+            keys.push(self.item_key(&base).await?);
             full_paths.push(full.encode());
             wanted.push((i, base));
         }
@@ -605,11 +628,24 @@ fn list_step<I>(
     version: u64,
     value: &[u8],
     make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
+    root_at: &OnceLock<Vec<u8>>,
 ) -> Result<Option<I>, StoreError> {
-    let key = KeyPath::from_group_path(group, sort).map_err(|err| StoreError::NotAnItem {
-        record: crate::ForeignRecord::new(group.encode(), sort.to_vec()),
-        reason: format!("its key is not a key path: {err}"),
-    })?;
+    let key = match KeyPath::from_group_path(group, sort) {
+        Ok(key) => key,
+        // A root item placed elsewhere than first is where its sort key puts it: inside
+        // the plan's byte range, it is in the list (it has no path after the group that
+        // the filters could check).
+        Err(_) if crate::layout::placed_root(sort).is_some() => {
+            let _ = root_at.set(sort.to_vec());
+            return super::item_from_value(group.clone(), version, value, make).map(Some);
+        }
+        Err(err) => {
+            return Err(StoreError::NotAnItem {
+                record: crate::ForeignRecord::new(group.encode(), sort.to_vec()),
+                reason: format!("its key is not a key path: {err}"),
+            })
+        }
+    };
     // The plan's filters are over the part after the group, which is the sort key: inside
     // the plan's byte range, a key fails a filter only where UUIDs are involved (see
     // `Plan::filters_have_uuid`), so the filters are checked only then.

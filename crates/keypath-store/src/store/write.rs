@@ -11,12 +11,12 @@ use serde::Serialize;
 
 use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
-use crate::config::{StoreConfig, TypeIndexes};
+use crate::config::{RootPlace, StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
 use crate::item::{encode_item, encode_value, IndexMode, Item, Projection, Versioned};
 use crate::layout::{
     config_key, counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name,
-    ENTRY_FORMAT,
+    ENTRY_FORMAT, ROOT_FIRST,
 };
 use crate::StoreError;
 
@@ -152,6 +152,10 @@ struct Encoded {
 
 /// A commit's writes, read checks, encoded items and groups, shared with its planning.
 struct Commit {
+    /// Whether root items are written or checked at the first place because the store had
+    /// no configuration record: the configuration is read with the records, and a record
+    /// that places them elsewhere fails the commit.
+    roots_unrecorded: bool,
     /// Whether a write is raw (checked against the configuration).
     raw: bool,
     /// Whether the store keeps group counters: read and bumped with the writes.
@@ -178,7 +182,7 @@ struct Commit {
 impl Commit {
     /// Whether the configuration record is read with the records (last).
     fn reads_config(&self) -> bool {
-        self.raw || !self.declare.is_empty()
+        self.raw || !self.declare.is_empty() || self.roots_unrecorded
     }
 }
 
@@ -215,6 +219,23 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
             Some(r) => StoreConfig::from_record(&r.value)?,
             None => StoreConfig::unrecorded(c.unrecorded_items),
         };
+        if c.roots_unrecorded && record.is_some() {
+            let placed = c
+                .writes
+                .iter()
+                .map(|w| &w.path)
+                .chain(c.checks.iter().map(|c| &c.path));
+            for path in placed.filter(|p| p.len() == 1) {
+                let first = path.segments().next().map_or("", |s| s.namespace());
+                if *config.root_place(first) != RootPlace::First {
+                    return Err(StoreError::Config(format!(
+                        "the store's configuration, created while this write was prepared, \
+                         places the root item {path} {}; nothing was written: write again",
+                        config.root_place(first)
+                    )));
+                }
+            }
+        }
         if c.raw {
             for (w, old) in c.writes.iter().zip(olds) {
                 check_raw_write(&config, w, old.as_ref())?;
@@ -954,9 +975,24 @@ impl<B: Backend> Store<B> {
     /// write, whether an item existed and the new version.
     pub(crate) async fn commit(
         &self,
-        writes: Vec<ItemWrite>,
-        checks: Vec<ReadCheck>,
+        mut writes: Vec<ItemWrite>,
+        mut checks: Vec<ReadCheck>,
     ) -> Result<Vec<Outcome>, StoreError> {
+        // Root items go where the configuration places them. Without a configuration record
+        // they are first, and the commit reads the configuration to be sure that none was
+        // created meanwhile with other places.
+        let mut roots_unrecorded = false;
+        let root_keys = writes
+            .iter_mut()
+            .map(|w| (&w.path, &mut w.key))
+            .chain(checks.iter_mut().map(|c| (&c.path, &mut c.key)));
+        for (path, key) in root_keys {
+            if key.sort == ROOT_FIRST {
+                let (sort, recorded) = self.root_sort(path).await?;
+                key.sort = sort;
+                roots_unrecorded |= !recorded;
+            }
+        }
         let mut declare: Vec<TypeIndexes> = Vec::new();
         for t in writes
             .iter()
@@ -984,6 +1020,7 @@ impl<B: Backend> Store<B> {
             false => false,
         };
         let commit = Arc::new(Commit {
+            roots_unrecorded,
             raw,
             group_versions,
             declare,

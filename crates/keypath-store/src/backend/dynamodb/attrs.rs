@@ -132,8 +132,7 @@ pub(crate) fn gsi_keys<'k>(
         let path = keypath::KeyPath::decode(path).map_err(|e| bad(e.to_string()))?;
         let (group, rest) = path.group_parts().map_err(|e| bad(e.to_string()))?;
         if base.is_none() {
-            let group = keypath::KeyPath::decode(&key.group).map_err(|e| bad(e.to_string()))?;
-            let item = keypath::KeyPath::from_group_path(&group, &key.sort)
+            let item = crate::layout::item_path_at(&key.group, &key.sort)
                 .map_err(|e| bad(e.to_string()))?;
             base = Some(item);
         }
