@@ -576,6 +576,14 @@ pub(crate) async fn open_or_create_as(
             db.config.describe()
         )));
     }
+    if db.config.store.roots != config.store.roots {
+        return Err(bad(format!(
+            "{} holds a store that places root items as {:?}, not as {:?}",
+            dir.display(),
+            db.config.store.roots,
+            config.store.roots
+        )));
+    }
     Ok(db)
 }
 
@@ -879,10 +887,10 @@ async fn try_on_memory(
 }
 
 /// The store a first write goes to: created with `config` (an empty one through
-/// `Store::open`, which opens a store another process made meanwhile; one with indexes
-/// through `open_or_create_as`, which refuses a store with other indexes).
+/// `Store::open`, which opens a store another process made meanwhile; one with indexes or
+/// root places through `open_or_create_as`, which refuses a store with other ones).
 async fn create_for_first_write(dir: &Path, config: &Config) -> Result<Db<RedbBackend>, Failure> {
-    if config.store.indexes.is_empty() {
+    if config.store.indexes.is_empty() && config.store.roots.is_empty() {
         check_dir(dir)?;
         let store = Store::open(dir).await.map_err(|e| open_failure(dir, e))?;
         Db::with_store(store).await

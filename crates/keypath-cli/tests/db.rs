@@ -766,3 +766,89 @@ fn numbers_round_trip_exactly() {
         value
     );
 }
+
+/// `init --root`: root items placed where an access pattern reads them in one list, kept
+/// by export and import, and bad places refused before anything is made.
+#[test]
+fn root_places_from_init_to_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(
+        d,
+        &[
+            "init",
+            "--root",
+            "org=before:user",
+            "--root",
+            "customer=last",
+        ],
+    ));
+    for path in [
+        "/org-1",
+        "/org-1/team-2",
+        "/org-1/team-9",
+        "/org-1/user-ann",
+        "/org-1/user-bob",
+        "/customer-7",
+        "/customer-7/order-1",
+        "/customer-7/order-2",
+    ] {
+        ok(&db(d, &["put", path, r#"{"n": 1}"#]));
+    }
+    let org = [
+        "/org-1/team-2",
+        "/org-1/team-9",
+        "/org-1",
+        "/org-1/user-ann",
+        "/org-1/user-bob",
+    ];
+    assert_eq!(keys(&ok(&db(d, &["list", "/org-1"]))), org);
+    let users = ok(&db(d, &["list", "/org-1", "--from-root", "--limit", "2"]));
+    assert_eq!(keys(&users), ["/org-1", "/org-1/user-ann"]);
+    let teams = ok(&db(d, &["list", "/org-1", "--to-root", "--reverse"]));
+    assert_eq!(keys(&teams), ["/org-1", "/org-1/team-9", "/org-1/team-2"]);
+    let newest = ok(&db(
+        d,
+        &["list", "/customer-7", "--reverse", "--limit", "2"],
+    ));
+    assert_eq!(keys(&newest), ["/customer-7", "/customer-7/order-2"]);
+    assert_eq!(ok(&db(d, &["get", "/org-1"]))[0]["value"]["n"], 1);
+    ok(&db(d, &["check"]));
+
+    // The export carries the places; a new store takes them, another store's are refused.
+    let out = db(d, &["export"]);
+    let exported = ok(&out);
+    assert_eq!(
+        exported[0]["config"]["roots"],
+        serde_json::json!({"customer": "last", "org": {"before": "user"}})
+    );
+    let file = d.join("export.jsonl");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let copy = tempfile::tempdir().unwrap();
+    ok(&db(copy.path(), &["import", file.to_str().unwrap()]));
+    assert_eq!(db(copy.path(), &["export"]).stdout, out.stdout);
+    assert_eq!(keys(&ok(&db(copy.path(), &["list", "/org-1"]))), org);
+    let other = tempfile::tempdir().unwrap();
+    ok(&db(other.path(), &["init"]));
+    fails(
+        &db(other.path(), &["import", file.to_str().unwrap()]),
+        2,
+        "places root items",
+    );
+    assert!(ok(&db(other.path(), &["list", "/org-1"])).is_empty());
+
+    let fresh = tempfile::tempdir().unwrap();
+    for bad in ["org", "org=middle", "org=before:", "or g=last", "org=last"] {
+        let mut args = vec!["init", "--root", bad];
+        if bad == "org=last" {
+            args.extend(["--root", "org=first"]);
+        }
+        let o = db(fresh.path(), &args);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("--root"),
+            "{bad}"
+        );
+        assert!(!fresh.path().join("keypath.redb").exists(), "{bad}");
+    }
+}

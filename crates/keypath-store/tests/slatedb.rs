@@ -372,3 +372,60 @@ async fn checks_of_keys_a_batch_does_not_write_hold_at_commit() {
     }
     assert_eq!(both, 0, "write skew in {both} of 200 rounds ({one} right)");
 }
+
+/// Root items placed last and before a namespace on SlateDB: stored at their places, read
+/// back by a new writer of the same directory (which reads the places from the store).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn placed_root_items_on_object_storage() {
+    use keypath_store::{PutMode, Query, RootPlace, Store, StoreConfig};
+    let p = |t: &str| t.parse::<keypath::KeyPath>().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let first = SlateDbBackend::open(&at(&dir)).await.unwrap();
+    let store = Store::new(first.clone());
+    let config = StoreConfig::default()
+        .with_root("customer", RootPlace::Last)
+        .with_root("org", RootPlace::Before("user".into()));
+    assert!(store.create_config(&config).await.unwrap());
+    for text in [
+        "/customer-7",
+        "/customer-7/order-1",
+        "/customer-7/order-2",
+        "/org-1",
+        "/org-1/team-2",
+        "/org-1/user-ann",
+    ] {
+        store
+            .put_raw(&p(text), "x", &text, vec![], PutMode::Upsert)
+            .await
+            .unwrap();
+    }
+    first.close().await.unwrap();
+    let second = SlateDbBackend::open(&at(&dir)).await.unwrap();
+    let store = Store::new(second.clone());
+    let keys = |page: keypath_store::Page<keypath_store::RawItem>| -> Vec<String> {
+        page.items.iter().map(|i| i.key().to_string()).collect()
+    };
+    let newest = Query::prefix(&p("/customer-7")).unwrap().reverse().limit(2);
+    assert_eq!(
+        keys(store.list_raw(&newest).await.unwrap()),
+        ["/customer-7", "/customer-7/order-2"]
+    );
+    let org = Query::prefix(&p("/org-1")).unwrap();
+    assert_eq!(
+        keys(store.list_raw(&org.clone().from_root()).await.unwrap()),
+        ["/org-1", "/org-1/user-ann"]
+    );
+    assert_eq!(
+        keys(store.list_raw(&org.to_root().reverse()).await.unwrap()),
+        ["/org-1", "/org-1/team-2"]
+    );
+    let got = store.get_raw(&p("/org-1")).await.unwrap().unwrap();
+    assert_eq!(got.decode::<String>().unwrap(), "/org-1");
+    let groups = second.groups(0).await.unwrap();
+    let all = keypath_store::check::dump_groups(&second, groups)
+        .await
+        .unwrap();
+    keypath_store::check::check_consistency(&all).unwrap();
+    assert!(all.keys().any(|k| k.sort == [0xFF]));
+    second.close().await.unwrap();
+}

@@ -246,8 +246,16 @@ impl<B: Backend> Store<B> {
                         Some(r) => StoreConfig::from_record(&r.value)?,
                         None => StoreConfig::unrecorded(unrecorded_items),
                     };
+                    let roots = config.roots.clone();
                     if !change(&mut config)? {
                         return Ok::<_, StoreError>((Vec::new(), false));
+                    }
+                    // Root places never change: readers keep them once read.
+                    if config.roots != roots {
+                        return Err(StoreError::Config(
+                            "root places are chosen when a store is created and never change"
+                                .to_owned(),
+                        ));
                     }
                     config.validate().map_err(StoreError::Config)?;
                     let put = Write::Put {
