@@ -171,6 +171,14 @@ impl<B: Backend> Store<B> {
             (config, Some(_)) => config,
             (_, None) => StoreConfig::unrecorded(self.holds_items().await?),
         };
+        // The index is shared by every type that declares it: one building fails them all.
+        if let Some(d) = config
+            .indexes
+            .iter()
+            .find(|d| d.name == index && d.building)
+        {
+            return Err(building(index, &d.item_type));
+        }
         let found = config
             .indexes_of(item_type)
             .find(|d| d.name == index)

@@ -245,8 +245,15 @@ impl<B: Backend> Store<B> {
                 declared: T::INDEXES.iter().map(|i| i.name.to_owned()).collect(),
             });
         }
+        if !is_valid_index_name(index) {
+            return Err(StoreError::InvalidIndexName {
+                name: index.to_owned(),
+            });
+        }
+        // Checks every declaration of the index, as `query_index_raw` does, with the one
+        // configuration read.
         self.check_typed_index(index, T::TYPE).await?;
-        let page = self.query_index_raw(index, query).await?;
+        let page = self.query_index_checked(index, query).await?;
         let items = page
             .items
             .into_iter()
@@ -283,13 +290,22 @@ impl<B: Backend> Store<B> {
                 name: index.to_owned(),
             });
         }
+        self.check_index(index).await?;
+        self.query_index_checked(index, query).await
+    }
+
+    /// [`Store::query_index_raw`] of an index whose name is valid and that is not building.
+    async fn query_index_checked(
+        &self,
+        index: &str,
+        query: &Query,
+    ) -> Result<Page<RawItem>, StoreError> {
         if query.bounded_by_root() {
             return Err(StoreError::InvalidQuery(format!(
                 "index {index}'s entries have no root item to bound them by (from_root and \
                  to_root are for item lists)"
             )));
         }
-        self.check_index(index).await?;
         let plan = query.plan(true, &crate::layout::ROOT_FIRST);
         let query_group = query.group.encode();
         let fingerprint = query.fingerprint(Some(index), &query_group, &plan);
