@@ -852,3 +852,62 @@ fn root_places_from_init_to_export() {
         assert!(!fresh.path().join("keypath.redb").exists(), "{bad}");
     }
 }
+
+/// A field index's values become IDs as docs/DYNAMODB_LAYOUT.md section 2.4.1 says: the
+/// strings that key path text reads as integers or UUIDs are those IDs, every other string
+/// is itself, and numbers with a fraction are refused.
+#[test]
+fn field_values_become_ids_as_the_layout_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["init", "--index", "by_v=t.v@/g-1"]));
+    let uuid = "4C9D36E5-6B19-4E6A-828C-226ED667458A";
+    let cases: [(&str, &str); 9] = [
+        (r#"{"v": 7}"#, "/g-1/v-7"),
+        (r#"{"v": "7"}"#, "/g-1/v-7"),
+        (r#"{"v": "-3"}"#, "/g-1/v--3"),
+        (
+            r#"{"v": -9223372036854775808}"#,
+            "/g-1/v--9223372036854775808",
+        ),
+        (
+            r#"{"v": 18446744073709551615}"#,
+            "/g-1/v-18446744073709551615",
+        ),
+        (
+            r#"{"v": "4C9D36E5-6B19-4E6A-828C-226ED667458A"}"#,
+            "/g-1/v-4c9d36e5-6b19-4e6a-828c-226ed667458a",
+        ),
+        (r#"{"v": "007"}"#, "/g-1/v-007"),
+        (r#"{"v": "%41"}"#, "/g-1/v-%2541"),
+        (r#"{"v": "a/b"}"#, "/g-1/v-a%/b"),
+    ];
+    for (i, (value, _)) in cases.iter().enumerate() {
+        ok(&db(d, &["put", &format!("/t-{i}"), value]));
+    }
+    for (i, (value, index_key)) in cases.iter().enumerate() {
+        let found = keys(&ok(&db(
+            d,
+            &[
+                "index", "by_v", "/g-1", "--gte", index_key, "--lte", index_key,
+            ],
+        )));
+        assert!(
+            found.contains(&format!("/t-{i}")),
+            "{value}: {index_key}: {found:?} ({uuid})"
+        );
+    }
+    for refused in [
+        r#"{"v": 1.0}"#,
+        r#"{"v": 1e3}"#,
+        r#"{"v": true}"#,
+        r#"{"v": [1]}"#,
+    ] {
+        fails(
+            &db(d, &["put", "/t-99", refused]),
+            2,
+            "index by_v takes integers or strings",
+        );
+    }
+    fails(&db(d, &["get", "/t-99"]), 3, "no item at /t-99");
+}
