@@ -505,6 +505,22 @@ impl StoreConfig {
     }
 }
 
+/// The write that puts `config` in place of the configuration record `old` (read just
+/// before), at the next version and only if the record is still `old` (or still absent):
+/// of two writers that read the same record, one wins.
+pub(crate) fn config_put(config: &StoreConfig, old: Option<&Record>) -> Write {
+    Write::Put {
+        key: config_key(),
+        record: Record {
+            value: config.to_json(),
+            version: old.map_or(1, |r| r.version + 1),
+        },
+        condition: old.map_or(Condition::NotExists, |r| {
+            Condition::VersionEquals(r.version)
+        }),
+    }
+}
+
 /// The declarations a typed write needs: its type's program indexes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TypeIndexes {
@@ -563,13 +579,7 @@ impl<B: Backend> Store<B> {
                     .to_owned(),
             ));
         }
-        let (key, record) = config.record();
-        let put = Write::Put {
-            key,
-            record,
-            condition: Condition::NotExists,
-        };
-        match self.backend().write(vec![put]).await {
+        match self.backend().write(vec![config_put(config, None)]).await {
             Ok(()) => {
                 self.set_group_versions(config.group_versions);
                 Ok(true)

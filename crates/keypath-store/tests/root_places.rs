@@ -454,3 +454,82 @@ fn placed_sort_keys_sort_between_the_right_keys() {
         );
     });
 }
+
+/// A backend on which another process creates the configuration, placing customers last,
+/// while a write of a root item is between reading the configuration (none yet) and
+/// committing: at the commit's read of its records.
+#[derive(Debug, Clone, Default)]
+struct CreatedMeanwhile {
+    inner: MemoryBackend,
+    armed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Backend for CreatedMeanwhile {
+    async fn get(&self, key: Key) -> Result<Option<Record>, keypath_store::backend::BackendError> {
+        self.inner.get(key).await
+    }
+    async fn batch_get(
+        &self,
+        keys: Vec<Key>,
+    ) -> Result<Vec<Option<Record>>, keypath_store::backend::BackendError> {
+        if keys.contains(&layout::config_key())
+            && self.armed.swap(false, std::sync::atomic::Ordering::SeqCst)
+        {
+            let placed = StoreConfig::default().with_root("customer", RootPlace::Last);
+            assert!(Store::new(self.inner.clone())
+                .create_config(&placed)
+                .await
+                .unwrap());
+        }
+        self.inner.batch_get(keys).await
+    }
+    async fn scan(
+        &self,
+        scan: keypath_store::backend::Scan,
+    ) -> Result<Vec<keypath_store::backend::Entry>, keypath_store::backend::BackendError> {
+        self.inner.scan(scan).await
+    }
+    async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, keypath_store::backend::BackendError> {
+        self.inner.groups(from).await
+    }
+    async fn write(
+        &self,
+        writes: Vec<keypath_store::backend::Write>,
+    ) -> Result<(), keypath_store::backend::BackendError> {
+        self.inner.write(writes).await
+    }
+}
+
+#[tokio::test]
+async fn a_configuration_created_during_a_root_write_fails_it_whole() {
+    let backend = CreatedMeanwhile::default();
+    let store = Store::new(backend.clone());
+    backend
+        .armed
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let raced = store
+        .put_raw(&p("/customer-1"), "x", &1, vec![], PutMode::Upsert)
+        .await;
+    assert!(
+        matches!(&raced, Err(StoreError::Config(m)) if m.contains("write again")),
+        "{raced:?}"
+    );
+    // Nothing was written: the root is not at the first place, and there is no item.
+    let records = all_records(&store).await;
+    assert!(
+        records
+            .keys()
+            .all(|k| k.group == layout::config_key().group),
+        "{records:?}"
+    );
+    // Written again, it goes where the configuration now places it.
+    store
+        .put_raw(&p("/customer-1"), "x", &1, vec![], PutMode::Upsert)
+        .await
+        .unwrap();
+    let (group, _) = p("/customer-1").split_group().unwrap();
+    assert!(all_records(&store)
+        .await
+        .contains_key(&Key::new(group, layout::ROOT_LAST.to_vec())));
+    assert!(store.get_raw(&p("/customer-1")).await.unwrap().is_some());
+}

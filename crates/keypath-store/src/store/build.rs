@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 
 use super::write::{index_keys, pause, Expect, ItemWrite, NewItem, MAX_ATTEMPTS};
 use super::Store;
-use crate::backend::{Backend, BackendError, Condition, Key, Record, Scan, Write};
+use crate::backend::{Backend, BackendError, Key, Record, Scan};
 use crate::config::{StoreConfig, TypeIndexes};
 use crate::envelope::Header;
 use crate::item::{versioned_from_parts, Item};
@@ -266,17 +266,10 @@ impl<B: Backend> Store<B> {
                         ));
                     }
                     config.validate().map_err(StoreError::Config)?;
-                    let put = Write::Put {
-                        key: config_key(),
-                        record: Record {
-                            value: config.to_json(),
-                            version: record.as_ref().map_or(1, |r| r.version + 1),
-                        },
-                        condition: record.as_ref().map_or(Condition::NotExists, |r| {
-                            Condition::VersionEquals(r.version)
-                        }),
-                    };
-                    Ok((vec![put], true))
+                    Ok((
+                        vec![crate::config::config_put(&config, record.as_ref())],
+                        true,
+                    ))
                 })
                 .await?;
             match written {

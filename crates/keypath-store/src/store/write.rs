@@ -247,16 +247,7 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
             .filter_map(|w| w.new.as_ref().map(|n| n.item_type.as_str()))
             .collect();
         if let Some(more) = config.declaring(&c.declare, &written, true)? {
-            declared = Some(Write::Put {
-                key: config_key(),
-                record: Record {
-                    value: more.to_json(),
-                    version: record.map_or(1, |r| r.version + 1),
-                },
-                condition: record.map_or(Condition::NotExists, |r| {
-                    Condition::VersionEquals(r.version)
-                }),
-            });
+            declared = Some(crate::config::config_put(&more, record));
         }
     }
     let new_counter: BTreeMap<&[u8], u64> = c
