@@ -878,11 +878,13 @@ async fn try_on_memory(
     }
 }
 
-/// The store a first write goes to: created with `config` (an empty one through
-/// `Store::open`, which opens a store another process made meanwhile; one with indexes
-/// through `open_or_create_as`, which refuses a store with other indexes).
+/// The store a first write goes to: created with `config` (one without indexes, placed
+/// roots or group counters through `Store::open`, which opens a store another process made
+/// meanwhile; any other through `open_or_create_as`, which writes the configuration with
+/// the store and refuses a store with other indexes).
 async fn create_for_first_write(dir: &Path, config: &Config) -> Result<Db<RedbBackend>, Failure> {
-    if config.store.indexes.is_empty() {
+    let store = &config.store;
+    if store.indexes.is_empty() && store.roots.is_empty() && !store.group_versions {
         check_dir(dir)?;
         let store = Store::open(dir).await.map_err(|e| open_failure(dir, e))?;
         Db::with_store(store).await
