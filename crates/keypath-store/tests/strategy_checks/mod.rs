@@ -53,6 +53,27 @@ async fn list<B: Backend>(store: &Store<B>, query: &Query) -> Vec<KeyPath> {
     page.items.iter().map(|i| i.key().clone()).collect()
 }
 
+/// Lists `query` in pages of `limit`, resuming from each page's cursor: one request a page.
+async fn paged<B: Backend>(
+    store: &Store<B>,
+    query: &Query,
+    limit: usize,
+    requests: &dyn Requests,
+) -> Vec<KeyPath> {
+    let mut out = Vec::new();
+    let mut next = query.clone().limit(limit);
+    loop {
+        let page = store.list_raw(&next).await.unwrap();
+        requests.check("a page", QUERY);
+        assert!(page.items.len() <= limit);
+        out.extend(page.items.iter().map(|i| i.key().clone()));
+        match page.cursor {
+            Some(cursor) => next = query.clone().limit(limit).after(cursor),
+            None => return out,
+        }
+    }
+}
+
 fn texts(paths: &[KeyPath]) -> Vec<String> {
     paths.iter().map(|p| p.to_string()).collect()
 }
@@ -408,6 +429,14 @@ pub async fn parent_last<B: Backend + Clone>(store: Store<B>, requests: &dyn Req
             "/user-1"
         ]
     );
+    // Page by page across the placed root, both ways.
+    for limit in [1, 2, 4] {
+        assert_eq!(paged(&reader, &user, limit, requests).await, whole);
+        let mut backwards = whole.clone();
+        backwards.reverse();
+        let reverse = user.clone().reverse();
+        assert_eq!(paged(&reader, &reverse, limit, requests).await, backwards);
+    }
     let vouchers = list(&reader, &Query::children(&p("/user-1"), "voucher").unwrap()).await;
     requests.check("vouchers only", QUERY);
     assert_eq!(vouchers.len(), 4);
@@ -465,6 +494,14 @@ pub async fn two_relations<B: Backend + Clone>(store: Store<B>, requests: &dyn R
             "/org-acme/user-dee"
         ]
     );
+    for limit in [1, 2, 3] {
+        assert_eq!(
+            paged(&reader, &org.clone().from_root(), limit, requests).await,
+            all_users
+        );
+        let teams_paged = paged(&reader, &org.clone().to_root().reverse(), limit, requests).await;
+        assert_eq!(teams_paged, teams);
+    }
     let whole = list(&reader, &org).await;
     requests.check("the whole group", QUERY);
     assert_eq!(
