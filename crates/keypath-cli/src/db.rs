@@ -576,6 +576,17 @@ pub(crate) async fn open_or_create_as(
             db.config.describe()
         )));
     }
+    if db.config.store.group_versions != config.store.group_versions {
+        return Err(bad(format!(
+            "{} holds a store {} group version counters",
+            dir.display(),
+            if db.config.store.group_versions {
+                "with"
+            } else {
+                "without"
+            }
+        )));
+    }
     if db.config.store.roots != config.store.roots {
         return Err(bad(format!(
             "{} holds a store that places root items as {:?}, not as {:?}",
@@ -886,11 +897,13 @@ async fn try_on_memory(
     }
 }
 
-/// The store a first write goes to: created with `config` (an empty one through
-/// `Store::open`, which opens a store another process made meanwhile; one with indexes or
-/// root places through `open_or_create_as`, which refuses a store with other ones).
+/// The store a first write goes to: created with `config` (one without indexes, placed
+/// roots or group counters through `Store::open`, which opens a store another process made
+/// meanwhile; any other through `open_or_create_as`, which writes the configuration with
+/// the store and refuses a store with other indexes).
 async fn create_for_first_write(dir: &Path, config: &Config) -> Result<Db<RedbBackend>, Failure> {
-    if config.store.indexes.is_empty() && config.store.roots.is_empty() {
+    let store = &config.store;
+    if store.indexes.is_empty() && store.roots.is_empty() && !store.group_versions {
         check_dir(dir)?;
         let store = Store::open(dir).await.map_err(|e| open_failure(dir, e))?;
         Db::with_store(store).await

@@ -88,6 +88,13 @@ pub use query::{Page, Query};
 pub use store::{PutMode, Store};
 pub use txn::Transaction;
 
+/// The data-modeling guide's Rust examples (docs/MODELING.md), compiled and run as
+/// doctests: they use keypath (with `collate`, enabled for this crate's tests) and the
+/// embedded store.
+#[cfg(all(doctest, feature = "redb"))]
+#[doc = include_str!("../../../docs/MODELING.md")]
+pub struct ModelingGuideDoctests;
+
 /// Property-test case count: `KEYPATH_PROPTEST_CASES` if set; otherwise `release` in
 /// optimized test builds and a twentieth of it in debug builds.
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 mod common;
 mod dynamodb_server;
+mod strategy_checks;
 
 use std::collections::BTreeMap;
 
@@ -956,4 +957,79 @@ async fn placed_root_items_are_one_query_with_their_children() {
         .unwrap();
     keypath_store::check::check_consistency(&all).unwrap();
     assert!(all.keys().any(|k| k.sort == b"user"));
+}
+
+/// The request counter, as the sorting strategies' checks (`strategy_checks`) count.
+struct Counted(RequestCounter);
+
+impl strategy_checks::Requests for Counted {
+    fn reset(&self) {
+        self.0.take();
+    }
+    fn check(&self, pattern: &str, expected: &[(&str, u64)]) {
+        assert_eq!(self.0.take(), counts(expected), "{pattern}");
+    }
+}
+
+/// The sorting strategies of docs/MODELING.md on DynamoDB: each access pattern lists
+/// exactly the items, in order, in the requests the guide states (one `Query`; a handle
+/// that never read the configuration reads it first for a list bounded by the root).
+#[tokio::test]
+async fn strategy_case_and_collation() {
+    let (backend, counter) = fresh("s-case").await;
+    strategy_checks::case(Store::new(backend), &Counted(counter)).await;
+}
+
+#[tokio::test]
+async fn strategy_timestamps() {
+    let (backend, counter) = fresh("s-time").await;
+    strategy_checks::timestamps(Store::new(backend), &Counted(counter)).await;
+}
+
+#[tokio::test]
+async fn strategy_ksuids() {
+    let (backend, counter) = fresh("s-ksuid").await;
+    strategy_checks::ksuids(Store::new(backend), &Counted(counter)).await;
+}
+
+#[tokio::test]
+async fn strategy_changing_attribute() {
+    let (backend, counter) = fresh("s-index").await;
+    strategy_checks::changing_attribute(Store::new(backend), &Counted(counter)).await;
+}
+
+#[tokio::test]
+async fn strategy_ascending_descending() {
+    let (backend, counter) = fresh("s-order").await;
+    strategy_checks::ascending_descending(Store::new(backend), &Counted(counter)).await;
+}
+
+#[tokio::test]
+async fn strategy_parent_first() {
+    let (backend, counter) = fresh("s-first").await;
+    strategy_checks::parent_first(Store::new(backend), &Counted(counter)).await;
+}
+
+#[tokio::test]
+async fn strategy_parent_last() {
+    let (backend, counter) = fresh("s-last").await;
+    strategy_checks::parent_last(Store::new(backend), &Counted(counter)).await;
+}
+
+#[tokio::test]
+async fn strategy_two_relations() {
+    let (backend, counter) = fresh("s-two").await;
+    strategy_checks::two_relations(Store::new(backend), &Counted(counter)).await;
+}
+
+#[tokio::test]
+async fn strategy_numbers() {
+    let (backend, counter) = fresh("s-numbers").await;
+    strategy_checks::numbers(Store::new(backend), &Counted(counter)).await;
+}
+
+#[tokio::test]
+async fn strategy_descending_ids() {
+    let (backend, counter) = fresh("s-desc").await;
+    strategy_checks::descending_ids(Store::new(backend), &Counted(counter)).await;
 }
