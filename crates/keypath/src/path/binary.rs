@@ -514,10 +514,12 @@ pub(crate) fn one_component(bytes: &[u8]) -> Option<Layout> {
     if ns_len + 1 + id_len != rest.len() {
         return None;
     }
-    let (ns, [SEPARATOR, id @ ..]) = rest.split_at_checked(ns_len)? else {
+    let (_, [SEPARATOR, id @ ..]) = rest.split_at_checked(ns_len)? else {
         return None;
     };
-    let ok = namespace::is_valid(ns)
+    // A word at a time: the namespace and what follows it are at least 8 bytes in all
+    // but the shortest keys.
+    let ok = namespace::is_valid_at(bytes, 0, ns_len)
         && match id_meta & TYPE_MASK as u8 {
             TYPE_INT => is_canonical_int(id, 0, id_len),
             TYPE_NAMESPACE => false,
