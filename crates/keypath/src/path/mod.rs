@@ -648,7 +648,7 @@ impl KeyPath {
         let group_layout = match group {
             [.., TERMINATOR, a, b]
                 if (a | b) & 0x80 == 0
-                    && usize::from(a >> 3) + usize::from(b >> 3) + 5 == group.len() =>
+                    && usize::from(a >> 3) + usize::from(b >> 3) + 4 == group.len() =>
             {
                 binary::Layout {
                     count: 2,
