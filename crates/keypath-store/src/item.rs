@@ -390,8 +390,24 @@ impl RawItem {
     }
 }
 
-/// The payload of the item at `key`, stored as `item_type`, decoded as `T`.
+/// The payload of the item at `key`, stored as `item_type`, decoded as `T`: by the lean
+/// reader, which gives what rmp-serde gives where it answers, else by rmp-serde.
+#[inline]
 fn decode_payload<T: DeserializeOwned>(
+    key: &KeyPath,
+    item_type: &[u8],
+    payload: &[u8],
+) -> Result<T, StoreError> {
+    match crate::msgpack::from_slice(payload) {
+        Ok(item) => Ok(item),
+        Err(crate::msgpack::Declined) => decode_payload_rmp(key, item_type, payload),
+    }
+}
+
+/// [`decode_payload`] by rmp-serde, whose value or error is the answer for every payload
+/// the lean reader leaves to it.
+#[inline(never)]
+fn decode_payload_rmp<T: DeserializeOwned>(
     key: &KeyPath,
     item_type: &[u8],
     payload: &[u8],

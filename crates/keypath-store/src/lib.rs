@@ -74,6 +74,7 @@ mod error;
 mod item;
 pub mod layout;
 mod limits;
+mod msgpack;
 mod query;
 mod store;
 mod txn;

@@ -180,6 +180,37 @@ pub(crate) fn is_valid_namespace(namespace: &str) -> bool {
     namespace::is_valid(namespace.as_bytes())
 }
 
+/// Copies `src` into `dst` (of the same length) as at most two overlapping fixed-size
+/// moves: the parts of a path held inline are a few bytes each, and a call to `memcpy`
+/// (or a loop over the bytes) for each costs more than the copy itself.
+#[inline(always)]
+fn copy_short(dst: &mut [u8], src: &[u8]) {
+    #[inline(always)]
+    fn two<const N: usize>(dst: &mut [u8], src: &[u8]) {
+        // `N <= len <= 2N`: the first N bytes and the last N bytes cover all of them.
+        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<N>(), src.first_chunk::<N>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<N>(), src.last_chunk::<N>()) {
+            *d = *s;
+        }
+    }
+    debug_assert_eq!(dst.len(), src.len());
+    match src.len() {
+        0 => {}
+        1 => {
+            if let (Some(d), Some(&s)) = (dst.first_mut(), src.first()) {
+                *d = s;
+            }
+        }
+        2..=3 => two::<2>(dst, src),
+        4..=7 => two::<4>(dst, src),
+        8..=15 => two::<8>(dst, src),
+        16..=32 => two::<16>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
 /// The path `head` followed by the components of `tail` (both valid encodings, `head` not
 /// ending in a namespace-only component unless `tail` is empty).
 fn concat(head: KeyPathRef<'_>, tail: KeyPathRef<'_>) -> KeyPath {
@@ -227,9 +258,9 @@ impl KeyPath {
                 let mut inline = [0u8; INLINE];
                 let mut at = 0;
                 for part in parts {
-                    // Byte by byte: the parts are short, shorter than a call to memcpy.
-                    for (slot, &b) in inline[at..].iter_mut().zip(part.iter()) {
-                        *slot = b;
+                    // `total` fits, so every part does.
+                    if let Some(slot) = inline.get_mut(at..at + part.len()) {
+                        copy_short(slot, part);
                     }
                     at += part.len();
                 }
@@ -553,7 +584,59 @@ impl KeyPath {
     /// assert!(KeyPath::from_group_path(&"/a".parse().unwrap(), &sort).is_err());
     /// ```
     pub fn from_group_path(group: &KeyPath, sort: &[u8]) -> Result<KeyPath, DecodeError> {
-        KeyPath::from_group_ref(group.as_path_ref(), sort)
+        match KeyPath::join_short_group(group, sort) {
+            Some(path) => Ok(path),
+            None => KeyPath::from_group_ref(group.as_path_ref(), sort),
+        }
+    }
+
+    /// [`KeyPath::from_group_path`] for its commonest case, the one a store list takes for
+    /// every item: a group held inline whose two segments are shorter than 16 bytes, and a
+    /// sort key of one such component, which together fit inline. `None` for anything else
+    /// (including every invalid sort key), which the general path then decides and reports.
+    ///
+    /// The group is `gs 00 a b` (its segments, the terminator, two one-byte metadata
+    /// varints) and the sort key `ss 00 c d`; the path is `gs 01 ss 00 a b c d`, exactly as
+    /// long as both together. It is written as three fixed-size moves: the group's whole
+    /// inline array, the sort key after the group's segments and the separator, and the
+    /// four metadata bytes over the end.
+    #[inline]
+    fn join_short_group(group: &KeyPath, sort: &[u8]) -> Option<KeyPath> {
+        let Repr::Inline { len, bytes } = &group.repr else {
+            return None;
+        };
+        let group_len = usize::from(*len);
+        let [.., TERMINATOR, a, b] = *bytes.get(..group_len)? else {
+            return None;
+        };
+        // Two one-byte varints that account for every byte of a valid encoding are its
+        // whole layout: two segments, a namespace and an ID (only one count fits).
+        if (a | b) & 0x80 != 0 || usize::from(a >> 3) + usize::from(b >> 3) + 4 != group_len {
+            return None;
+        }
+        let total = group_len + sort.len();
+        if total > INLINE {
+            return None;
+        }
+        // Validates the sort key (`ss 00 c d`, one component); `None` sends anything else,
+        // valid or not, to the general path.
+        binary::one_component(sort)?;
+        let [.., c, d] = *sort else {
+            return None;
+        };
+        let mut out = *bytes;
+        let at = group_len - 3;
+        *out.get_mut(at)? = SEPARATOR;
+        copy_short(out.get_mut(at + 1..total - 4)?, sort.get(..sort.len() - 2)?);
+        *out.get_mut(total - 4..total)?.first_chunk_mut::<4>()? = [a, b, c, d];
+        let path = KeyPath {
+            repr: Repr::Inline {
+                len: total as u8,
+                bytes: out,
+            },
+        };
+        debug_assert!(binary::validate(path.as_bytes()).is_ok(), "{path:?}");
+        Some(path)
     }
 
     fn from_group_ref(group: KeyPathRef<'_>, sort: &[u8]) -> Result<KeyPath, DecodeError> {
@@ -565,7 +648,7 @@ impl KeyPath {
         let group_layout = match group {
             [.., TERMINATOR, a, b]
                 if (a | b) & 0x80 == 0
-                    && usize::from(a >> 3) + usize::from(b >> 3) + 5 == group.len() =>
+                    && usize::from(a >> 3) + usize::from(b >> 3) + 4 == group.len() =>
             {
                 binary::Layout {
                     count: 2,

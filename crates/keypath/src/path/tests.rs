@@ -746,6 +746,36 @@ proptest! {
         }
     }
 
+    /// Under any group (inline or not, with one- or two-byte metadata), a sort key that is
+    /// any path's encoding, that encoding with one byte changed, or arbitrary bytes gives
+    /// what decoding it and joining it to the group gives, or an error when either fails.
+    #[test]
+    fn from_group_path_matches_decode_and_join(
+        group in prop_oneof![
+            any_path_with(true, 2).prop_filter_map("a group", |p| p.group_parts().ok().map(|(g, _)| g)),
+            Just(KeyPath::new().push("g", 1u64).unwrap()),
+            Just(KeyPath::new().push("board", 7u64).unwrap()),
+        ],
+        sort in prop_oneof![
+            any_path().prop_map(|p| p.encode()),
+            (any_path(), any::<prop::sample::Index>(), any::<u8>()).prop_map(|(p, at, byte)| {
+                let mut bytes = p.encode();
+                let i = at.index(bytes.len());
+                bytes[i] = byte;
+                bytes
+            }),
+            proptest::collection::vec(any::<u8>(), 0..32),
+        ],
+    ) {
+        let joined = KeyPath::decode(&sort).ok().and_then(|tail| group.join(&tail).ok());
+        let built = KeyPath::from_group_path(&group, &sort);
+        prop_assert_eq!(built.as_ref().ok(), joined.as_ref(), "{:02x?}", sort);
+        if let Ok(path) = built {
+            prop_assert_eq!(KeyPath::decode(path.as_bytes()), Ok(path.clone()));
+            prop_assert_eq!(KeyPath::from_group(group.as_bytes(), &sort), Ok(path));
+        }
+    }
+
     /// Every split is two valid paths (they encode and decode back) that join into the
     /// path, the head with `n` components.
     #[test]
