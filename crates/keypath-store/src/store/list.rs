@@ -126,11 +126,11 @@ impl<B: Backend> Store<B> {
         // The group's root item sort key, read from the configuration only when the query
         // is bounded by it; a root item placed elsewhere than first that the scan meets
         // records its sort key in `root_at`, where a cursor after it finds it.
-        let root_sort = match query.bounded_by_root() {
-            true => self.root_sort(&query.group).await?.0,
-            false => crate::layout::ROOT_FIRST.to_vec(),
+        let bounded_by = match query.bounded_by_root() {
+            true => Some(self.root_sort(&query.group).await?.0),
+            false => None,
         };
-        let shared = query.list_plan(&root_sort);
+        let shared = query.list_plan(bounded_by.as_deref().unwrap_or(&crate::layout::ROOT_FIRST));
         let root_at: Arc<OnceLock<Vec<u8>>> = Arc::new(OnceLock::new());
         let fingerprint = query.fingerprint(None, &shared.group_bytes, &shared.plan);
         let mut first_scan = true;
@@ -648,19 +648,7 @@ fn list_step<I>(
 ) -> Result<Option<I>, StoreError> {
     let key = match KeyPath::from_group_path(group, sort) {
         Ok(key) => key,
-        // A root item placed elsewhere than first is where its sort key puts it: inside
-        // the plan's byte range, it is in the list (it has no path after the group that
-        // the filters could check).
-        Err(_) if crate::layout::placed_root(sort).is_some() => {
-            let _ = root_at.set(sort.to_vec());
-            return super::item_from_value(group.clone(), version, value, make).map(Some);
-        }
-        Err(err) => {
-            return Err(StoreError::NotAnItem {
-                record: crate::ForeignRecord::new(group.encode(), sort.to_vec()),
-                reason: format!("its key is not a key path: {err}"),
-            })
-        }
+        Err(err) => return placed_root_step(group, sort, version, value, make, root_at, err),
     };
     // The plan's filters are over the part after the group, which is the sort key: inside
     // the plan's byte range, a key fails a filter only where UUIDs are involved (see
@@ -669,6 +657,32 @@ fn list_step<I>(
         return Ok(None);
     }
     super::item_from_value(key, version, value, make).map(Some)
+}
+
+/// [`list_step`] of a record whose sort key is not a key path encoding: a root item placed
+/// elsewhere than first is where its sort key puts it (inside the plan's byte range, it is
+/// in the list: it has no path after the group that the filters could check, and its sort
+/// key is kept in `root_at` for a cursor after it); any other is not an item. Out of the
+/// way of the records that are key paths.
+#[cold]
+#[inline(never)]
+fn placed_root_step<I>(
+    group: &KeyPath,
+    sort: &[u8],
+    version: u64,
+    value: &[u8],
+    make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
+    root_at: &OnceLock<Vec<u8>>,
+    err: keypath::path::DecodeError,
+) -> Result<Option<I>, StoreError> {
+    if crate::layout::placed_root(sort).is_none() {
+        return Err(StoreError::NotAnItem {
+            record: crate::ForeignRecord::new(group.encode(), sort.to_vec()),
+            reason: format!("its key is not a key path: {err}"),
+        });
+    }
+    let _ = root_at.set(sort.to_vec());
+    super::item_from_value(group.clone(), version, value, make).map(Some)
 }
 
 /// Whether the valid key path encoding `sort` has a UUID ID, read from its metadata alone:
