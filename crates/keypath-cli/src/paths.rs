@@ -203,13 +203,13 @@ fn decode_split(
     }
     // Each part is checked on its own first, so the message says which one is wrong.
     KeyPath::decode(&group).map_err(|e| bad(group_name, &e))?;
-    if keypath_store::layout::placed_root(&sort).is_none() {
-        KeyPath::decode(&sort).map_err(|e| bad(sort_name, &e))?;
-    }
     // A root item placed elsewhere than first (`keypath db init --root`) is its group.
     let sort = match keypath_store::layout::placed_root(&sort) {
         Some(_) => keypath_store::layout::ROOT_FIRST.to_vec(),
-        None => sort,
+        None => {
+            KeyPath::decode(&sort).map_err(|e| bad(sort_name, &e))?;
+            sort
+        }
     };
     // Both decode: what is left to fail is the group key not being one component with an ID.
     KeyPath::from_group(&group, &sort)

@@ -193,11 +193,12 @@ fn check_item(
             crate::ForeignRecord::new(key.group.clone(), key.sort.clone()).describe()
         )
     })?;
-    if item_key(&path, config).as_ref() != Ok(key) {
+    let placed = item_key(&path, config);
+    if placed.as_ref() != Ok(key) {
         return Err(format!(
             "{path} is stored at sort key {:?}, but the configuration places it at {:?}",
             key.sort,
-            item_key(&path, config).map(|k| k.sort)
+            placed.map(|k| k.sort)
         ));
     }
     let env = Envelope::decode(&record.value)
@@ -253,8 +254,7 @@ fn check_item(
 fn item_key(path: &KeyPath, config: &crate::StoreConfig) -> Result<Key, String> {
     let (group, mut sort) = path.split_group().map_err(|e| e.to_string())?;
     if sort == crate::layout::ROOT_FIRST {
-        let first = path.segments().next().map_or("", |s| s.namespace());
-        sort = crate::layout::root_sort_key(config.root_place(first));
+        sort = crate::layout::root_sort_key(crate::config::place_of(&config.roots, path));
     }
     Ok(Key::new(group, sort))
 }

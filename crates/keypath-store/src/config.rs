@@ -42,6 +42,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use keypath::KeyPath;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, BackendError, Condition, Record, Write};
@@ -206,6 +207,19 @@ impl RootPlace {
             _ => Ok(()),
         }
     }
+}
+
+/// Where `roots` place the root item `group` (a one-component path): by the namespace of
+/// its component, first where they say nothing.
+pub(crate) fn place_of<'a>(
+    roots: &'a BTreeMap<String, RootPlace>,
+    group: &KeyPath,
+) -> &'a RootPlace {
+    group
+        .segments()
+        .next()
+        .and_then(|first| roots.get(first.namespace()))
+        .unwrap_or(&RootPlace::First)
 }
 
 /// Whether `s` is a key path namespace: one or more ASCII letters or `_`.

@@ -496,17 +496,8 @@ impl<B: Backend> Store<B> {
                 (Arc::new(config.roots), version.is_some())
             }
         };
-        let place = match group.segments().next() {
-            Some(first) => roots.get(first.namespace()),
-            None => None,
-        };
-        Ok((
-            place.map_or(
-                crate::layout::ROOT_FIRST.to_vec(),
-                crate::layout::root_sort_key,
-            ),
-            recorded,
-        ))
+        let place = crate::config::place_of(&roots, group);
+        Ok((crate::layout::root_sort_key(place), recorded))
     }
 
     /// Whether this store keeps group counters: read from its configuration once.

@@ -226,12 +226,11 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
                 .map(|w| &w.path)
                 .chain(c.checks.iter().map(|c| &c.path));
             for path in placed.filter(|p| p.len() == 1) {
-                let first = path.segments().next().map_or("", |s| s.namespace());
-                if *config.root_place(first) != RootPlace::First {
+                let place = crate::config::place_of(&config.roots, path);
+                if *place != RootPlace::First {
                     return Err(StoreError::Config(format!(
                         "the store's configuration, created while this write was prepared, \
-                         places the root item {path} {}; nothing was written: write again",
-                        config.root_place(first)
+                         places the root item {path} {place}; nothing was written: write again"
                     )));
                 }
             }
