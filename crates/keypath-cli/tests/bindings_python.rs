@@ -14,174 +14,18 @@
 //! the package computes for them (encodings in hex and base64, canonical text, key order,
 //! group splits, ranges, error messages), and the binary is run once per mode on the batch.
 
+mod bindings_setup;
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 use std::time::Instant;
 
+use bindings_setup::{describe, python, python_package_dir as package_dir, run_ok};
 use common::run;
 
-const REQUIREMENTS: &str = include_str!("../../../bindings/python/requirements-dev.txt");
-const PYPROJECT: &str = include_str!("../../../bindings/python/pyproject.toml");
-/// Written last into a finished virtualenv.
-const READY_MARKER: &str = "keypath-ready";
 /// Paths the cross check generates (the bar is 100,000).
 const CROSS_COUNT: usize = 100_000;
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("the workspace root exists")
-}
-
-fn package_dir() -> PathBuf {
-    workspace_root().join("bindings").join("python")
-}
-
-/// FNV-1a, enough to tell requirement sets apart.
-fn fingerprint(parts: &[&str]) -> String {
-    let hash = parts
-        .iter()
-        .flat_map(|p| p.bytes().chain([0]))
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
-    format!("{hash:016x}")
-}
-
-fn venv_python(venv: &Path) -> PathBuf {
-    if cfg!(windows) {
-        venv.join("Scripts").join("python.exe")
-    } else {
-        venv.join("bin").join("python")
-    }
-}
-
-fn describe(output: &Output) -> String {
-    format!(
-        "{}\n--- stdout\n{}\n--- stderr\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn run_ok(command: &mut Command, what: &str) -> Output {
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {what} ({command:?}): {e}"));
-    assert!(
-        output.status.success(),
-        "{what} failed: {}",
-        describe(&output)
-    );
-    output
-}
-
-/// Installs the package, editable, into the virtualenv of `python` (its build backend is
-/// among the pinned requirements, so nothing else is fetched).
-fn install_package(python: &Path) {
-    run_ok(
-        Command::new(python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "-q",
-                "--no-build-isolation",
-                "--no-deps",
-                "-e",
-            ])
-            .arg(package_dir()),
-        "pip install -e bindings/python",
-    );
-}
-
-fn create_venv() -> PathBuf {
-    let base = workspace_root().join(".interop");
-    let venv = base.join(format!(
-        "bindings-python-{}",
-        fingerprint(&[REQUIREMENTS, PYPROJECT])
-    ));
-    if !venv.join(READY_MARKER).exists() {
-        match Command::new("python3").arg("--version").output() {
-            Ok(out) if out.status.success() => {}
-            Ok(out) => panic!(
-                "the Python bindings' tests need Python 3.9 or later: `python3 --version` failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ),
-            Err(e) => panic!(
-                "the Python bindings' tests need Python 3.9 or later with the venv module on \
-                 PATH as `python3` (Debian/Ubuntu: apt-get install python3 python3-venv): {e}"
-            ),
-        }
-        std::fs::create_dir_all(&base).expect("create the .interop directory");
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let staging = base.join(format!("staging-py-{}-{nanos}", std::process::id()));
-        run_ok(
-            Command::new("python3").arg("-m").arg("venv").arg(&staging),
-            "python3 -m venv (Debian/Ubuntu: apt-get install python3-venv)",
-        );
-        let requirements = staging.join("requirements-dev.txt");
-        std::fs::write(&requirements, REQUIREMENTS).expect("write the requirements");
-        run_ok(
-            Command::new(venv_python(&staging))
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--disable-pip-version-check",
-                    "--no-input",
-                    "-q",
-                    "-r",
-                ])
-                .arg(&requirements),
-            "pip install of bindings/python/requirements-dev.txt (needs access to PyPI)",
-        );
-        install_package(&venv_python(&staging));
-        std::fs::write(staging.join(READY_MARKER), "").expect("write the ready marker");
-        // Atomic publish: if another process won the race, its virtualenv is as good.
-        if let Err(e) = std::fs::rename(&staging, &venv) {
-            let _ = std::fs::remove_dir_all(&staging);
-            assert!(
-                venv.join(READY_MARKER).exists(),
-                "could not publish the virtualenv at {}: {e}",
-                venv.display()
-            );
-        }
-    }
-    let python = venv_python(&venv);
-    // The editable install points at one checkout's source; a virtualenv carried over from
-    // another place (or from before the package moved) is pointed here again.
-    let expected = package_dir().join("src").join("keypath");
-    let found = run_ok(
-        Command::new(&python)
-            .args([
-                "-c",
-                "import keypath, os; print(os.path.dirname(keypath.__file__))",
-            ])
-            .current_dir(&base),
-        "import keypath",
-    );
-    let found = PathBuf::from(String::from_utf8_lossy(&found.stdout).trim());
-    if found.canonicalize().ok() != expected.canonicalize().ok() {
-        install_package(&python);
-    }
-    python
-}
-
-/// The virtualenv's interpreter, made on first use.
-fn python() -> &'static Path {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(create_venv)
-}
 
 #[test]
 fn python_package_passes_mypy_strict() {

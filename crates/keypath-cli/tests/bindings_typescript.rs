@@ -7,81 +7,20 @@
 //!
 //! The seed changes with every run and is printed; `KEYPATH_CROSS_SEED=N` repeats a run.
 
+mod bindings_setup;
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use bindings_setup::{
+    install_typescript_dev_dependencies as install_dev_dependencies, require_node,
+    run_in_typescript_package as run_in_package,
+};
 use common::run;
 
 const PATHS: usize = 100_000;
-
-fn package_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bindings/typescript")
-}
-
-/// Runs `program args` in the package directory; fails the test with its output if it fails.
-fn run_in_package(program: &str, args: &[&str]) -> Output {
-    let output = Command::new(program)
-        .args(args)
-        .current_dir(package_dir())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
-    assert!(
-        output.status.success(),
-        "`{program} {}` failed ({}):\n{}\n{}",
-        args.join(" "),
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-/// Checks that Node.js 20+ and npm are installed, with a message saying what to install.
-fn require_node() {
-    let install = "the TypeScript package's tests need Node.js 20 or newer and npm on PATH: \
-                   install them (e.g. `apt-get install nodejs npm`, or from nodejs.org) and run \
-                   the tests again";
-    let version = Command::new("node")
-        .arg("--version")
-        .output()
-        .unwrap_or_else(|e| panic!("`node --version` failed ({e}): {install}"));
-    let text = String::from_utf8_lossy(&version.stdout);
-    let major: u32 = text
-        .trim()
-        .trim_start_matches('v')
-        .split('.')
-        .next()
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(0);
-    assert!(
-        version.status.success() && major >= 20,
-        "found node {:?}: {install}",
-        text.trim()
-    );
-    let npm = Command::new("npm").arg("--version").output();
-    assert!(
-        npm.as_ref().is_ok_and(|o| o.status.success()),
-        "`npm --version` failed ({npm:?}): {install}"
-    );
-}
-
-/// `npm ci`, unless `node_modules` was installed from the same package-lock.json (the lock
-/// is copied into node_modules after a successful install; `npm ci` removes it first).
-fn install_dev_dependencies() {
-    let dir = package_dir();
-    let lock = fs::read(dir.join("package-lock.json")).expect("package-lock.json is readable");
-    let stamp = dir.join("node_modules/.keypath-installed-lock.json");
-    if fs::read(&stamp).is_ok_and(|installed| installed == lock) {
-        return;
-    }
-    run_in_package("npm", &["ci", "--no-audit", "--no-fund"]);
-    fs::write(&stamp, &lock).expect("node_modules is writable");
-}
 
 fn seed() -> u32 {
     match std::env::var("KEYPATH_CROSS_SEED") {
