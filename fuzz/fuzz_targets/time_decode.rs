@@ -1,15 +1,16 @@
-//! Arbitrary bytes never make `Timestamp::decode_key` panic at any precision or
+//! Arbitrary bytes never make `Timestamp::decode_prefix` panic at any precision or
 //! direction; whatever decodes re-encodes to the bytes it used. Text parsing likewise.
 #![no_main]
 
-use keypath::time::{Direction, Precision, Timestamp};
+use keypath::time::{Precision, Timestamp};
+use keypath::Order;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     for precision in [Precision::Seconds, Precision::Millis, Precision::Nanos] {
-        for direction in [Direction::Ascending, Direction::LatestFirst] {
-            if let Ok((t, used)) = Timestamp::decode_key(data, precision, direction) {
-                assert_eq!(t.key(precision, direction), &data[..used]);
+        for direction in [Order::Ascending, Order::Descending] {
+            if let Ok((t, used)) = Timestamp::decode_prefix(data, precision, direction) {
+                assert_eq!(t.encode(precision, direction), &data[..used]);
             }
         }
     }

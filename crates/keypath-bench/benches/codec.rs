@@ -57,9 +57,9 @@ type Encoder<T> = fn(&T, &mut Vec<u8>);
 fn encoders<T: Serialize + keypath::codec::Encode + storekey::Encode + FdbPack>(
 ) -> [(&'static str, Encoder<T>); 5] {
     [
-        ("keypath", |v, b| keypath::codec::encode_into(v, b).unwrap()),
+        ("keypath", |v, b| keypath::codec::to_vec_into(v, b).unwrap()),
         ("keypath (derive)", |v, b| {
-            keypath::codec::encode_to(v, b).unwrap()
+            keypath::codec::encode_into(v, b).unwrap()
         }),
         ("storekey", |v, b| storekey::encode(&mut *b, v).unwrap()),
         ("foundationdb-tuple", |v, b| v.fdb_pack(b)),
@@ -198,7 +198,7 @@ fn struct_benches(c: &mut Criterion) {
 fn batch_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("batch_1M_u64_encode");
     for (name, f) in encoders::<u64>() {
-        // Room for keypath's 72-byte window (see `keypath::codec::encode_into`).
+        // Room for keypath's 72-byte window (see `keypath::codec::to_vec_into`).
         let mut buf = Vec::with_capacity(128);
         group.bench_with_input(BenchmarkId::from_parameter(name), &BATCH, |b, &n| {
             b.iter(|| {

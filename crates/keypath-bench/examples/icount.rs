@@ -102,7 +102,7 @@ fn main() {
     let codec_key = keypath::codec::to_vec(&key).unwrap();
     let mut sk_key = Vec::new();
     storekey::encode(&mut sk_key, &key).unwrap();
-    let (codec_u64, codec_ends) = encode_block(|k, b| keypath::codec::encode_into(&k, b).unwrap());
+    let (codec_u64, codec_ends) = encode_block(|k, b| keypath::codec::to_vec_into(&k, b).unwrap());
     let (sk_u64, sk_ends) = encode_block(|k, b| storekey::encode(&mut *b, &k).unwrap());
     let mut buf = Vec::with_capacity(256);
     // The operation is chosen once, outside its loop.
@@ -165,8 +165,8 @@ fn main() {
             }),
             "codec-encode" | "codec-encode-derive" | "storekey-struct-encode" => {
                 let encode: Encode<Key> = match op.as_str() {
-                    "codec-encode" => |v, b| keypath::codec::encode_into(v, b).unwrap(),
-                    "codec-encode-derive" => |v, b| keypath::codec::encode_to(v, b).unwrap(),
+                    "codec-encode" => |v, b| keypath::codec::to_vec_into(v, b).unwrap(),
+                    "codec-encode-derive" => |v, b| keypath::codec::encode_into(v, b).unwrap(),
                     _ => |v, b| storekey::encode(&mut *b, v).unwrap(),
                 };
                 let encode = black_box(encode);
@@ -190,7 +190,7 @@ fn main() {
             }),
             "codec-u64-encode" | "storekey-u64-encode" => {
                 let encode: Encode<u64> = if op == "codec-u64-encode" {
-                    |v, b| keypath::codec::encode_into(v, b).unwrap()
+                    |v, b| keypath::codec::to_vec_into(v, b).unwrap()
                 } else {
                     |v, b| storekey::encode(&mut *b, v).unwrap()
                 };

@@ -69,7 +69,7 @@ pub struct IntRangeError(pub i128);
 /// Why bytes are not a valid sort-byte integer.
 ///
 /// ```
-/// let err = keypath::I65::decode(&[0x09, 0x01]).unwrap_err();
+/// let err = keypath::I65::decode_prefix(&[0x09, 0x01]).unwrap_err();
 /// assert_eq!(err, keypath::IntDecodeError::Truncated { needed: 3, found: 2 });
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -93,6 +93,14 @@ pub enum IntDecodeError {
     /// is not the one canonical encoding of its value.
     #[error("integer magnitude is not minimal (leading zero byte)")]
     NotMinimal,
+    /// Bytes follow the integer where the input should end ([`I65::decode`]).
+    #[error("integer ends at byte offset {end}, found {found} bytes")]
+    Trailing {
+        /// Where the integer ends.
+        end: usize,
+        /// Bytes given.
+        found: usize,
+    },
 }
 
 impl I65 {
@@ -247,9 +255,9 @@ impl I65 {
     /// The encoding as a new vector.
     ///
     /// ```
-    /// assert_eq!(keypath::I65::from(0u64).to_bytes(), [0x07, 0xFF]);
+    /// assert_eq!(keypath::I65::from(0u64).encode(), [0x07, 0xFF]);
     /// ```
-    pub fn to_bytes(self) -> Vec<u8> {
+    pub fn encode(self) -> Vec<u8> {
         let mut out = Vec::with_capacity(MAX_ENCODED_LEN);
         self.encode_into(&mut out);
         out
@@ -260,10 +268,10 @@ impl I65 {
     ///
     /// ```
     /// use keypath::I65;
-    /// assert_eq!(I65::decode(&[0x09, 0x04, 0xD2, 0x01]), Ok((I65::from(1234u64), 3)));
-    /// assert!(I65::decode(&[0x09, 0x00, 0xD2]).is_err()); // leading zero
+    /// assert_eq!(I65::decode_prefix(&[0x09, 0x04, 0xD2, 0x01]), Ok((I65::from(1234u64), 3)));
+    /// assert!(I65::decode_prefix(&[0x09, 0x00, 0xD2]).is_err()); // leading zero
     /// ```
-    pub fn decode(bytes: &[u8]) -> Result<(I65, usize), IntDecodeError> {
+    pub fn decode_prefix(bytes: &[u8]) -> Result<(I65, usize), IntDecodeError> {
         let &sort = bytes.first().ok_or(IntDecodeError::Empty)?;
         if sort > SORT_BYTE_MAX {
             return Err(IntDecodeError::BadSortByte(sort));
@@ -297,6 +305,27 @@ impl I65 {
             I65::from_sign_magnitude(negative_or_zero, magnitude),
             needed,
         ))
+    }
+
+    /// Decodes an integer that is all of `bytes`: [`I65::decode_prefix`] and no byte after it.
+    ///
+    /// ```
+    /// use keypath::{IntDecodeError, I65};
+    /// assert_eq!(I65::decode(&[0x09, 0x04, 0xD2]), Ok(I65::from(1234u64)));
+    /// assert_eq!(
+    ///     I65::decode(&[0x09, 0x04, 0xD2, 0x01]),
+    ///     Err(IntDecodeError::Trailing { end: 3, found: 4 })
+    /// );
+    /// ```
+    pub fn decode(bytes: &[u8]) -> Result<I65, IntDecodeError> {
+        let (value, end) = I65::decode_prefix(bytes)?;
+        if end != bytes.len() {
+            return Err(IntDecodeError::Trailing {
+                end,
+                found: bytes.len(),
+            });
+        }
+        Ok(value)
     }
 }
 

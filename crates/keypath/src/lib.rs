@@ -18,13 +18,37 @@
     not(feature = "serde"),
     doc = " - `codec` (feature `serde`): order-preserving serde codec for any value, with `codec::Desc` fields."
 )]
-//! - [`id`]: sortable unique IDs (KSUID, ULID, UUIDv7) with monotonic generators.
+//! - [`idgen`]: sortable unique IDs (KSUID, ULID, UUIDv7) with monotonic generators.
 //! - [`time`]: timestamps as key fields, oldest or latest first, at a declared precision.
 //! - [`spatial`]: Z-order and Hilbert keys; bounding boxes as a few key ranges.
 //! - [`strkey`]: string-safe sortable forms for stores whose keys must stay strings.
 //! - `collate` (feature `collate`): locale-aware collation sort keys (ICU4X).
 //!
 //! The data-modeling guide, `docs/MODELING.md`, says when to use which.
+//!
+//! # One name per job
+//!
+//! Every byte encoding in the crate uses the same four names, and every direction the same
+//! word:
+//!
+//! | job | name | returns |
+//! | --- | --- | --- |
+//! | encode into a new vector | `encode` | `Vec<u8>` |
+//! | append the encoding to a buffer | `encode_into(.., &mut Vec<u8>)` | nothing (or `Result<()>`) |
+//! | decode all of the input | `decode` | the value; bytes after it are an error |
+//! | decode from the start of the input | `decode_prefix` | the value and the bytes it took |
+//! | key order | [`Order`]`::{Ascending, Descending}` | |
+//!
+//! They are [`KeyPath::encode`] / [`KeyPath::encode_into`] / [`KeyPath::decode`] (and the
+//! borrowed [`KeyPathRef::decode`]), [`I65::encode`] / [`I65::encode_into`] / [`I65::decode`] /
+//! [`I65::decode_prefix`], [`time::Timestamp::encode`] / `encode_into` / `decode` /
+//! `decode_prefix` (with a [`time::Precision`] and an [`Order`]), and the codec's
+//! derive path `codec::{encode, encode_into, decode, decode_prefix}`. The codec's serde path
+//! keeps serde's own names for the same four jobs: `codec::{to_vec, to_vec_into, from_slice,
+//! from_slice_prefix}` (and `to_vec_ordered` / `from_slice_ordered` with an [`Order`]);
+//! `codec::Desc<T>` makes one field descending. Text forms are `Display` and `FromStr`;
+//! string keys for stores whose keys must stay strings ([`strkey`]) are written by a function
+//! named for the form (`strkey::int_key`) and read by `parse_` and that name.
 
 // One `unsafe` block, in `codec::native` (a `String` from bytes made ASCII by a mask);
 // everything else is safe code.
@@ -36,6 +60,7 @@
 extern crate self as keypath;
 
 mod int;
+mod order;
 pub mod path;
 
 #[cfg(feature = "serde")]
@@ -43,12 +68,13 @@ pub mod codec;
 
 #[cfg(feature = "collate")]
 pub mod collate;
-pub mod id;
+pub mod idgen;
 pub mod spatial;
 pub mod strkey;
 pub mod time;
 
 pub use int::{IntDecodeError, IntRangeError, I65};
+pub use order::Order;
 pub use path::{Id, KeyPath, KeyPathRef, KeyRange};
 
 /// Named byte constants of the formats, each defined once, one module per format.

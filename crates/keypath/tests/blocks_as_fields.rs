@@ -3,7 +3,7 @@
 
 #![cfg(feature = "serde")]
 
-use keypath::id::{Ksuid, Ulid};
+use keypath::idgen::{Ksuid, Ulid};
 use keypath::time::{LatestFirst, Timestamp};
 use keypath::{codec, Id, KeyPath};
 use proptest::prelude::*;

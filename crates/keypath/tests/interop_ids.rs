@@ -5,7 +5,9 @@
 
 mod support;
 
-use keypath::id::{uuid7_timestamp_ms, Ksuid, KsuidGenerator, Ulid, UlidGenerator, Uuid7Generator};
+use keypath::idgen::{
+    uuid7_timestamp_ms, Ksuid, KsuidGenerator, Ulid, UlidGenerator, Uuid7Generator,
+};
 use support::python::{assert_same_lines, hex, run_script, Rng};
 
 #[test]

@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use keypath::collate::{Collation, SortKey, Strength};
-use keypath::id::{Ksuid, KsuidGenerator};
+use keypath::idgen::{Ksuid, KsuidGenerator};
 use keypath::time::Timestamp;
 use keypath::{codec, Id, KeyPath, I65};
 use keypath_store::backend::Backend;

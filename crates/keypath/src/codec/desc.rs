@@ -80,23 +80,3 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Desc<T> {
         deserializer.deserialize_newtype_struct(DESC_NAME, DescVisitor(std::marker::PhantomData))
     }
 }
-
-/// Direction of a whole key, for [`super::to_vec_ordered`] and friends.
-///
-/// `Order::Descending` is the same as wrapping the whole key in [`Desc`].
-///
-/// ```
-/// use keypath::codec::{to_vec_ordered, Order};
-/// let a = to_vec_ordered(&(1u64, "a"), Order::Descending).unwrap();
-/// let b = to_vec_ordered(&(2u64, "a"), Order::Descending).unwrap();
-/// assert!(b < a);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Order {
-    /// Bytes order like the values (the default).
-    #[default]
-    Ascending,
-    /// Bytes order opposite to the values.
-    Descending,
-}

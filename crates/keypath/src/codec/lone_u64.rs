@@ -1,5 +1,5 @@
 //! Recognizes a key that is one `u64` (the smallest keys: a row ID, a sequence number), so
-//! that [`super::encode_into`] writes it without the generic encoder's zeroed window.
+//! that [`super::to_vec_into`] writes it without the generic encoder's zeroed window.
 //!
 //! As in `one_byte.rs`, the value is asked to serialize itself into [`LoneU64`], which
 //! accepts `serialize_u64` and refuses everything else before doing any work. Only values
@@ -162,7 +162,7 @@ impl ser::Serializer for LoneU64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{encode_into, native, put_into, Desc};
+    use super::super::{native, put_into, Desc};
 
     /// What the general encoder appends for `value` (the path every other key takes).
     fn general<T: ?Sized + serde::Serialize>(value: &T, out: &mut Vec<u8>) {
@@ -179,12 +179,12 @@ mod tests {
         for v in values {
             for prefix in [&b""[..], b"\x00\x01\xFF"] {
                 let (mut fast, mut slow) = (prefix.to_vec(), prefix.to_vec());
-                encode_into(&v, &mut fast).unwrap();
+                super::super::to_vec_into(&v, &mut fast).unwrap();
                 general(&v, &mut slow);
                 assert_eq!(fast, slow, "{v}");
                 let mut roomy = Vec::with_capacity(256);
                 roomy.extend_from_slice(prefix);
-                encode_into(&v, &mut roomy).unwrap();
+                super::super::to_vec_into(&v, &mut roomy).unwrap();
                 assert_eq!(roomy, slow, "{v}");
             }
         }
@@ -205,7 +205,7 @@ mod tests {
         assert_eq!(super::u64_of(&7u32), None);
         assert_eq!(super::u64_of(&(7u32, 8u32)), None);
         let mut out = Vec::new();
-        encode_into(&Desc(7u64), &mut out).unwrap();
+        super::super::to_vec_into(&Desc(7u64), &mut out).unwrap();
         let mut expected = Vec::new();
         general(&Desc(7u64), &mut expected);
         assert_eq!(out, expected);

@@ -103,7 +103,7 @@
 //! by time (the crates' own serde forms are text, which does not).
 //!
 //! ## Descending fields
-//! [`Desc<T>`] encodes `T` and inverts every byte of it (`b -> !b`). [`Order::Descending`]
+//! [`Desc<T>`] encodes `T` and inverts every byte of it (`b -> !b`). [`Order::Descending`](crate::Order::Descending)
 //! does the same to a whole key.
 //! ```text
 //! (7u64, Desc("ab"), 3u16)     08 07 | 9E 9D FF | 08 03
@@ -139,8 +139,8 @@
 //!
 //! # Without serde's generic layer: `Encode` and `Decode`
 //!
-//! [`encode`], [`encode_to`], [`decode`] and [`decode_partial`] do what [`to_vec`],
-//! [`encode_into`], [`from_slice`] and [`from_slice_partial`] do, for types that implement
+//! [`encode`], [`encode_into`], [`decode`] and [`decode_prefix`] do what [`to_vec`],
+//! [`to_vec_into`], [`from_slice`] and [`from_slice_prefix`] do, for types that implement
 //! [`Encode`] and [`Decode`]: `#[derive(keypath::codec::Encode, keypath::codec::Decode)]`
 //! with the `derive` feature, beside or instead of serde's derives. The bytes are the same
 //! as through serde (so are the checks, the error offsets and the nesting limit), so keys
@@ -256,8 +256,9 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+use crate::Order;
 pub use de::MAX_DEPTH;
-pub use desc::{Desc, Order, DESC_MASK};
+pub use desc::{Desc, DESC_MASK};
 pub use error::Error;
 pub use escape::{ESCAPE, ESCAPED_ESCAPE, ESCAPED_NUL, TERMINATOR};
 pub use int128::{
@@ -295,7 +296,7 @@ pub const SEQ_END: u8 = 0x00;
 /// ```
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
     let mut out = Vec::with_capacity(write::WINDOW_BYTES);
-    encode_into(value, &mut out)?;
+    to_vec_into(value, &mut out)?;
     Ok(out)
 }
 
@@ -305,9 +306,9 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 ///
 /// ```
 /// let mut buf = Vec::with_capacity(128);
-/// keypath::codec::encode_into(&1234u64, &mut buf).unwrap();
+/// keypath::codec::to_vec_into(&1234u64, &mut buf).unwrap();
 /// buf.clear(); // reuse the buffer for the next key
-/// keypath::codec::encode_into(&"ab", &mut buf).unwrap();
+/// keypath::codec::to_vec_into(&"ab", &mut buf).unwrap();
 /// assert_eq!(buf, [0x61, 0x62, 0x00]);
 /// ```
 ///
@@ -323,7 +324,7 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// of `u8` (a `[u8; N]` field) are written a word at a time; the others refuse before
 /// writing anything and are serialized again.
 #[inline]
-pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
+pub fn to_vec_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
     // A key that is one `u64`: its at most 9 bytes written as one array, no window.
     if let Some(v) = lone_u64::u64_of(value) {
         let (bytes, len) = lone_u64::encode(v);
@@ -335,7 +336,7 @@ pub fn encode_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Resul
     put_into(native::BySerde(value), out)
 }
 
-/// [`encode_into`] and [`encode_to`]: writes `value` into a window of `out`'s spare
+/// [`to_vec_into`] and [`encode_into`]: writes `value` into a window of `out`'s spare
 /// capacity, or through [`encode_sized`].
 #[inline(always)]
 fn put_into<P: native::Put>(value: P, out: &mut Vec<u8>) -> Result<(), Error> {
@@ -361,7 +362,7 @@ fn put_into<P: native::Put>(value: P, out: &mut Vec<u8>) -> Result<(), Error> {
     Ok(())
 }
 
-/// The general path of [`encode_into`]: encodes into `size` zeroed bytes after `start`,
+/// The general path of [`to_vec_into`]: encodes into `size` zeroed bytes after `start`,
 /// and again into the encoded length while that is larger (a `Serialize` impl may write
 /// more the second time).
 #[cold]
@@ -397,21 +398,21 @@ fn encode_sized<P: native::Put>(
 /// ```
 pub fn encode<T: ?Sized + Encode>(value: &T) -> Result<Vec<u8>, Error> {
     let mut out = Vec::with_capacity(write::WINDOW_BYTES);
-    encode_to(value, &mut out)?;
+    encode_into(value, &mut out)?;
     Ok(out)
 }
 
 /// Appends the encoding of `value` to `out` through [`Encode`]; otherwise as
-/// [`encode_into`] (no reallocation when `out` has 72 bytes of spare capacity, `out`
+/// [`to_vec_into`] (no reallocation when `out` has 72 bytes of spare capacity, `out`
 /// unchanged on error).
 ///
 /// ```
 /// let mut buf = Vec::with_capacity(128);
-/// keypath::codec::encode_to(&(1234u64, [0xAB_u8; 2]), &mut buf).unwrap();
+/// keypath::codec::encode_into(&(1234u64, [0xAB_u8; 2]), &mut buf).unwrap();
 /// assert_eq!(buf, keypath::codec::to_vec(&(1234u64, [0xAB_u8; 2])).unwrap());
 /// ```
 #[inline]
-pub fn encode_to<T: ?Sized + Encode>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
+pub fn encode_into<T: ?Sized + Encode>(value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
     put_into(native::ByEncode(value), out)
 }
 
@@ -441,14 +442,14 @@ pub fn decode<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
 }
 
 /// Decodes a value through [`Decode`] from the start of `bytes`, returning it and the
-/// number of bytes used, as [`from_slice_partial`] does through serde.
+/// number of bytes used, as [`from_slice_prefix`] does through serde.
 ///
 /// ```
 /// let key = keypath::codec::to_vec(&(7u64, "rest", 1.5f64)).unwrap();
-/// let (tenant, used): (u64, usize) = keypath::codec::decode_partial(&key).unwrap();
+/// let (tenant, used): (u64, usize) = keypath::codec::decode_prefix(&key).unwrap();
 /// assert_eq!((tenant, used), (7, 2));
 /// ```
-pub fn decode_partial<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<(T, usize), Error> {
+pub fn decode_prefix<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<(T, usize), Error> {
     let mut d = Decoder::new(bytes);
     match T::decode(&mut d) {
         Ok(value) => Ok((value, d.position())),
@@ -474,7 +475,8 @@ pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(
 /// Encodes `value` as a whole-key ascending or descending key.
 ///
 /// ```
-/// use keypath::codec::{to_vec_ordered, Order};
+/// use keypath::codec::to_vec_ordered;
+/// use keypath::Order;
 /// assert_eq!(to_vec_ordered(&0u64, Order::Descending).unwrap(), [0xF8, 0x00]);
 /// ```
 pub fn to_vec_ordered<T: ?Sized + Serialize>(value: &T, order: Order) -> Result<Vec<u8>, Error> {
@@ -519,10 +521,10 @@ fn trailing_bytes(len: usize, used: usize) -> Error {
 ///
 /// ```
 /// let key = keypath::codec::to_vec(&(7u64, "rest", 1.5f64)).unwrap();
-/// let (tenant, used): (u64, usize) = keypath::codec::from_slice_partial(&key).unwrap();
+/// let (tenant, used): (u64, usize) = keypath::codec::from_slice_prefix(&key).unwrap();
 /// assert_eq!((tenant, used), (7, 2));
 /// ```
-pub fn from_slice_partial<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T, usize), Error> {
+pub fn from_slice_prefix<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T, usize), Error> {
     let mut de = de::Deserializer::new(bytes);
     match T::deserialize(&mut de) {
         Ok(value) => Ok((value, de.position())),
@@ -533,7 +535,8 @@ pub fn from_slice_partial<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<
 /// Decodes a key written with [`to_vec_ordered`] in the given order.
 ///
 /// ```
-/// use keypath::codec::{from_slice_ordered, to_vec_ordered, Order};
+/// use keypath::codec::{from_slice_ordered, to_vec_ordered};
+/// use keypath::Order;
 /// let key = to_vec_ordered(&(1u64, "a"), Order::Descending).unwrap();
 /// let v: (u64, String) = from_slice_ordered(&key, Order::Descending).unwrap();
 /// assert_eq!(v, (1, "a".into()));

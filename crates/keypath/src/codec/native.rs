@@ -343,7 +343,7 @@ pub(crate) trait Put: Copy {
     fn put<S: Sink>(&self, e: &mut Encoder<S>) -> Result<(), Error>;
 }
 
-/// Writes through serde ([`super::encode_into`]).
+/// Writes through serde ([`super::to_vec_into`]).
 pub(crate) struct BySerde<'a, T: ?Sized>(pub(crate) &'a T);
 
 // By hand: derived, they would require `T: Copy`.
@@ -361,7 +361,7 @@ impl<T: ?Sized + Serialize> Put for BySerde<'_, T> {
     }
 }
 
-/// Writes through [`Encode`] ([`super::encode_to`]).
+/// Writes through [`Encode`] ([`super::encode_into`]).
 pub(crate) struct ByEncode<'a, T: ?Sized>(pub(crate) &'a T);
 
 // By hand: derived, they would require `T: Copy`.

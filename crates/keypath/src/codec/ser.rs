@@ -10,7 +10,7 @@ use super::{
     escape, float, int128, int64, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE,
 };
 
-/// Writes encodings to a [`Sink`]; [`super::encode_into`] chooses and sizes it.
+/// Writes encodings to a [`Sink`]; [`super::to_vec_into`] chooses and sizes it.
 pub(crate) struct Serializer<W> {
     pub(crate) out: W,
 }

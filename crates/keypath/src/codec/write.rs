@@ -5,7 +5,7 @@
 //! array of bytes as consecutive stores, and stores a whole word where the bytes to write
 //! fit in one. A write that does not fit is skipped but still counted, so after encoding,
 //! [`Sink::len`] is the full encoded length: the caller then knows the output was too
-//! small and by how much (see [`super::encode_into`]).
+//! small and by how much (see [`super::to_vec_into`]).
 //!
 //! Two sinks: [`Window`], a fixed array whose writes need no bounds checks (a position past
 //! [`WINDOW`] wraps around, and such an encoding is discarded), and [`Writer`], a slice of
@@ -20,8 +20,8 @@ mod sealed {
     impl Sealed for super::Writer<'_> {}
 }
 
-/// Where the encoder writes: the output buffers of [`super::encode_to`] and
-/// [`super::encode_into`]. Sealed: a manual [`super::Encode`] impl names it as a bound and
+/// Where the encoder writes: the output buffers of [`super::encode_into`] and
+/// [`super::to_vec_into`]. Sealed: a manual [`super::Encode`] impl names it as a bound and
 /// never calls it.
 ///
 /// ```

@@ -16,9 +16,9 @@ fn golden_vectors() {
         let (value, expected) = line.split_once(' ').unwrap();
         let value: i128 = value.parse().unwrap();
         let int = I65::try_from(value).unwrap();
-        assert_eq!(hex(&int.to_bytes()), expected, "encoding of {value}");
+        assert_eq!(hex(&int.encode()), expected, "encoding of {value}");
         assert_eq!(int.encoded_len() * 2, expected.len(), "length of {value}");
-        let (back, used) = I65::decode(&int.to_bytes()).unwrap();
+        let (back, used) = I65::decode_prefix(&int.encode()).unwrap();
         assert_eq!((back.to_i128(), used), (value, expected.len() / 2));
         count += 1;
     }
@@ -42,7 +42,7 @@ fn published_examples() {
         (-((1i128 << 64) - 1), &[0x00, 0, 0, 0, 0, 0, 0, 0, 0]),
     ];
     for &(v, bytes) in cases {
-        assert_eq!(I65::try_from(v).unwrap().to_bytes(), bytes, "{v}");
+        assert_eq!(I65::try_from(v).unwrap().encode(), bytes, "{v}");
     }
 }
 
@@ -56,26 +56,32 @@ fn range_edges() {
     assert_eq!(I65::from(i64::MIN).to_i128(), i64::MIN as i128);
     assert_eq!(I65::from(-0i64), I65::ZERO);
     assert_eq!(
-        I65::from_sign_magnitude(true, 0).to_bytes(),
-        I65::ZERO.to_bytes()
+        I65::from_sign_magnitude(true, 0).encode(),
+        I65::ZERO.encode()
     );
 }
 
 #[test]
 fn rejects_non_canonical_and_garbage() {
-    assert_eq!(I65::decode(&[]), Err(IntDecodeError::Empty));
-    assert_eq!(I65::decode(&[0x10]), Err(IntDecodeError::BadSortByte(0x10)));
-    assert_eq!(I65::decode(&[0x08, 0x00]), Err(IntDecodeError::NotMinimal)); // +0
+    assert_eq!(I65::decode_prefix(&[]), Err(IntDecodeError::Empty));
     assert_eq!(
-        I65::decode(&[0x06, 0xFF, 0x00]),
+        I65::decode_prefix(&[0x10]),
+        Err(IntDecodeError::BadSortByte(0x10))
+    );
+    assert_eq!(
+        I65::decode_prefix(&[0x08, 0x00]),
+        Err(IntDecodeError::NotMinimal)
+    ); // +0
+    assert_eq!(
+        I65::decode_prefix(&[0x06, 0xFF, 0x00]),
         Err(IntDecodeError::NotMinimal)
     );
     assert_eq!(
-        I65::decode(&[0x0A, 0x00, 0x01, 0x02]),
+        I65::decode_prefix(&[0x0A, 0x00, 0x01, 0x02]),
         Err(IntDecodeError::NotMinimal)
     );
     assert_eq!(
-        I65::decode(&[0x00, 0x00]),
+        I65::decode_prefix(&[0x00, 0x00]),
         Err(IntDecodeError::Truncated {
             needed: 9,
             found: 2
@@ -101,22 +107,22 @@ proptest! {
 
     #[test]
     fn order_matches_bytes(a in any_i65(), b in any_i65()) {
-        prop_assert_eq!(a.cmp(&b), a.to_bytes().cmp(&b.to_bytes()));
+        prop_assert_eq!(a.cmp(&b), a.encode().cmp(&b.encode()));
         prop_assert_eq!(a.cmp(&b), a.to_i128().cmp(&b.to_i128()));
     }
 
     #[test]
     fn round_trip(a in any_i65(), tail in proptest::collection::vec(any::<u8>(), 0..4)) {
-        let mut bytes = a.to_bytes();
+        let mut bytes = a.encode();
         let len = bytes.len();
         bytes.extend(tail);
-        prop_assert_eq!(I65::decode(&bytes), Ok((a, len)));
+        prop_assert_eq!(I65::decode_prefix(&bytes), Ok((a, len)));
     }
 
     #[test]
     fn decode_never_panics_and_is_canonical(bytes in proptest::collection::vec(any::<u8>(), 0..12)) {
-        if let Ok((v, used)) = I65::decode(&bytes) {
-            prop_assert_eq!(v.to_bytes(), &bytes[..used]);
+        if let Ok((v, used)) = I65::decode_prefix(&bytes) {
+            prop_assert_eq!(v.encode(), &bytes[..used]);
         }
     }
 }

@@ -484,7 +484,7 @@ const INT_SHAPE: [(u8, u16); 256] = {
     table
 };
 
-/// Whether `content` is exactly one canonical sort-byte integer (what [`I65::decode`]
+/// Whether `content` is exactly one canonical sort-byte integer (what [`I65::decode_prefix`]
 /// accepts, using every byte), without decoding it (a test compares the two on every
 /// sort byte and leading byte).
 #[inline(always)]
@@ -604,7 +604,7 @@ pub(crate) fn validate_checked(bytes: &[u8]) -> Result<Layout, DecodeError> {
 fn validate_id(content: &[u8], type_code: u8, offset: usize) -> Result<(), DecodeError> {
     let at = |pos: usize, kind| DecodeError::new(offset + pos, kind);
     match type_code {
-        TYPE_INT => match I65::decode(content) {
+        TYPE_INT => match I65::decode_prefix(content) {
             Ok((_, used)) if used == content.len() => Ok(()),
             Ok(_) => Err(at(
                 0,
@@ -899,7 +899,7 @@ pub(crate) fn find_metadata(bytes: &[u8]) -> Result<Layout, DecodeError> {
 mod tests {
     use super::*;
 
-    /// The table check of integer segments accepts exactly what `I65::decode` accepts
+    /// The table check of integer segments accepts exactly what `I65::decode_prefix` accepts
     /// using every byte: every sort byte, with every leading byte, at every length up to
     /// 11 (the rest of the bytes `00`, `7F` or `FF`).
     #[test]
@@ -915,8 +915,7 @@ mod tests {
                         if let Some(second) = content.get_mut(1) {
                             *second = lead;
                         }
-                        let want =
-                            matches!(I65::decode(&content), Ok((_, used)) if used == content.len());
+                        let want = matches!(I65::decode_prefix(&content), Ok((_, used)) if used == content.len());
                         assert_eq!(
                             is_canonical_int(&content, 0, content.len()),
                             want,

@@ -173,7 +173,7 @@ impl<'a> IdRef<'a> {
     pub(crate) fn from_encoded(type_code: u8, bytes: &'a [u8]) -> IdRef<'a> {
         // Validated segments always read; the fallbacks below are never taken.
         match type_code {
-            TYPE_INT => IdRef::Int(I65::decode(bytes).map_or(I65::ZERO, |(v, _)| v)),
+            TYPE_INT => IdRef::Int(I65::decode_prefix(bytes).map_or(I65::ZERO, |(v, _)| v)),
             TYPE_STRING if bytes == [EMPTY_STRING] => IdRef::Str(Cow::Borrowed("")),
             TYPE_STRING => IdRef::Str(match unescaped(bytes) {
                 Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).unwrap_or_default()),

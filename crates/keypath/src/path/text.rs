@@ -696,7 +696,7 @@ fn write_id_segment<W: Write>(
 ) -> fmt::Result {
     match type_code {
         TYPE_INT => {
-            let v = I65::decode(content).map_or(I65::ZERO, |(v, _)| v);
+            let v = I65::decode_prefix(content).map_or(I65::ZERO, |(v, _)| v);
             let mut digits = [0u8; 21];
             let mut at = digits.len();
             let mut m = v.magnitude();

@@ -6,13 +6,14 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{TimeParseError, Timestamp, NANOS_PER_SECOND};
-use crate::{IntDecodeError, I65};
+use crate::{IntDecodeError, Order, I65};
 
 /// Longest timestamp key: a 9-byte I65 and a 4-byte nanosecond fraction.
 ///
 /// ```
-/// use keypath::time::{Direction, Precision, Timestamp, TIME_KEY_MAX_LEN};
-/// assert_eq!(Timestamp::MIN.key(Precision::Nanos, Direction::Ascending).len(), TIME_KEY_MAX_LEN);
+/// use keypath::time::{Precision, Timestamp, TIME_KEY_MAX_LEN};
+/// use keypath::Order;
+/// assert_eq!(Timestamp::MIN.encode(Precision::Nanos, Order::Ascending).len(), TIME_KEY_MAX_LEN);
 /// ```
 pub const TIME_KEY_MAX_LEN: usize = crate::consts::int::MAX_ENCODED_LEN + 4;
 
@@ -60,26 +61,12 @@ impl Precision {
     }
 }
 
-/// Key order of a timestamp field.
-///
-/// ```
-/// use keypath::time::{Direction, Precision, Timestamp};
-/// let (a, b) = (Timestamp::from_unix_seconds(1), Timestamp::from_unix_seconds(2));
-/// assert!(a.key(Precision::Seconds, Direction::LatestFirst) > b.key(Precision::Seconds, Direction::LatestFirst));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// Oldest first.
-    Ascending,
-    /// Newest first: every byte of the ascending key complemented.
-    LatestFirst,
-}
-
 /// Why bytes are not a timestamp key.
 ///
 /// ```
-/// use keypath::time::{Direction, Precision, Timestamp};
-/// let err = Timestamp::decode_key(&[0x07, 0xFF, 0x03], Precision::Millis, Direction::Ascending).unwrap_err();
+/// use keypath::time::{Precision, Timestamp};
+/// use keypath::Order;
+/// let err = Timestamp::decode_prefix(&[0x07, 0xFF, 0x03], Precision::Millis, Order::Ascending).unwrap_err();
 /// assert_eq!(err.to_string(), "timestamp key needs 4 bytes, found 3");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -125,15 +112,16 @@ pub enum TimeKeyError {
 }
 
 impl Timestamp {
-    /// Appends the key of this timestamp (truncated to `precision`) in `direction`.
+    /// Appends the key of this timestamp (truncated to `precision`) in `order`.
     ///
     /// ```
-    /// use keypath::time::{Direction, Precision, Timestamp};
+    /// use keypath::time::{Precision, Timestamp};
+    /// use keypath::Order;
     /// let mut out = Vec::new();
-    /// Timestamp::from_unix_millis(1500).encode_key_into(Precision::Millis, Direction::Ascending, &mut out);
+    /// Timestamp::from_unix_millis(1500).encode_into(Precision::Millis, Order::Ascending, &mut out);
     /// assert_eq!(out, [0x08, 0x01, 0x01, 0xF4]);
     /// ```
-    pub fn encode_key_into(self, precision: Precision, direction: Direction, out: &mut Vec<u8>) {
+    pub fn encode_into(self, precision: Precision, order: Order, out: &mut Vec<u8>) {
         let start = out.len();
         I65::from(self.secs).encode_into(out);
         let fraction = self.nanos / precision.nanos_per_unit();
@@ -142,7 +130,7 @@ impl Timestamp {
             Precision::Millis => out.extend_from_slice(&(fraction as u16).to_be_bytes()),
             Precision::Nanos => out.extend_from_slice(&fraction.to_be_bytes()),
         }
-        if direction == Direction::LatestFirst {
+        if order == Order::Descending {
             out[start..].iter_mut().for_each(|b| *b = !*b);
         }
     }
@@ -150,38 +138,40 @@ impl Timestamp {
     /// The key of this timestamp as a new vector.
     ///
     /// ```
-    /// use keypath::time::{Direction, Precision, Timestamp};
-    /// assert_eq!(Timestamp::from_unix_seconds(-1).key(Precision::Seconds, Direction::Ascending), [0x07, 0xFE]);
-    /// assert_eq!(Timestamp::from_unix_seconds(-1).key(Precision::Seconds, Direction::LatestFirst), [0xF8, 0x01]);
+    /// use keypath::time::{Precision, Timestamp};
+    /// use keypath::Order;
+    /// assert_eq!(Timestamp::from_unix_seconds(-1).encode(Precision::Seconds, Order::Ascending), [0x07, 0xFE]);
+    /// assert_eq!(Timestamp::from_unix_seconds(-1).encode(Precision::Seconds, Order::Descending), [0xF8, 0x01]);
     /// ```
-    pub fn key(self, precision: Precision, direction: Direction) -> Vec<u8> {
+    pub fn encode(self, precision: Precision, order: Order) -> Vec<u8> {
         let mut out = Vec::with_capacity(TIME_KEY_MAX_LEN);
-        self.encode_key_into(precision, direction, &mut out);
+        self.encode_into(precision, order, &mut out);
         out
     }
 
     /// Reads a key from the front of `bytes`; returns the timestamp and the bytes used.
     ///
     /// ```
-    /// use keypath::time::{Direction, Precision, Timestamp};
+    /// use keypath::time::{Precision, Timestamp};
+    /// use keypath::Order;
     /// let t = Timestamp::from_unix_millis(-1500);
-    /// let mut key = t.key(Precision::Millis, Direction::LatestFirst);
+    /// let mut key = t.encode(Precision::Millis, Order::Descending);
     /// key.push(0x42); // whatever follows in the key
-    /// assert_eq!(Timestamp::decode_key(&key, Precision::Millis, Direction::LatestFirst), Ok((t, key.len() - 1)));
+    /// assert_eq!(Timestamp::decode_prefix(&key, Precision::Millis, Order::Descending), Ok((t, key.len() - 1)));
     /// ```
-    pub fn decode_key(
+    pub fn decode_prefix(
         bytes: &[u8],
         precision: Precision,
-        direction: Direction,
+        order: Order,
     ) -> Result<(Timestamp, usize), TimeKeyError> {
         let mut buf = [0u8; TIME_KEY_MAX_LEN];
         let take = bytes.len().min(TIME_KEY_MAX_LEN);
         buf[..take].copy_from_slice(&bytes[..take]);
-        if direction == Direction::LatestFirst {
+        if order == Order::Descending {
             buf[..take].iter_mut().for_each(|b| *b = !*b);
         }
         let buf = &buf[..take];
-        let (secs, int_len) = I65::decode(buf).map_err(TimeKeyError::Seconds)?;
+        let (secs, int_len) = I65::decode_prefix(buf).map_err(TimeKeyError::Seconds)?;
         let secs = i64::try_from(secs.to_i128())
             .map_err(|_| TimeKeyError::SecondsOutOfRange(secs.to_i128()))?;
         let needed = int_len + precision.fraction_len();
@@ -206,6 +196,35 @@ impl Timestamp {
         };
         Ok((t, needed))
     }
+
+    /// Reads a key that is all of `bytes` ([`Timestamp::decode_prefix`] and nothing after it).
+    ///
+    /// ```
+    /// use keypath::time::{Precision, TimeKeyError, Timestamp};
+    /// use keypath::Order;
+    /// let t = Timestamp::from_unix_millis(1500);
+    /// let key = t.encode(Precision::Millis, Order::Ascending);
+    /// assert_eq!(Timestamp::decode(&key, Precision::Millis, Order::Ascending), Ok(t));
+    /// let longer = [&key[..], &[0x42]].concat();
+    /// assert_eq!(
+    ///     Timestamp::decode(&longer, Precision::Millis, Order::Ascending),
+    ///     Err(TimeKeyError::Trailing { end: 4, found: 5 })
+    /// );
+    /// ```
+    pub fn decode(
+        bytes: &[u8],
+        precision: Precision,
+        order: Order,
+    ) -> Result<Timestamp, TimeKeyError> {
+        let (t, end) = Timestamp::decode_prefix(bytes, precision, order)?;
+        if end != bytes.len() {
+            return Err(TimeKeyError::Trailing {
+                end,
+                found: bytes.len(),
+            });
+        }
+        Ok(t)
+    }
 }
 
 /// A timestamp that sorts newest first: `Ord` is reversed and its byte form (for the
@@ -216,7 +235,7 @@ impl Timestamp {
 /// let old = LatestFirst(Timestamp::from_unix_seconds(0));
 /// let new = LatestFirst(Timestamp::from_unix_seconds(60));
 /// assert!(new < old);
-/// assert!(new.key() < old.key());
+/// assert!(new.encode() < old.encode());
 /// assert_eq!(new.to_string(), "1970-01-01T00:01:00.000000000Z");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
@@ -227,10 +246,10 @@ impl LatestFirst {
     ///
     /// ```
     /// use keypath::time::{LatestFirst, Timestamp};
-    /// assert_eq!(LatestFirst(Timestamp::UNIX_EPOCH).key(), [0xF8, 0x00, 0xFF, 0xFF, 0xFF, 0xFF]);
+    /// assert_eq!(LatestFirst(Timestamp::UNIX_EPOCH).encode(), [0xF8, 0x00, 0xFF, 0xFF, 0xFF, 0xFF]);
     /// ```
-    pub fn key(self) -> Vec<u8> {
-        self.0.key(Precision::Nanos, Direction::LatestFirst)
+    pub fn encode(self) -> Vec<u8> {
+        self.0.encode(Precision::Nanos, Order::Descending)
     }
 }
 
@@ -261,9 +280,9 @@ impl FromStr for LatestFirst {
 
 /// Reads a whole byte form (nothing may follow the key).
 #[cfg(feature = "serde")]
-fn from_whole_key(bytes: &[u8], direction: Direction) -> Result<Timestamp, String> {
+fn from_whole_key(bytes: &[u8], order: Order) -> Result<Timestamp, String> {
     let (t, used) =
-        Timestamp::decode_key(bytes, Precision::Nanos, direction).map_err(|e| e.to_string())?;
+        Timestamp::decode_prefix(bytes, Precision::Nanos, order).map_err(|e| e.to_string())?;
     if used != bytes.len() {
         return Err(format!(
             "expected {used} bytes of timestamp key, found {}",
@@ -276,48 +295,48 @@ fn from_whole_key(bytes: &[u8], direction: Direction) -> Result<Timestamp, Strin
 #[cfg(feature = "serde")]
 impl serde::Serialize for Timestamp {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        crate::id::serde_impl::serialize(
+        crate::idgen::serde_impl::serialize(
             serializer,
             self,
-            &self.key(Precision::Nanos, Direction::Ascending),
+            &self.encode(Precision::Nanos, Order::Ascending),
         )
     }
 }
 
 #[cfg(feature = "serde")]
-impl crate::id::serde_impl::TextOrBytes for Timestamp {
+impl crate::idgen::serde_impl::TextOrBytes for Timestamp {
     const EXPECTING: &'static str = "an RFC 3339 UTC timestamp or a timestamp key";
     fn from_byte_form(bytes: &[u8]) -> Result<Self, String> {
-        from_whole_key(bytes, Direction::Ascending)
+        from_whole_key(bytes, Order::Ascending)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Timestamp {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Timestamp, D::Error> {
-        crate::id::serde_impl::deserialize(deserializer)
+        crate::idgen::serde_impl::deserialize(deserializer)
     }
 }
 
 #[cfg(feature = "serde")]
 impl serde::Serialize for LatestFirst {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        crate::id::serde_impl::serialize(serializer, self, &self.key())
+        crate::idgen::serde_impl::serialize(serializer, self, &self.encode())
     }
 }
 
 #[cfg(feature = "serde")]
-impl crate::id::serde_impl::TextOrBytes for LatestFirst {
+impl crate::idgen::serde_impl::TextOrBytes for LatestFirst {
     const EXPECTING: &'static str = "an RFC 3339 UTC timestamp or a latest-first timestamp key";
     fn from_byte_form(bytes: &[u8]) -> Result<Self, String> {
-        from_whole_key(bytes, Direction::LatestFirst).map(LatestFirst)
+        from_whole_key(bytes, Order::Descending).map(LatestFirst)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for LatestFirst {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<LatestFirst, D::Error> {
-        crate::id::serde_impl::deserialize(deserializer)
+        crate::idgen::serde_impl::deserialize(deserializer)
     }
 }
 
@@ -330,7 +349,7 @@ impl From<Timestamp> for crate::Id {
     /// assert!(path(-1) < path(0) && path(0) < path(1_700_000_000_000));
     /// ```
     fn from(t: Timestamp) -> crate::Id {
-        crate::Id::Bytes(t.key(Precision::Nanos, Direction::Ascending))
+        crate::Id::Bytes(t.encode(Precision::Nanos, Order::Ascending))
     }
 }
 
@@ -343,7 +362,7 @@ impl From<LatestFirst> for crate::Id {
     /// assert!(path(1_700_000_000_000) < path(0) && path(0) < path(-1));
     /// ```
     fn from(t: LatestFirst) -> crate::Id {
-        crate::Id::Bytes(t.key())
+        crate::Id::Bytes(t.encode())
     }
 }
 
@@ -370,7 +389,7 @@ impl TryFrom<&crate::Id> for Timestamp {
             crate::Id::Str(_) => return Err(TimeKeyError::NotBytes("a string")),
             crate::Id::Uuid(_) => return Err(TimeKeyError::NotBytes("a UUID")),
         };
-        let (t, used) = Timestamp::decode_key(bytes, Precision::Nanos, Direction::Ascending)?;
+        let (t, used) = Timestamp::decode_prefix(bytes, Precision::Nanos, Order::Ascending)?;
         if used != bytes.len() {
             return Err(TimeKeyError::Trailing {
                 end: used,

@@ -5,7 +5,7 @@
 //! [`Timestamp`] is a UTC instant with nanosecond resolution: whole seconds since
 //! 1970-01-01 (an `i64`, negative before 1970) and a nanosecond fraction (`0..1e9`,
 //! always counted forward, so -0.5 s is second -1 plus 500,000,000 ns). Its key
-//! encoding ([`Timestamp::encode_key_into`]) is:
+//! encoding ([`Timestamp::encode_into`]) is:
 //!
 //! ```text
 //! [ I65 sort-byte integer: whole seconds ][ fraction, fixed width, big-endian ]
@@ -16,7 +16,7 @@
 //!
 //! The integer part is the shared [`I65`](crate::I65) encoding, so seconds are
 //! variable-length, negatives sort first, and the whole key is prefix-free.
-//! [`Direction::LatestFirst`] complements every byte; because the ascending encoding is
+//! [`Order::Descending`] complements every byte; because the ascending encoding is
 //! prefix-free, the complement sorts in exactly the reverse order.
 //!
 //! Keep one precision per key position. Keys of different precisions are not prefix-free
@@ -30,12 +30,13 @@
 //! feature; `chrono::DateTime<Utc>` with the `chrono` feature.
 //!
 //! ```
-//! use keypath::time::{Direction, Precision, Timestamp};
+//! use keypath::time::{Precision, Timestamp};
+//! use keypath::Order;
 //! let before_1970: Timestamp = "1969-07-20T20:17:40Z".parse()?;
 //! let now = Timestamp::now();
-//! let key = |t: Timestamp| t.key(Precision::Millis, Direction::Ascending);
+//! let key = |t: Timestamp| t.encode(Precision::Millis, Order::Ascending);
 //! assert!(key(before_1970) < key(now));
-//! let latest_first = |t: Timestamp| t.key(Precision::Millis, Direction::LatestFirst);
+//! let latest_first = |t: Timestamp| t.encode(Precision::Millis, Order::Descending);
 //! assert!(latest_first(now) < latest_first(before_1970));
 //! # Ok::<(), keypath::time::TimeParseError>(())
 //! ```
@@ -49,7 +50,7 @@ pub(crate) mod text;
 mod tests;
 
 pub use convert::TimeRangeError;
-pub use key::{Direction, LatestFirst, Precision, TimeKeyError, TIME_KEY_MAX_LEN};
+pub use key::{LatestFirst, Precision, TimeKeyError, TIME_KEY_MAX_LEN};
 pub use text::TimeParseError;
 
 /// Nanoseconds in a second; the fraction of a [`Timestamp`] is below this.

@@ -1,9 +1,10 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::Order;
 
 const PRECISIONS: [Precision; 3] = [Precision::Seconds, Precision::Millis, Precision::Nanos];
-const DIRECTIONS: [Direction; 2] = [Direction::Ascending, Direction::LatestFirst];
+const DIRECTIONS: [Order; 2] = [Order::Ascending, Order::Descending];
 
 fn config() -> ProptestConfig {
     ProptestConfig::with_cases(crate::test_cases(100_000))
@@ -106,7 +107,7 @@ fn text_errors_say_where() {
 
 #[test]
 fn key_vectors() {
-    let k = |t: Timestamp, p| t.key(p, Direction::Ascending);
+    let k = |t: Timestamp, p| t.encode(p, Order::Ascending);
     assert_eq!(k(Timestamp::UNIX_EPOCH, Precision::Seconds), [0x07, 0xFF]);
     assert_eq!(
         k(
@@ -129,7 +130,7 @@ fn key_vectors() {
     );
     assert_eq!(
         Timestamp::MAX
-            .key(Precision::Nanos, Direction::Ascending)
+            .encode(Precision::Nanos, Order::Ascending)
             .len(),
         TIME_KEY_MAX_LEN
     );
@@ -137,7 +138,7 @@ fn key_vectors() {
 
 #[test]
 fn key_decode_errors() {
-    let d = |b: &[u8], p| Timestamp::decode_key(b, p, Direction::Ascending);
+    let d = |b: &[u8], p| Timestamp::decode_prefix(b, p, Order::Ascending);
     assert_eq!(
         d(&[], Precision::Seconds),
         Err(TimeKeyError::Seconds(crate::IntDecodeError::Empty))
@@ -194,7 +195,7 @@ fn serde_text_and_bytes() {
         serde_json::from_str::<Timestamp>("\"1969-12-31T23:59:58.5Z\"").unwrap(),
         t
     );
-    let key = t.key(Precision::Nanos, Direction::Ascending);
+    let key = t.encode(Precision::Nanos, Order::Ascending);
     assert_eq!(
         Timestamp::deserialize(BytesDeserializer::<Error>::new(&key)).unwrap(),
         t
@@ -204,7 +205,7 @@ fn serde_text_and_bytes() {
     assert!(Timestamp::deserialize(BytesDeserializer::<Error>::new(&long)).is_err());
     let lf = LatestFirst(t);
     assert_eq!(
-        LatestFirst::deserialize(BytesDeserializer::<Error>::new(&lf.key())).unwrap(),
+        LatestFirst::deserialize(BytesDeserializer::<Error>::new(&lf.encode())).unwrap(),
         lf
     );
     assert_eq!(
@@ -249,13 +250,13 @@ proptest! {
         for p in PRECISIONS {
             let (ta, tb) = (a.truncate(p), b.truncate(p));
             for d in DIRECTIONS {
-                let (ka, kb) = (a.key(p, d), b.key(p, d));
-                let expected = if d == Direction::Ascending { ta.cmp(&tb) } else { tb.cmp(&ta) };
+                let (ka, kb) = (a.encode(p, d), b.encode(p, d));
+                let expected = if d == Order::Ascending { ta.cmp(&tb) } else { tb.cmp(&ta) };
                 prop_assert_eq!(ka.cmp(&kb), expected, "{:?} {:?} {} {}", p, d, a, b);
-                prop_assert_eq!(Timestamp::decode_key(&ka, p, d), Ok((ta, ka.len())));
+                prop_assert_eq!(Timestamp::decode_prefix(&ka, p, d), Ok((ta, ka.len())));
             }
         }
-        prop_assert_eq!(LatestFirst(a).cmp(&LatestFirst(b)), LatestFirst(a).key().cmp(&LatestFirst(b).key()));
+        prop_assert_eq!(LatestFirst(a).cmp(&LatestFirst(b)), LatestFirst(a).encode().cmp(&LatestFirst(b).encode()));
     }
 
     #[test]
@@ -273,8 +274,8 @@ proptest! {
     fn decoders_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..16), text in "[-+0-9TZ:.]{0,32}") {
         for p in PRECISIONS {
             for d in DIRECTIONS {
-                if let Ok((t, used)) = Timestamp::decode_key(&bytes, p, d) {
-                    prop_assert_eq!(t.key(p, d), bytes[..used].to_vec());
+                if let Ok((t, used)) = Timestamp::decode_prefix(&bytes, p, d) {
+                    prop_assert_eq!(t.encode(p, d), bytes[..used].to_vec());
                 }
             }
         }

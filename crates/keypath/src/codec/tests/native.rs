@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::props::config;
 use crate::codec::{
-    decode, decode_partial, encode, encode_into, encode_to, from_slice, to_vec, Decode, Desc,
+    decode, decode_prefix, encode, encode_into, from_slice, to_vec, to_vec_into, Decode, Desc,
     Encode,
 };
 
@@ -199,13 +199,13 @@ proptest! {
         // second pass for keys over 64 bytes).
         let (mut small, mut large) = (vec![0xEE], Vec::with_capacity(256));
         large.push(0xEE);
-        encode_to(&k, &mut small).unwrap();
-        encode_to(&k, &mut large).unwrap();
+        encode_into(&k, &mut small).unwrap();
+        encode_into(&k, &mut large).unwrap();
         prop_assert_eq!(&small[1..], &bytes[..]);
         prop_assert_eq!(&large[1..], &bytes[..]);
         prop_assert_eq!(decode::<Key>(&bytes).unwrap(), k.clone());
         prop_assert_eq!(from_slice::<Key>(&bytes).unwrap(), k.clone());
-        let (partial, used) = decode_partial::<Key>(&[&bytes[..], &[7, 7]].concat()).unwrap();
+        let (partial, used) = decode_prefix::<Key>(&[&bytes[..], &[7, 7]].concat()).unwrap();
         prop_assert_eq!((partial, used), (k, bytes.len()));
     }
 
@@ -452,10 +452,10 @@ fn encode_keeps_the_buffer_on_error() {
     for capacity in [0, 256] {
         let mut out = Vec::with_capacity(capacity);
         out.extend_from_slice(b"kept");
-        let err = encode_to(&Holder { a: 1, b: Fails }, &mut out).unwrap_err();
+        let err = encode_into(&Holder { a: 1, b: Fails }, &mut out).unwrap_err();
         assert_eq!(err.to_string(), "no");
         assert_eq!(out, b"kept");
-        encode_into(&1u8, &mut out).unwrap();
+        to_vec_into(&1u8, &mut out).unwrap();
         assert_eq!(out, b"kept\x01");
     }
 }

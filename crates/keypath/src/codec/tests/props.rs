@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::model::{
     decode, encode, model_cmp, schema, schema_and_two_values, value, Schema, Value,
 };
-use crate::codec::{encode_into, from_slice, int64, prefix_range, to_vec, Desc};
+use crate::codec::{from_slice, int64, prefix_range, to_vec, Desc};
 use crate::I65;
 
 pub(super) fn config(cases: u32) -> ProptestConfig {
@@ -125,29 +125,29 @@ proptest! {
             let mut out = Vec::with_capacity(capacity);
             out.push(0xAB);
             int64::encode_into(&mut out, negative, magnitude);
-            prop_assert_eq!(&out[1..], &v.to_bytes()[..]);
+            prop_assert_eq!(&out[1..], &v.encode()[..]);
         }
         if !negative {
             // The unsigned writer's sort byte and used magnitude bytes are the same.
             let (sort, word, k) = int64::encode_unsigned(magnitude);
             let mut bytes = vec![sort];
             bytes.extend_from_slice(&word[..k]);
-            prop_assert_eq!(&bytes[..], &v.to_bytes()[..]);
+            prop_assert_eq!(&bytes[..], &v.encode()[..]);
             // The word's bytes past the magnitude are zero (the window encoder relies on it).
             prop_assert!(word[k..].iter().all(|&b| b == 0));
         }
         let plain: Vec<u8> = std::iter::once(first).chain(rest).collect();
         let mask = if descending { 0xFF } else { 0x00 };
         let masked: Vec<u8> = plain.iter().map(|b| b ^ mask).collect();
-        let expected = I65::decode(&plain).ok().map(|(v, used)| (v.is_negative(), v.magnitude(), used));
+        let expected = I65::decode_prefix(&plain).ok().map(|(v, used)| (v.is_negative(), v.magnitude(), used));
         prop_assert_eq!(int64::decode(&masked, mask).ok(), expected);
     }
 
-    /// `encode_into` appends after existing bytes and keeps them.
+    /// `to_vec_into` appends after existing bytes and keeps them.
     #[test]
     fn encode_into_appends(head in prop::collection::vec(any::<u8>(), 0..8), k in key()) {
         let mut out = head.clone();
-        encode_into(&k, &mut out).unwrap();
+        crate::codec::to_vec_into(&k, &mut out).unwrap();
         prop_assert_eq!(&out[..head.len()], &head[..]);
         prop_assert_eq!(&out[head.len()..], &to_vec(&k).unwrap()[..]);
     }
@@ -242,7 +242,7 @@ proptest! {
         prop_assert_eq!(&encoded, &expected);
         // Appending after existing bytes, with less spare capacity than the window.
         let mut out = head.clone();
-        encode_into(&key, &mut out).unwrap();
+        crate::codec::to_vec_into(&key, &mut out).unwrap();
         prop_assert_eq!(&out[head.len()..], &expected[..]);
         prop_assert_eq!(from_slice::<Bytes>(&encoded).unwrap(), key);
     }

@@ -4,9 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{hex, Bytes};
 use crate::codec::{
-    from_slice, from_slice_ordered, from_slice_partial, prefix_range, to_vec, to_vec_ordered,
-    to_writer, Desc, Order, MAX_DEPTH,
+    from_slice, from_slice_ordered, from_slice_prefix, prefix_range, to_vec, to_vec_ordered,
+    to_writer, Desc, MAX_DEPTH,
 };
+use crate::Order;
 
 fn enc<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
     to_vec(v).unwrap()
@@ -331,7 +332,7 @@ fn encode_into_does_not_reallocate_with_spare_capacity() {
     let ptr = buf.as_ptr();
     for _ in 0..3 {
         buf.clear();
-        crate::codec::encode_into(&("user", [7u8; 16], 1234u64, Desc("x")), &mut buf).unwrap();
+        crate::codec::to_vec_into(&("user", [7u8; 16], 1234u64, Desc("x")), &mut buf).unwrap();
         assert_eq!((buf.as_ptr(), buf.capacity()), (ptr, 64));
     }
 }
@@ -348,7 +349,7 @@ fn encodings_around_the_window_size() {
             for spare in [128, 71, 0] {
                 let mut out = vec![0xEE; head];
                 out.reserve_exact(spare);
-                crate::codec::encode_into(key, &mut out).unwrap();
+                crate::codec::to_vec_into(key, &mut out).unwrap();
                 assert_eq!(&out[..head], &vec![0xEE; head][..]);
                 assert_eq!(out[head..], checked, "{key:?}, head {head}, spare {spare}");
             }
@@ -457,7 +458,7 @@ fn encode_into_fits_exact_capacity() {
         let mut buf = Vec::with_capacity(head + expected.len());
         buf.resize(head, 0xEE);
         let (ptr, cap) = (buf.as_ptr(), buf.capacity());
-        crate::codec::encode_into(&key, &mut buf).unwrap();
+        crate::codec::to_vec_into(&key, &mut buf).unwrap();
         assert_eq!((buf.as_ptr(), buf.capacity()), (ptr, cap));
         assert_eq!(&buf[head..], &expected[..]);
     }
@@ -466,7 +467,7 @@ fn encode_into_fits_exact_capacity() {
 #[test]
 fn trailing_bytes_and_partial_decoding() {
     let key = enc(&(7u64, "x"));
-    assert_eq!(from_slice_partial::<u64>(&key).unwrap(), (7, 2));
+    assert_eq!(from_slice_prefix::<u64>(&key).unwrap(), (7, 2));
     let e = from_slice::<u64>(&key).unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -781,7 +782,7 @@ fn type_errors_point_at_the_value_that_failed() {
     // A whole key: the value starts at 0 (not at 2, the end of input).
     let e = from_slice::<NonZeroU32>(&[0x07, 0xFF]).unwrap_err();
     assert_eq!(e.offset(), Some(0), "{e}");
-    let e = from_slice_partial::<NonZeroU32>(&[0x07, 0xFF, 0x05]).unwrap_err();
+    let e = from_slice_prefix::<NonZeroU32>(&[0x07, 0xFF, 0x05]).unwrap_err();
     assert_eq!(e.offset(), Some(0), "{e}");
     // A newtype variant's payload: where the payload starts, after the variant index.
     #[derive(Deserialize, Debug)]

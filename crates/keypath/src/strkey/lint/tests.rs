@@ -4,7 +4,7 @@ use proptest::prelude::*;
 
 use super::token::is_negative_strkey;
 use super::*;
-use crate::id::{Ksuid, Ulid};
+use crate::idgen::{Ksuid, Ulid};
 use crate::strkey::{decimal_key, float_key, int_key, inverted, iso8601_key, padded};
 use crate::time::{Precision, Timestamp};
 

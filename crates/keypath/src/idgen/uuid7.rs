@@ -18,7 +18,7 @@ use super::{GenerateError, OsRandom, RandomSource};
 /// Largest UUIDv7 timestamp, `2^48 - 1` milliseconds.
 ///
 /// ```
-/// assert!(keypath::id::Uuid7Generator::new().generate(keypath::id::UUID7_MAX_MILLIS + 1, &mut |b: &mut [u8]| b.fill(0)).is_err());
+/// assert!(keypath::idgen::Uuid7Generator::new().generate(keypath::idgen::UUID7_MAX_MILLIS + 1, &mut |b: &mut [u8]| b.fill(0)).is_err());
 /// ```
 pub const UUID7_MAX_MILLIS: u64 = (1 << 48) - 1;
 /// Width of the counter (rand_a and rand_b together).
@@ -74,8 +74,8 @@ fn next_counter(last: Uuid) -> Option<u128> {
 ///
 /// ```
 /// let id: uuid::Uuid = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".parse().unwrap();
-/// assert_eq!(keypath::id::uuid7_timestamp_ms(id), Some(1_645_557_742_000));
-/// assert_eq!(keypath::id::uuid7_timestamp_ms(uuid::Uuid::nil()), None);
+/// assert_eq!(keypath::idgen::uuid7_timestamp_ms(id), Some(1_645_557_742_000));
+/// assert_eq!(keypath::idgen::uuid7_timestamp_ms(uuid::Uuid::nil()), None);
 /// ```
 pub fn uuid7_timestamp_ms(id: Uuid) -> Option<u64> {
     (id.get_version_num() == 7).then(|| (id.as_u128() >> 80) as u64)
@@ -90,15 +90,15 @@ pub fn uuid7_timestamp_ms(id: Uuid) -> Option<u64> {
 /// advances by one millisecond (RFC 9562 section 6.2 allows this) with a fresh counter.
 ///
 /// ```
-/// use keypath::id::Uuid7Generator;
+/// use keypath::idgen::Uuid7Generator;
 /// let mut generator = Uuid7Generator::new();
 /// let mut rng = |buf: &mut [u8]| buf.fill(0);
 /// let a = generator.generate(1_000, &mut rng)?;
 /// let b = generator.generate(999, &mut rng)?; // clock stepped back
 /// assert!(a < b);
 /// assert_eq!(b.get_version_num(), 7);
-/// assert_eq!(keypath::id::uuid7_timestamp_ms(b), Some(1_000));
-/// # Ok::<(), keypath::id::GenerateError>(())
+/// assert_eq!(keypath::idgen::uuid7_timestamp_ms(b), Some(1_000));
+/// # Ok::<(), keypath::idgen::GenerateError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Uuid7Generator {
@@ -109,7 +109,7 @@ impl Uuid7Generator {
     /// A generator that has produced nothing yet.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Uuid7Generator::new().last(), None);
+    /// assert_eq!(keypath::idgen::Uuid7Generator::new().last(), None);
     /// ```
     pub const fn new() -> Uuid7Generator {
         Uuid7Generator { last: None }
@@ -120,11 +120,11 @@ impl Uuid7Generator {
     /// `last` is (another version or variant too).
     ///
     /// ```
-    /// use keypath::id::Uuid7Generator;
+    /// use keypath::idgen::Uuid7Generator;
     /// let stored: uuid::Uuid = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".parse().unwrap();
     /// let mut generator = Uuid7Generator::starting_after(stored);
     /// assert!(generator.generate(0, &mut |b: &mut [u8]| b.fill(0))? > stored);
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub const fn starting_after(last: Uuid) -> Uuid7Generator {
         Uuid7Generator { last: Some(last) }
@@ -133,10 +133,10 @@ impl Uuid7Generator {
     /// The last ID produced.
     ///
     /// ```
-    /// let mut generator = keypath::id::Uuid7Generator::new();
+    /// let mut generator = keypath::idgen::Uuid7Generator::new();
     /// let id = generator.now()?;
     /// assert_eq!(generator.last(), Some(id));
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub const fn last(&self) -> Option<Uuid> {
         self.last
@@ -145,10 +145,10 @@ impl Uuid7Generator {
     /// The next ID for Unix time `timestamp_ms`, with random bits from `random`.
     ///
     /// ```
-    /// let mut generator = keypath::id::Uuid7Generator::new();
+    /// let mut generator = keypath::idgen::Uuid7Generator::new();
     /// let id = generator.generate(1_645_557_742_000, &mut |b: &mut [u8]| b.fill(0x11))?;
     /// assert!(id.to_string().starts_with("017f22e2-79b0-7"));
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn generate<R: RandomSource + ?Sized>(
         &mut self,
@@ -183,10 +183,10 @@ impl Uuid7Generator {
     /// The next ID for the current time with random bits from the operating system.
     ///
     /// ```
-    /// let mut generator = keypath::id::Uuid7Generator::new();
+    /// let mut generator = keypath::idgen::Uuid7Generator::new();
     /// let a = generator.now()?;
     /// assert!(a < generator.now()?);
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn now(&mut self) -> Result<Uuid, GenerateError> {
         self.generate(super::unix_now_millis(), &mut OsRandom)

@@ -9,7 +9,7 @@ use super::GenerateError;
 /// `now()` helpers use.
 ///
 /// ```
-/// use keypath::id::{RandomSource, OsRandom};
+/// use keypath::idgen::{RandomSource, OsRandom};
 /// let mut counter = 0u8;
 /// let mut fixed = |buf: &mut [u8]| { for b in buf { counter += 1; *b = counter; } };
 /// let mut buf = [0u8; 3];
@@ -32,7 +32,7 @@ impl<F: FnMut(&mut [u8])> RandomSource for F {
 /// The operating system's secure random number generator (via `getrandom`).
 ///
 /// ```
-/// use keypath::id::{RandomSource, OsRandom};
+/// use keypath::idgen::{RandomSource, OsRandom};
 /// let mut a = [0u8; 16];
 /// let mut b = [0u8; 16];
 /// OsRandom.fill_random(&mut a).unwrap();

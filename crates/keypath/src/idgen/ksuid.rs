@@ -21,26 +21,26 @@ use super::{GenerateError, IdParseError, OsRandom, RandomSource};
 /// Unix time (seconds) of KSUID timestamp 0.
 ///
 /// ```
-/// assert_eq!(keypath::id::Ksuid::from_parts(0, [0; 16]).unix_seconds(), keypath::id::KSUID_EPOCH);
+/// assert_eq!(keypath::idgen::Ksuid::from_parts(0, [0; 16]).unix_seconds(), keypath::idgen::KSUID_EPOCH);
 /// ```
 pub const KSUID_EPOCH: i64 = 1_400_000_000;
 /// Length of the binary form.
 ///
 /// ```
-/// assert_eq!(keypath::id::Ksuid::MIN.as_bytes().len(), keypath::id::KSUID_BYTES);
+/// assert_eq!(keypath::idgen::Ksuid::MIN.as_bytes().len(), keypath::idgen::KSUID_BYTES);
 /// ```
 pub const KSUID_BYTES: usize = 20;
 /// Length of the text form.
 ///
 /// ```
-/// assert_eq!(keypath::id::Ksuid::MIN.to_string().len(), keypath::id::KSUID_TEXT_LEN);
+/// assert_eq!(keypath::idgen::Ksuid::MIN.to_string().len(), keypath::idgen::KSUID_TEXT_LEN);
 /// ```
 pub const KSUID_TEXT_LEN: usize = 27;
 /// Text of the largest KSUID (all bytes `FF`); parsing rejects anything above it.
 ///
 /// ```
-/// assert!("aWgEPTl1tmebfsQzFP4bxwgy80W".parse::<keypath::id::Ksuid>().is_err());
-/// assert!(keypath::id::KSUID_MAX_TEXT.parse::<keypath::id::Ksuid>().is_ok());
+/// assert!("aWgEPTl1tmebfsQzFP4bxwgy80W".parse::<keypath::idgen::Ksuid>().is_err());
+/// assert!(keypath::idgen::KSUID_MAX_TEXT.parse::<keypath::idgen::Ksuid>().is_ok());
 /// ```
 pub const KSUID_MAX_TEXT: &str = "aWgEPTl1tmebfsQzFP4bxwgy80V";
 
@@ -49,12 +49,12 @@ const KIND: &str = "KSUID";
 /// A KSUID: 4 bytes of seconds since [`KSUID_EPOCH`] and 16 random bytes.
 ///
 /// ```
-/// use keypath::id::Ksuid;
+/// use keypath::idgen::Ksuid;
 /// let id: Ksuid = "0ujtsYcgvSTl8PAuAdqWYSMnLOv".parse()?;
 /// assert_eq!(id.unix_seconds(), 1_507_608_047);
 /// assert_eq!(id.to_string(), "0ujtsYcgvSTl8PAuAdqWYSMnLOv");
 /// assert_eq!(id.as_bytes()[..4], [0x06, 0x69, 0xF7, 0xEF]);
-/// # Ok::<(), keypath::id::IdParseError>(())
+/// # Ok::<(), keypath::idgen::IdParseError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Ksuid([u8; KSUID_BYTES]);
@@ -63,20 +63,20 @@ impl Ksuid {
     /// The smallest KSUID (all zero bytes), text `000000000000000000000000000`.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ksuid::MIN.to_string(), "0".repeat(27));
+    /// assert_eq!(keypath::idgen::Ksuid::MIN.to_string(), "0".repeat(27));
     /// ```
     pub const MIN: Ksuid = Ksuid([0; KSUID_BYTES]);
     /// The largest KSUID (all `FF` bytes), text [`KSUID_MAX_TEXT`].
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ksuid::MAX.to_string(), keypath::id::KSUID_MAX_TEXT);
+    /// assert_eq!(keypath::idgen::Ksuid::MAX.to_string(), keypath::idgen::KSUID_MAX_TEXT);
     /// ```
     pub const MAX: Ksuid = Ksuid([0xFF; KSUID_BYTES]);
 
     /// Builds a KSUID from its raw timestamp (seconds since [`KSUID_EPOCH`]) and payload.
     ///
     /// ```
-    /// let id = keypath::id::Ksuid::from_parts(7, [1; 16]);
+    /// let id = keypath::idgen::Ksuid::from_parts(7, [1; 16]);
     /// assert_eq!(id.timestamp(), 7);
     /// assert_eq!(id.payload(), [1; 16]);
     /// ```
@@ -99,11 +99,11 @@ impl Ksuid {
     /// more than `u32::MAX` seconds after it.
     ///
     /// ```
-    /// use keypath::id::Ksuid;
+    /// use keypath::idgen::Ksuid;
     /// let id = Ksuid::from_unix_seconds(1_507_608_047, [0; 16])?;
     /// assert_eq!(id.timestamp(), 107_608_047);
     /// assert!(Ksuid::from_unix_seconds(0, [0; 16]).is_err());
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn from_unix_seconds(unix_seconds: i64, payload: [u8; 16]) -> Result<Ksuid, GenerateError> {
         let raw = i128::from(unix_seconds) - i128::from(KSUID_EPOCH);
@@ -118,8 +118,8 @@ impl Ksuid {
     /// Builds a KSUID from its 20 bytes.
     ///
     /// ```
-    /// let id = keypath::id::Ksuid::from_bytes([0xFF; 20]);
-    /// assert_eq!(id, keypath::id::Ksuid::MAX);
+    /// let id = keypath::idgen::Ksuid::from_bytes([0xFF; 20]);
+    /// assert_eq!(id, keypath::idgen::Ksuid::MAX);
     /// ```
     pub const fn from_bytes(bytes: [u8; KSUID_BYTES]) -> Ksuid {
         Ksuid(bytes)
@@ -128,7 +128,7 @@ impl Ksuid {
     /// The 20 bytes.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ksuid::MIN.as_bytes(), &[0; 20]);
+    /// assert_eq!(keypath::idgen::Ksuid::MIN.as_bytes(), &[0; 20]);
     /// ```
     pub const fn as_bytes(&self) -> &[u8; KSUID_BYTES] {
         &self.0
@@ -137,7 +137,7 @@ impl Ksuid {
     /// The raw timestamp: seconds since [`KSUID_EPOCH`].
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ksuid::MAX.timestamp(), u32::MAX);
+    /// assert_eq!(keypath::idgen::Ksuid::MAX.timestamp(), u32::MAX);
     /// ```
     pub const fn timestamp(&self) -> u32 {
         u32::from_be_bytes([self.0[0], self.0[1], self.0[2], self.0[3]])
@@ -146,7 +146,7 @@ impl Ksuid {
     /// The timestamp as Unix seconds.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ksuid::MIN.unix_seconds(), keypath::id::KSUID_EPOCH);
+    /// assert_eq!(keypath::idgen::Ksuid::MIN.unix_seconds(), keypath::idgen::KSUID_EPOCH);
     /// ```
     pub const fn unix_seconds(&self) -> i64 {
         self.timestamp() as i64 + KSUID_EPOCH
@@ -155,7 +155,7 @@ impl Ksuid {
     /// The 16 payload bytes.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ksuid::MAX.payload(), [0xFF; 16]);
+    /// assert_eq!(keypath::idgen::Ksuid::MAX.payload(), [0xFF; 16]);
     /// ```
     pub fn payload(&self) -> [u8; 16] {
         let mut payload = [0u8; 16];
@@ -167,7 +167,7 @@ impl Ksuid {
     /// or `None` after [`Ksuid::MAX`].
     ///
     /// ```
-    /// use keypath::id::Ksuid;
+    /// use keypath::idgen::Ksuid;
     /// let id = Ksuid::from_parts(1, [0xFF; 16]);
     /// assert_eq!(id.next(), Some(Ksuid::from_parts(2, [0; 16])));
     /// assert_eq!(Ksuid::MAX.next(), None);
@@ -181,9 +181,9 @@ impl Ksuid {
     /// Not monotonic within a second: use [`KsuidGenerator`] for that.
     ///
     /// ```
-    /// let id = keypath::id::Ksuid::now()?;
+    /// let id = keypath::idgen::Ksuid::now()?;
     /// assert!(id.unix_seconds() > 1_700_000_000);
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn now() -> Result<Ksuid, GenerateError> {
         let mut payload = [0u8; 16];
@@ -297,7 +297,7 @@ impl<'de> serde::Deserialize<'de> for Ksuid {
 /// [`GenerateError::Overflow`] (2^128 IDs in one second cannot happen by chance).
 ///
 /// ```
-/// use keypath::id::KsuidGenerator;
+/// use keypath::idgen::KsuidGenerator;
 /// let mut generator = KsuidGenerator::new();
 /// let mut rng = |buf: &mut [u8]| buf.fill(0x42);
 /// let a = generator.generate(1_700_000_000, &mut rng)?;
@@ -305,7 +305,7 @@ impl<'de> serde::Deserialize<'de> for Ksuid {
 /// let c = generator.generate(1_699_999_999, &mut rng)?; // clock stepped back
 /// assert!(a < b && b < c);
 /// assert_eq!(c.unix_seconds(), 1_700_000_000);
-/// # Ok::<(), keypath::id::GenerateError>(())
+/// # Ok::<(), keypath::idgen::GenerateError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct KsuidGenerator {
@@ -316,7 +316,7 @@ impl KsuidGenerator {
     /// A generator that has produced nothing yet.
     ///
     /// ```
-    /// let generator = keypath::id::KsuidGenerator::new();
+    /// let generator = keypath::idgen::KsuidGenerator::new();
     /// assert_eq!(generator.last(), None);
     /// ```
     pub const fn new() -> KsuidGenerator {
@@ -327,7 +327,7 @@ impl KsuidGenerator {
     /// the store after a restart), so every ID it produces sorts after it.
     ///
     /// ```
-    /// use keypath::id::{Ksuid, KsuidGenerator};
+    /// use keypath::idgen::{Ksuid, KsuidGenerator};
     /// let stored: Ksuid = "0ujtsYcgvSTl8PAuAdqWYSMnLOv".parse()?;
     /// let mut generator = KsuidGenerator::starting_after(stored);
     /// assert!(generator.generate(1_400_000_000, &mut |b: &mut [u8]| b.fill(0))? > stored);
@@ -340,10 +340,10 @@ impl KsuidGenerator {
     /// The last ID produced.
     ///
     /// ```
-    /// let mut generator = keypath::id::KsuidGenerator::new();
+    /// let mut generator = keypath::idgen::KsuidGenerator::new();
     /// let id = generator.now()?;
     /// assert_eq!(generator.last(), Some(id));
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub const fn last(&self) -> Option<Ksuid> {
         self.last
@@ -352,10 +352,10 @@ impl KsuidGenerator {
     /// The next ID for Unix time `unix_seconds`, with payload bytes from `random`.
     ///
     /// ```
-    /// let mut generator = keypath::id::KsuidGenerator::new();
+    /// let mut generator = keypath::idgen::KsuidGenerator::new();
     /// let id = generator.generate(1_507_608_047, &mut |b: &mut [u8]| b.fill(1))?;
     /// assert_eq!(id.payload(), [1; 16]);
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn generate<R: RandomSource + ?Sized>(
         &mut self,
@@ -387,11 +387,11 @@ impl KsuidGenerator {
     /// The next ID for the current time with payload from the operating system's RNG.
     ///
     /// ```
-    /// let mut generator = keypath::id::KsuidGenerator::new();
+    /// let mut generator = keypath::idgen::KsuidGenerator::new();
     /// let a = generator.now()?;
     /// let b = generator.now()?;
     /// assert!(a < b);
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn now(&mut self) -> Result<Ksuid, GenerateError> {
         self.generate(super::unix_now_seconds(), &mut OsRandom)

@@ -3,10 +3,10 @@
 /// Why text or bytes are not a valid ID.
 ///
 /// ```
-/// let err = "0ujtsYcgvSTl8PAuAdqWYSMnLO".parse::<keypath::id::Ksuid>().unwrap_err();
+/// let err = "0ujtsYcgvSTl8PAuAdqWYSMnLO".parse::<keypath::idgen::Ksuid>().unwrap_err();
 /// assert_eq!(err.to_string(), "expected KSUID text of 27 ASCII characters, found 26 bytes");
 /// // Non-ASCII text is never an ID; its length is given in bytes too.
-/// let err = "01ARZ3NDEKTSV4RRFFQ69G5FAé".parse::<keypath::id::Ulid>().unwrap_err();
+/// let err = "01ARZ3NDEKTSV4RRFFQ69G5FAé".parse::<keypath::idgen::Ulid>().unwrap_err();
 /// assert_eq!(err.to_string(), "expected ULID text of 26 ASCII characters, found 27 bytes");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -67,7 +67,7 @@ pub enum IdParseError {
 /// Why an ID could not be generated.
 ///
 /// ```
-/// use keypath::id::{GenerateError, UlidGenerator};
+/// use keypath::idgen::{GenerateError, UlidGenerator};
 /// let mut generator = UlidGenerator::new();
 /// let err = generator.generate(1 << 48, &mut |buf: &mut [u8]| buf.fill(0)).unwrap_err();
 /// assert!(matches!(err, GenerateError::TimeOutOfRange { .. }));

@@ -10,10 +10,10 @@ use crate::Id;
 
 impl From<Ksuid> for Id {
     /// ```
-    /// use keypath::{id::Ksuid, Id};
+    /// use keypath::{idgen::Ksuid, Id};
     /// let id: Ksuid = "0ujtsYcgvSTl8PAuAdqWYSMnLOv".parse()?;
     /// assert_eq!(Id::from(id), Id::Bytes(id.as_bytes().to_vec()));
-    /// # Ok::<(), keypath::id::IdParseError>(())
+    /// # Ok::<(), keypath::idgen::IdParseError>(())
     /// ```
     fn from(id: Ksuid) -> Id {
         Id::Bytes(id.as_bytes().to_vec())
@@ -22,10 +22,10 @@ impl From<Ksuid> for Id {
 
 impl From<Ulid> for Id {
     /// ```
-    /// use keypath::{id::Ulid, Id};
+    /// use keypath::{idgen::Ulid, Id};
     /// let id: Ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV".parse()?;
     /// assert_eq!(Id::from(id), Id::Uuid(id.to_bytes()));
-    /// # Ok::<(), keypath::id::IdParseError>(())
+    /// # Ok::<(), keypath::idgen::IdParseError>(())
     /// ```
     fn from(id: Ulid) -> Id {
         Id::Uuid(id.to_bytes())
@@ -38,7 +38,7 @@ impl TryFrom<&Id> for Ksuid {
     /// Reads a KSUID back from a 20-byte [`Id::Bytes`].
     ///
     /// ```
-    /// use keypath::{id::Ksuid, Id};
+    /// use keypath::{idgen::Ksuid, Id};
     /// assert_eq!(Ksuid::try_from(&Id::from(Ksuid::MAX)), Ok(Ksuid::MAX));
     /// assert!(Ksuid::try_from(&Id::from(7u64)).is_err());
     /// ```
@@ -60,7 +60,7 @@ impl TryFrom<&Id> for Ulid {
     /// Reads a ULID back from an [`Id::Uuid`].
     ///
     /// ```
-    /// use keypath::{id::Ulid, Id};
+    /// use keypath::{idgen::Ulid, Id};
     /// assert_eq!(Ulid::try_from(&Id::from(Ulid::MAX)), Ok(Ulid::MAX));
     /// assert!(Ulid::try_from(&Id::from("x")).is_err());
     /// ```

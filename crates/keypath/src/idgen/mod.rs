@@ -23,12 +23,12 @@
 //! (`serialize_bytes`) otherwise.
 //!
 //! ```
-//! use keypath::id::{Ksuid, UlidGenerator};
+//! use keypath::idgen::{Ksuid, UlidGenerator};
 //! let mut generator = UlidGenerator::new();
 //! let first = generator.now()?;
 //! let second = generator.now()?;
 //! assert!(first < second && first.to_string() < second.to_string());
-//! # Ok::<(), keypath::id::GenerateError>(())
+//! # Ok::<(), keypath::idgen::GenerateError>(())
 //! ```
 
 mod base62;

@@ -21,26 +21,26 @@ use super::{GenerateError, IdParseError, OsRandom, RandomSource};
 /// Length of the binary form.
 ///
 /// ```
-/// assert_eq!(keypath::id::Ulid::MIN.to_bytes().len(), keypath::id::ULID_BYTES);
+/// assert_eq!(keypath::idgen::Ulid::MIN.to_bytes().len(), keypath::idgen::ULID_BYTES);
 /// ```
 pub const ULID_BYTES: usize = 16;
 /// Length of the text form.
 ///
 /// ```
-/// assert_eq!(keypath::id::Ulid::MIN.to_string().len(), keypath::id::ULID_TEXT_LEN);
+/// assert_eq!(keypath::idgen::Ulid::MIN.to_string().len(), keypath::idgen::ULID_TEXT_LEN);
 /// ```
 pub const ULID_TEXT_LEN: usize = DIGITS;
 /// Text of the largest ULID; parsing rejects anything above it.
 ///
 /// ```
-/// assert!("80000000000000000000000000".parse::<keypath::id::Ulid>().is_err());
-/// assert!(keypath::id::ULID_MAX_TEXT.parse::<keypath::id::Ulid>().is_ok());
+/// assert!("80000000000000000000000000".parse::<keypath::idgen::Ulid>().is_err());
+/// assert!(keypath::idgen::ULID_MAX_TEXT.parse::<keypath::idgen::Ulid>().is_ok());
 /// ```
 pub const ULID_MAX_TEXT: &str = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ";
 /// Largest ULID timestamp, `2^48 - 1` milliseconds.
 ///
 /// ```
-/// assert!(keypath::id::Ulid::from_parts(keypath::id::ULID_MAX_MILLIS + 1, 0).is_err());
+/// assert!(keypath::idgen::Ulid::from_parts(keypath::idgen::ULID_MAX_MILLIS + 1, 0).is_err());
 /// ```
 pub const ULID_MAX_MILLIS: u64 = (1 << 48) - 1;
 /// Mask of the 80 random bits.
@@ -51,11 +51,11 @@ const KIND: &str = "ULID";
 /// A ULID: 48 bits of Unix milliseconds and 80 random bits.
 ///
 /// ```
-/// use keypath::id::Ulid;
+/// use keypath::idgen::Ulid;
 /// let id: Ulid = "01arz3ndektsv4rrffq69g5fav".parse()?;
 /// assert_eq!(id.timestamp_ms(), 1_469_922_850_259);
 /// assert_eq!(id.to_string(), "01ARZ3NDEKTSV4RRFFQ69G5FAV");
-/// # Ok::<(), keypath::id::IdParseError>(())
+/// # Ok::<(), keypath::idgen::IdParseError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Ulid(u128);
@@ -64,13 +64,13 @@ impl Ulid {
     /// The smallest ULID, `00000000000000000000000000`.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ulid::MIN.to_u128(), 0);
+    /// assert_eq!(keypath::idgen::Ulid::MIN.to_u128(), 0);
     /// ```
     pub const MIN: Ulid = Ulid(0);
     /// The largest ULID, [`ULID_MAX_TEXT`].
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ulid::MAX.to_string(), keypath::id::ULID_MAX_TEXT);
+    /// assert_eq!(keypath::idgen::Ulid::MAX.to_string(), keypath::idgen::ULID_MAX_TEXT);
     /// ```
     pub const MAX: Ulid = Ulid(u128::MAX);
 
@@ -78,11 +78,11 @@ impl Ulid {
     /// exceeds [`ULID_MAX_MILLIS`] or `random` exceeds 80 bits.
     ///
     /// ```
-    /// let id = keypath::id::Ulid::from_parts(1, 2)?;
+    /// let id = keypath::idgen::Ulid::from_parts(1, 2)?;
     /// assert_eq!((id.timestamp_ms(), id.random()), (1, 2));
-    /// let err = keypath::id::Ulid::from_parts(1, 1 << 80).unwrap_err();
+    /// let err = keypath::idgen::Ulid::from_parts(1, 1 << 80).unwrap_err();
     /// assert_eq!(err.to_string(), "expected ULID random bits within 80 bits, found 1208925819614629174706176");
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn from_parts(timestamp_ms: u64, random: u128) -> Result<Ulid, GenerateError> {
         if timestamp_ms > ULID_MAX_MILLIS {
@@ -105,7 +105,7 @@ impl Ulid {
     /// The ULID with this 128-bit value.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ulid::from_u128(u128::MAX), keypath::id::Ulid::MAX);
+    /// assert_eq!(keypath::idgen::Ulid::from_u128(u128::MAX), keypath::idgen::Ulid::MAX);
     /// ```
     pub const fn from_u128(value: u128) -> Ulid {
         Ulid(value)
@@ -114,7 +114,7 @@ impl Ulid {
     /// The 128-bit value.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ulid::MAX.to_u128(), u128::MAX);
+    /// assert_eq!(keypath::idgen::Ulid::MAX.to_u128(), u128::MAX);
     /// ```
     pub const fn to_u128(self) -> u128 {
         self.0
@@ -123,7 +123,7 @@ impl Ulid {
     /// Builds a ULID from its 16 big-endian bytes.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ulid::from_bytes([0; 16]), keypath::id::Ulid::MIN);
+    /// assert_eq!(keypath::idgen::Ulid::from_bytes([0; 16]), keypath::idgen::Ulid::MIN);
     /// ```
     pub const fn from_bytes(bytes: [u8; ULID_BYTES]) -> Ulid {
         Ulid(u128::from_be_bytes(bytes))
@@ -132,7 +132,7 @@ impl Ulid {
     /// The 16 big-endian bytes.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ulid::MAX.to_bytes(), [0xFF; 16]);
+    /// assert_eq!(keypath::idgen::Ulid::MAX.to_bytes(), [0xFF; 16]);
     /// ```
     pub const fn to_bytes(self) -> [u8; ULID_BYTES] {
         self.0.to_be_bytes()
@@ -141,7 +141,7 @@ impl Ulid {
     /// The timestamp in Unix milliseconds.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ulid::MAX.timestamp_ms(), keypath::id::ULID_MAX_MILLIS);
+    /// assert_eq!(keypath::idgen::Ulid::MAX.timestamp_ms(), keypath::idgen::ULID_MAX_MILLIS);
     /// ```
     pub const fn timestamp_ms(self) -> u64 {
         (self.0 >> 80) as u64
@@ -150,7 +150,7 @@ impl Ulid {
     /// The 80 random bits.
     ///
     /// ```
-    /// assert_eq!(keypath::id::Ulid::MAX.random(), (1 << 80) - 1);
+    /// assert_eq!(keypath::idgen::Ulid::MAX.random(), (1 << 80) - 1);
     /// ```
     pub const fn random(self) -> u128 {
         self.0 & RANDOM_MASK
@@ -160,9 +160,9 @@ impl Ulid {
     /// Not monotonic within a millisecond: use [`UlidGenerator`] for that.
     ///
     /// ```
-    /// let id = keypath::id::Ulid::now()?;
+    /// let id = keypath::idgen::Ulid::now()?;
     /// assert!(id.timestamp_ms() > 1_700_000_000_000);
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn now() -> Result<Ulid, GenerateError> {
         Ulid::from_parts(super::unix_now_millis(), random_bits(&mut OsRandom)?)
@@ -276,13 +276,13 @@ impl<'de> serde::Deserialize<'de> for Ulid {
 /// the 80 bits is [`GenerateError::Overflow`], as the spec requires.
 ///
 /// ```
-/// use keypath::id::UlidGenerator;
+/// use keypath::idgen::UlidGenerator;
 /// let mut generator = UlidGenerator::new();
 /// let mut rng = |buf: &mut [u8]| buf.fill(0);
 /// let a = generator.generate(1_000, &mut rng)?;
 /// let b = generator.generate(1_000, &mut rng)?;
 /// assert_eq!(b.random(), a.random() + 1);
-/// # Ok::<(), keypath::id::GenerateError>(())
+/// # Ok::<(), keypath::idgen::GenerateError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct UlidGenerator {
@@ -293,7 +293,7 @@ impl UlidGenerator {
     /// A generator that has produced nothing yet.
     ///
     /// ```
-    /// assert_eq!(keypath::id::UlidGenerator::new().last(), None);
+    /// assert_eq!(keypath::idgen::UlidGenerator::new().last(), None);
     /// ```
     pub const fn new() -> UlidGenerator {
         UlidGenerator { last: None }
@@ -303,7 +303,7 @@ impl UlidGenerator {
     /// the store after a restart), so every ID it produces sorts after it.
     ///
     /// ```
-    /// use keypath::id::{Ulid, UlidGenerator};
+    /// use keypath::idgen::{Ulid, UlidGenerator};
     /// let stored: Ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV".parse()?;
     /// let mut generator = UlidGenerator::starting_after(stored);
     /// assert!(generator.now()? > stored);
@@ -316,10 +316,10 @@ impl UlidGenerator {
     /// The last ID produced.
     ///
     /// ```
-    /// let mut generator = keypath::id::UlidGenerator::new();
+    /// let mut generator = keypath::idgen::UlidGenerator::new();
     /// let id = generator.now()?;
     /// assert_eq!(generator.last(), Some(id));
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub const fn last(&self) -> Option<Ulid> {
         self.last
@@ -328,11 +328,11 @@ impl UlidGenerator {
     /// The next ID for Unix time `timestamp_ms`, with random bits from `random`.
     ///
     /// ```
-    /// let mut generator = keypath::id::UlidGenerator::new();
+    /// let mut generator = keypath::idgen::UlidGenerator::new();
     /// let id = generator.generate(5, &mut |b: &mut [u8]| b.fill(0xFF))?;
     /// assert_eq!(id.random(), (1 << 80) - 1);
     /// assert!(generator.generate(5, &mut |b: &mut [u8]| b.fill(0)).is_err()); // overflow
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn generate<R: RandomSource + ?Sized>(
         &mut self,
@@ -359,10 +359,10 @@ impl UlidGenerator {
     /// The next ID for the current time with random bits from the operating system.
     ///
     /// ```
-    /// let mut generator = keypath::id::UlidGenerator::new();
+    /// let mut generator = keypath::idgen::UlidGenerator::new();
     /// let a = generator.now()?;
     /// assert!(a < generator.now()?);
-    /// # Ok::<(), keypath::id::GenerateError>(())
+    /// # Ok::<(), keypath::idgen::GenerateError>(())
     /// ```
     pub fn now(&mut self) -> Result<Ulid, GenerateError> {
         self.generate(super::unix_now_millis(), &mut OsRandom)
