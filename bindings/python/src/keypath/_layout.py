@@ -801,8 +801,14 @@ PathBound = Tuple[str, KeyPath]
 """``("gt"|"gte"|"lt"|"lte", the bound's path after the group)``."""
 
 
-def plan(prefix_rest: KeyPath, bounds: Sequence[PathBound], index: bool) -> Plan:
-    """The plan of a query: the subtree of ``prefix_rest`` (the prefix after its group),
+def plan(
+    prefix_rest: KeyPath,
+    bounds: Sequence[PathBound],
+    index: bool,
+    children: Optional[str] = None,
+) -> Plan:
+    """The plan of a query: the subtree of ``prefix_rest`` (the prefix after its group;
+    with ``children``, the IDs of that namespace directly under it, as ``Query::children``),
     narrowed by path bounds, for an item list or (``index``) an index query."""
     start = b"\x00"
     end: Optional[bytes] = None
@@ -818,7 +824,13 @@ def plan(prefix_rest: KeyPath, bounds: Sequence[PathBound], index: bool) -> Plan
     def image(b: bytes) -> bytes:
         return escape_rest(b) if index else b
 
-    subtree = KeyRange.subtree(prefix_rest)
+    if children is None:
+        subtree = KeyRange.subtree(prefix_rest)
+    else:
+        try:
+            subtree = KeyRange.children(prefix_rest, children)
+        except KeyPathError as e:
+            raise LayoutError(f"children {children!r} of {prefix_rest}: {e}") from None
     narrow(image(subtree.start), None if subtree.end is None else image(subtree.end))
     filters.append(subtree)
     uuid = has_uuid(prefix_rest)

@@ -277,6 +277,8 @@ class TableClient:
         self._config: Optional[Config] = None
         self._config_read = False
         self._ready: set[str] = set()
+        # A new item's version: random, 1 to 2^52 - 1 (section 6.1). Tests fix it.
+        self._fresh_version: Callable[[], int] = lambda: random.randint(1, (1 << 52) - 1)
 
     @classmethod
     def connect(cls, table: str, endpoint_url: Optional[str] = None, **kwargs: Any) -> TableClient:
@@ -533,6 +535,7 @@ class TableClient:
         lt: Optional[KeyLike],
         lte: Optional[KeyLike],
         index: bool,
+        children: Optional[str] = None,
     ) -> Tuple[KeyPath, Plan]:
         p = _path(prefix)
         components = p.components
@@ -551,7 +554,14 @@ class TableClient:
             if not bc or bc[0].id is None or KeyPath([(bc[0].namespace, bc[0].id)]) != group:
                 raise InvalidRequest(f"--{op} {str(bp)!r}: bound {bp} is not in the query's group {group}")
             bounds.append((op, KeyPath(list(bc[1:]))))
-        return group, plan(rest, bounds, index)
+        if children is not None and components[-1].id is None:
+            raise InvalidRequest(
+                f"parent {p} ends without an ID; list its namespace with a prefix"
+            )
+        try:
+            return group, plan(rest, bounds, index, children)
+        except LayoutError as e:
+            raise InvalidRequest(str(e)) from None
 
     def list(
         self,
@@ -564,16 +574,19 @@ class TableClient:
         reverse: bool = False,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        children: Optional[str] = None,
     ) -> Page:
         """A page of the items under ``prefix`` (its first component is the group; a deeper
         prefix narrows the range), within the path bounds, in key order (``reverse``:
         largest first), at most ``limit`` of them, resuming after ``cursor``: what
-        ``keypath db list PREFIX`` with the same options answers. Each scan is a ``Query``
+        ``keypath db list PREFIX`` with the same options answers. ``children="ticket"``
+        lists the ``ticket`` IDs directly under ``prefix`` (with their descendants)
+        instead, as the Rust store's ``Query::children``. Each scan is a ``Query``
         of one record more than the page needs.
 
         Raises :class:`ForeignRecord` for a record in the range that is not an item.
         """
-        group, the_plan = self._query_plan(prefix, gt, gte, lt, lte, False)
+        group, the_plan = self._query_plan(prefix, gt, gte, lt, lte, False, children)
         group_bytes = group.encode()
 
         def resolve(records: List[Tuple[bytes, Dict[str, Any]]], needed: int) -> _Scanned:
@@ -671,10 +684,10 @@ class TableClient:
                 wanted.append((len(steps) - 1, base, full))
             if keys:
                 records_found = self._batch_get(keys)
-                for (i, base, full), (ipk, isk), attrs in zip(wanted, keys, records_found):
-                    if attrs is None:
+                for (i, base, full), (ipk, isk), found in zip(wanted, keys, records_found):
+                    if found is None:
                         continue
-                    version, value = _record(attrs, ipk, isk)
+                    version, value = _record(found, ipk, isk)
                     try:
                         header = parse_header(value)
                     except LayoutError as e:
@@ -898,7 +911,7 @@ class TableClient:
                     raise InvalidRequest(f"{path}: index {name}'s entry key is over DynamoDB's key limits")
                 entries.append((epk, esk))
             if found is None:
-                version = random.randint(1, (1 << 52) - 1)
+                version = self._fresh_version()
             else:
                 version = (found + 1) % (1 << 64) or 1
             members: List[Dict[str, Any]] = []
