@@ -147,12 +147,13 @@ def _describe(pk: bytes, sk: bytes) -> str:
         return str(KeyPath.from_group(pk, sk))
     except KeyPathError:
         pass
+    try:
+        group = str(KeyPath.decode(pk))
+    except KeyPathError:
+        return f"pk {pk.hex()} sk {sk.hex()}"
     if is_placed_root(sk):
-        try:
-            return str(KeyPath.decode(pk))
-        except KeyPathError:
-            pass
-    return f"pk {pk.hex()} sk {sk.hex()}"
+        return group
+    return f"group {group}, sk {sk.hex()}"
 
 
 def _foreign(pk: bytes, sk: bytes, why: str) -> ForeignRecord:
