@@ -108,12 +108,15 @@ def _has_no_native_form(value: Any, depth: int = 1) -> bool:
 
 @given(floats)
 def test_float_text_is_rusts(f: float) -> None:
+    """Rust's `{:e}`: one nonzero digit before the point, no trailing zeros, no `+`, and the
+    shortest digits that read back (as many as Python's `repr` has)."""
+    import re
+
     text = layout.float_text(f)
     assert float(text) == f
-    mantissa, exponent = text.lstrip("-").split("e")
-    assert int(exponent) == (0 if f == 0 else math.floor(math.log10(abs(float(f"{mantissa}e0") * 10 ** int(exponent)))) or int(exponent))
-    assert mantissa[0] != "0" or f == 0
-    assert not mantissa.endswith("0") or mantissa == "0" or "." not in mantissa
+    assert re.fullmatch(r"-?(0e0|[1-9](\.[0-9]*[1-9])?e-?[1-9][0-9]*|[1-9](\.[0-9]*[1-9])?e0)", text), text
+    shortest = re.sub(r"e.*|[-.]", "", repr(abs(f))).strip("0") or "0"
+    assert len(text.lstrip("-").split("e")[0].replace(".", "")) == len(shortest.replace(".", "")), (text, repr(f))
 
 
 def test_float_text_examples() -> None:
