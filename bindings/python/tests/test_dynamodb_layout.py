@@ -176,10 +176,27 @@ def test_reads_send_the_documented_requests() -> None:
     assert _last_write(stub) == request("index_query.request")
 
 
-def test_program_indexes_and_group_versions_are_refused() -> None:
+def test_group_versions_send_the_documented_request() -> None:
+    stub = _store()
+    stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"] = {
+        "B": CHECKS["config_counters.json"].strip().encode()
+    }
+    client = TableClient(stub, "keypath")
+    assert client.put(TICKET, {"title": "Fix"}) == 1
+    assert stub.operations() == ["GetItem", "BatchGetItem", "TransactWriteItems"]
+    assert _last_write(stub) == request("counter_put.request")
+    stub.requests.clear()
+    assert client.put(TICKET, {"title": "Fixed"}) == 2
+    assert client.put(KeyPath.parse("/board-1/ticket-8"), {"title": "Other"}) == 3
+    assert client.delete(TICKET) is True
+    counter = stub.records[(b"\x00\x01" + hexblock("ticket.pk"), b"\x00")]
+    assert counter["ver"] == {"N": "4"} and "val" not in counter
+    assert stub.operations().count("TransactWriteItems") == 3
+
+
+def test_program_indexes_are_refused() -> None:
     for config in [
         b'{"format":1,"indexes":[{"name":"by_points","type":"score","kind":"program"}],"types":[]}',
-        b'{"format":1,"indexes":[],"group_versions":true,"types":[]}',
     ]:
         stub = _store()
         stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"] = {"B": config}

@@ -105,8 +105,8 @@ class ForeignRecord(TableError):
 
 class Unsupported(TableError):
     """A write this client does not make (an item type with a ``"program"`` index, an
-    index being built, a store with group versions or without a configuration record, GSI
-    mode); nothing was written."""
+    index being built, a store without a configuration record, GSI mode); nothing was
+    written."""
 
 
 class Page:
@@ -760,6 +760,12 @@ class TableClient:
         body["ReturnValuesOnConditionCheckFailure"] = _ALL_OLD
         return {"Delete": body}
 
+    def _counter_member(
+        self, key: Tuple[bytes, bytes], version: int, expected: Optional[int]
+    ) -> Dict[str, Any]:
+        record = {"pk": _b(key[0]), "sk": _b(key[1]), "ver": {"N": str(version)}}
+        return self._put_member(record, expected)
+
     @staticmethod
     def _condition(body: Dict[str, Any], expected: Optional[int]) -> None:
         if expected is None:
@@ -850,7 +856,13 @@ class TableClient:
         except LayoutError as e:
             raise InvalidRequest(f"{path}: the value: {e}") from None
         for attempt in range(_MAX_ATTEMPTS):
-            old, config_record = self._batch_get([(pk, sk), (CONFIG_PK, CONFIG_SK)])
+            counted = self._config is not None and self._config.group_versions
+            counter_key = _counter_key(pk)
+            got = self._batch_get(
+                ([counter_key] if counted else []) + [(pk, sk), (CONFIG_PK, CONFIG_SK)]
+            )
+            counter = got[0] if counted else None
+            old, config_record = got[-2:]
             if config_record is None:
                 raise Unsupported(
                     "the table has no configuration record (create it with keypath db "
@@ -863,11 +875,8 @@ class TableClient:
             except LayoutError as e:
                 raise ForeignRecord(str(e)) from None
             self._config = config
-            if config.group_versions:
-                raise Unsupported(
-                    "the store keeps group versions (group_versions), which this client "
-                    "does not write"
-                )
+            if config.group_versions != counted:
+                continue  # learnt with this read: read the group's counter too
             found: Optional[int] = None
             old_value = b""
             old_type: Optional[str] = None
@@ -911,7 +920,10 @@ class TableClient:
                 if len(epk) > MAX_PARTITION_KEY or len(esk) > MAX_SORT_KEY:
                     raise InvalidRequest(f"{path}: index {name}'s entry key is over DynamoDB's key limits")
                 entries.append((epk, esk))
-            if found is None:
+            counter_version = _counter_version(counter, counter_key) if counted else None
+            if counted:
+                version = (counter_version or 0) + 1
+            elif found is None:
                 version = self._fresh_version()
             else:
                 version = (found + 1) % (1 << 64) or 1
@@ -930,6 +942,8 @@ class TableClient:
             members.append(
                 self._put_member(self._record_attrs(pk, sk, version, envelope, len(header), item_type, value), found)
             )
+            if counted:
+                members.append(self._counter_member(counter_key, version, counter_version))
             if config.types is not None and item_type not in config.types:
                 declared = Config(config.indexes, config.group_versions, config.types + [item_type], config.roots)
                 record = {
@@ -998,7 +1012,10 @@ class TableClient:
         self._ensure_config()
         pk, sk = self._key(path)
         for attempt in range(_MAX_ATTEMPTS):
-            (old,) = self._batch_get([(pk, sk)])
+            counted = self._config is not None and self._config.group_versions
+            counter_key = _counter_key(pk)
+            got = self._batch_get(([counter_key] if counted else []) + [(pk, sk)])
+            old = got[-1]
             if old is None:
                 return False
             found, old_value = _record(old, pk, sk)
@@ -1010,10 +1027,24 @@ class TableClient:
             for epk, esk in stale:
                 members.append(self._delete_member(epk, esk, None, False))
             members.append(self._delete_member(pk, sk, found, True))
+            if counted:
+                counter_version = _counter_version(got[0], counter_key)
+                members.append(
+                    self._counter_member(counter_key, (counter_version or 0) + 1, counter_version)
+                )
             if self._send(members):
                 return True
             _pause(attempt)
         raise TableError(f"{path}: gave up after {_MAX_ATTEMPTS} attempts (contention)")
+
+
+def _counter_key(pk: bytes) -> Tuple[bytes, bytes]:
+    """The key of an item group's counter (section 2.3)."""
+    return bytes((0x00, 0x01)) + pk, b"\x00"
+
+
+def _counter_version(record: Optional[Dict[str, Any]], key: Tuple[bytes, bytes]) -> Optional[int]:
+    return None if record is None else _record(record, key[0], key[1])[0]
 
 
 def _pause(attempt: int) -> None:
