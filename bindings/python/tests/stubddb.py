@@ -41,6 +41,35 @@ class StubDynamoDB:
         self.records: Dict[Tuple[bytes, bytes], Attrs] = {}
         self.requests: List[Tuple[str, Dict[str, Any]]] = []
         self.page_size: Optional[int] = None  # DynamoDB's own page break, for tests
+        self.description: Dict[str, Any] = {
+            "AttributeDefinitions": [
+                {"AttributeName": "pk", "AttributeType": "B"},
+                {"AttributeName": "sk", "AttributeType": "B"},
+            ],
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+        }
+
+    def keep(self, index: str, n: int, keys_only: bool = False) -> None:
+        """Describes the table with the GSI ``kp_<index>`` on ``gp<n>``/``gs<n>``; its
+        items are the records that have those attributes (the stand-in does not copy)."""
+        pk, sk = f"gp{n}", f"gs{n}"
+        self.description["AttributeDefinitions"] += [
+            {"AttributeName": pk, "AttributeType": "B"},
+            {"AttributeName": sk, "AttributeType": "B"},
+        ]
+        self.description.setdefault("GlobalSecondaryIndexes", []).append(
+            {
+                "IndexName": f"kp_{index}",
+                "KeySchema": [
+                    {"AttributeName": pk, "KeyType": "HASH"},
+                    {"AttributeName": sk, "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "KEYS_ONLY" if keys_only else "ALL"},
+            }
+        )
 
     def _log(self, op: str, body: Dict[str, Any]) -> None:
         self.requests.append((op, copy.deepcopy(body)))
@@ -119,14 +148,18 @@ class StubDynamoDB:
         values = body["ExpressionAttributeValues"]
         group = bytes(values[":g"]["B"])
         condition = body["KeyConditionExpression"]
+        m = re.fullmatch(r"(\w+) = :g(?: AND (\w+) (?:(BETWEEN) :lo AND :hi|(>=|>|<=|<) :(lo|hi)))?", condition)
+        assert m, condition
+        pk_name, sk_name, between, op, name = m.groups()
+        if body.get("IndexName") is None:
+            assert (pk_name, sk_name or "sk") == ("pk", "sk")
+        else:
+            assert body["ConsistentRead"] is False, "a GSI reads only eventually consistent"
         tests: List[Callable[[bytes], bool]] = []
-        between = re.fullmatch(r"pk = :g AND sk BETWEEN :lo AND :hi", condition)
-        one = re.fullmatch(r"pk = :g AND sk (>=|>|<=|<) :(lo|hi)", condition)
         if between:
             lo, hi = bytes(values[":lo"]["B"]), bytes(values[":hi"]["B"])
             tests.append(lambda s: lo <= s <= hi)
-        elif one:
-            op, name = one.group(1), one.group(2)
+        elif op:
             b = bytes(values[f":{name}"]["B"])
             compare: Dict[str, Callable[[bytes], bool]] = {
                 ">=": lambda s: s >= b,
@@ -135,25 +168,33 @@ class StubDynamoDB:
                 "<": lambda s: s < b,
             }
             tests.append(compare[op])
-        else:
-            assert condition == "pk = :g", condition
+        sk_name = sk_name or "sk"
         forward = body["ScanIndexForward"]
-        sorts = sorted(
-            (s for (p, s) in self.records if p == group and all(t(s) for t in tests)),
+        rows = sorted(
+            (
+                (bytes(r[sk_name]["B"]), r)
+                for r in self.records.values()
+                if pk_name in r and sk_name in r and bytes(r[pk_name]["B"]) == group
+                and all(t(bytes(r[sk_name]["B"])) for t in tests)
+            ),
+            key=lambda row: row[0],
             reverse=not forward,
         )
         start = body.get("ExclusiveStartKey")
         if start is not None:
-            at = bytes(start["sk"]["B"])
-            sorts = [s for s in sorts if (s > at if forward else s < at)]
+            at = bytes(start[sk_name]["B"])
+            rows = [row for row in rows if (row[0] > at if forward else row[0] < at)]
         limit = body.get("Limit")
         if self.page_size is not None:
             limit = self.page_size if limit is None else min(limit, self.page_size)
         out: Dict[str, Any] = {}
-        if limit is not None and len(sorts) > limit:
-            sorts = sorts[:limit]
-            out["LastEvaluatedKey"] = {"pk": {"B": group}, "sk": {"B": sorts[-1]}}
-        elif limit is not None and len(sorts) == limit and sorts:
-            out["LastEvaluatedKey"] = {"pk": {"B": group}, "sk": {"B": sorts[-1]}}
-        out["Items"] = [copy.deepcopy(self.records[(group, s)]) for s in sorts]
+        if limit is not None and len(rows) >= limit and rows:
+            rows = rows[:limit]
+            last = rows[-1][1]
+            out["LastEvaluatedKey"] = {k: last[k] for k in {"pk", "sk", pk_name, sk_name}}
+        out["Items"] = [copy.deepcopy(r) for _, r in rows]
         return out
+
+    def describe_table(self, **body: Any) -> Dict[str, Any]:
+        self._log("DescribeTable", body)
+        return {"Table": copy.deepcopy(self.description)}

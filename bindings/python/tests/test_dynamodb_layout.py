@@ -205,3 +205,33 @@ def test_program_indexes_are_refused() -> None:
             client.put("/player-3/score-1", {"points": 1})
         assert "TransactWriteItems" not in stub.operations()
         assert "PutItem" not in stub.operations()
+
+
+def test_gsi_mode_sends_the_documented_requests() -> None:
+    stub = _store()
+    config = CHECKS["config.json"].strip().replace('"types":[]', '"types":["ticket"]').encode()
+    stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"] = {"B": config}
+    stub.keep("by_updated", 1)
+    client = TableClient.open(stub, "keypath")
+    client._fresh_version = lambda: 5
+    stub.requests.clear()
+    assert client.put(TICKET, dict(TICKET_VALUE)) == 5
+    assert stub.operations() == ["GetItem", "BatchGetItem", "PutItem"]
+    assert _last_write(stub) == request("gsi_put.request")
+    stored = stub.records[(hexblock("ticket.pk"), hexblock("ticket.sk"))]
+    assert stored["hdr"]["B"] == hexblock("gsi.hdr")
+    item = client.get(TICKET)
+    assert item is not None and item["value"] == TICKET_VALUE
+    stub.requests.clear()
+    page = client.query_index("by_updated", "/board-1", reverse=True, limit=2)
+    assert stub.operations() == ["GetItem", "Query"]
+    assert stub.requests[-1] == ("Query", stub.requests[-1][1])
+    assert {"body": to_json_body(stub.requests[-1][1]), "operation": "Query"} == request(
+        "gsi_query.request"
+    )
+    assert [str(i["key"]) for i in page.items] == [str(TICKET)]
+    # Moving the indexed field moves the GSI key; no entry is written or deleted.
+    client.put(TICKET, {**TICKET_VALUE, "updated": 30})
+    assert not [k for k in stub.records if k[0].startswith(b"\x00\x02")]
+    assert [i["value"]["updated"] for i in client.query_index("by_updated", "/board-1/updated-30").items] == [30]
+    assert client.delete(TICKET) is True and stub.operations()[-1] == "DeleteItem"

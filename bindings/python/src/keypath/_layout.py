@@ -221,8 +221,11 @@ def parse_header(value: bytes) -> Header:
     return Header(item_type, indexes, pos)
 
 
-def encode_header(item_type: str, indexes: Sequence[Tuple[str, KeyPath]]) -> bytes:
-    """An envelope header: the index keys are written sorted by name (byte order)."""
+def encode_header(
+    item_type: str, indexes: Sequence[Tuple[str, KeyPath]], elide: Sequence[str] = ()
+) -> bytes:
+    """An envelope header: the index keys are written sorted by name (byte order); the key
+    paths of the indexes in ``elide`` (kept by GSIs, section 5) as the length ``00 00``."""
     type_bytes = item_type.encode("utf-8")
     if not 1 <= len(type_bytes) <= 255:
         raise LayoutError(f"item type {item_type!r} must be 1 to 255 bytes")
@@ -236,6 +239,8 @@ def encode_header(item_type: str, indexes: Sequence[Tuple[str, KeyPath]]) -> byt
         encoded = path.encode()
         if len(encoded) > 0xFFFF:
             raise LayoutError(f"index {name}'s key path is over 65535 bytes")
+        if name in elide:
+            encoded = b""
         out.append(len(name_bytes))
         out += name_bytes
         out += struct.pack(">H", len(encoded))

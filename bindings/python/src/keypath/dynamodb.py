@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import random
+import struct
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -65,6 +66,7 @@ __all__ = [
     "InvalidRequest",
     "ForeignRecord",
     "Unsupported",
+    "KeptIndex",
 ]
 
 KeyLike = Union[KeyPath, str]
@@ -105,8 +107,7 @@ class ForeignRecord(TableError):
 
 class Unsupported(TableError):
     """A write this client does not make (an item type with a ``"program"`` index, an
-    index being built, a store without a configuration record, GSI mode); nothing was
-    written."""
+    index being built, a store without a configuration record); nothing was written."""
 
 
 class Page:
@@ -121,6 +122,32 @@ class Page:
 
     def __repr__(self) -> str:
         return f"Page(items={self.items!r}, cursor={self.cursor!r})"
+
+
+class KeptIndex:
+    """An index the table keeps as a GSI (GSI mode, docs/DYNAMODB_LAYOUT.md section 5): its
+    name (the GSI is ``kp_`` + name), the GSI's partition and sort key attributes, and
+    whether it projects only keys.
+
+    >>> KeptIndex("by_updated", "gp1", "gs1", False).gsi
+    'kp_by_updated'
+    """
+
+    __slots__ = ("name", "pk", "sk", "keys_only")
+
+    def __init__(self, name: str, pk: str, sk: str, keys_only: bool) -> None:
+        self.name = name
+        self.pk = pk
+        self.sk = sk
+        self.keys_only = keys_only
+
+    @property
+    def gsi(self) -> str:
+        """The GSI's name."""
+        return "kp_" + self.name
+
+    def __repr__(self) -> str:
+        return f"KeptIndex({self.name!r}, {self.pk!r}, {self.sk!r}, {self.keys_only!r})"
 
 
 class _Conflict(Exception):
@@ -160,8 +187,9 @@ def _foreign(pk: bytes, sk: bytes, why: str) -> ForeignRecord:
     return ForeignRecord(f"the record at {_describe(pk, sk)} is not a keypath item: {why}")
 
 
-def _record(attrs: Dict[str, Any], pk: bytes, sk: bytes) -> Tuple[int, bytes]:
-    """(version, value bytes) of a stored record, value from ``val`` or the native form."""
+def _stored_record(attrs: Dict[str, Any], pk: bytes, sk: bytes) -> Tuple[int, bytes]:
+    """(version, value bytes) of a stored record, value from ``val`` or the native form
+    (index key paths a GSI keeps still elided)."""
     ver = attrs.get("ver")
     if not isinstance(ver, dict) or "N" not in ver:
         raise _foreign(pk, sk, "no numeric ver attribute")
@@ -272,9 +300,14 @@ class TableClient:
     True
     """
 
-    def __init__(self, client: Any, table: str) -> None:
+    def __init__(
+        self, client: Any, table: str, gsis: Optional[Sequence[KeptIndex]] = None
+    ) -> None:
+        """A client of ``table``; ``gsis``: the indexes the table keeps as GSIs (GSI mode),
+        as :meth:`open` finds them (none if not given)."""
         self._client = client
         self._table = table
+        self._kept: Dict[str, KeptIndex] = {k.name: k for k in (gsis or [])}
         self._config: Optional[Config] = None
         self._config_read = False
         self._ready: set[str] = set()
@@ -282,12 +315,102 @@ class TableClient:
         self._fresh_version: Callable[[], int] = lambda: random.randint(1, (1 << 52) - 1)
 
     @classmethod
+    def open(cls, client: Any, table: str) -> TableClient:
+        """A client of ``table`` after one ``DescribeTable``, as the Rust store opens a
+        table: refuses a table whose keys are not ``pk``/``sk`` of type ``B``, and learns
+        the indexes it keeps as ``kp_`` GSIs (GSI mode)."""
+        out = client.describe_table(TableName=table)["Table"]
+        types = {a["AttributeName"]: a["AttributeType"] for a in out.get("AttributeDefinitions", [])}
+        schema = {k["KeyType"]: k["AttributeName"] for k in out.get("KeySchema", [])}
+        problems = []
+        for kind, name in (("HASH", "pk"), ("RANGE", "sk")):
+            if schema.get(kind) != name or types.get(name) != "B":
+                problems.append(
+                    f"{kind} is {schema.get(kind)!r} of type {types.get(schema.get(kind, ''))!r}"
+                )
+        if problems:
+            raise Unsupported(
+                f"DynamoDB table {table!r} has the wrong key schema: {'; '.join(problems)}; "
+                "expected pk (binary, HASH) and sk (binary, RANGE)"
+            )
+        kept = []
+        for gsi in out.get("GlobalSecondaryIndexes", []) or []:
+            name = gsi.get("IndexName", "")
+            if not name.startswith("kp_") or not is_valid_index_name(name[3:]):
+                continue
+            keys = gsi.get("KeySchema", [])
+            projection = gsi.get("Projection", {}).get("ProjectionType")
+            if (
+                len(keys) != 2
+                or [k["KeyType"] for k in keys] != ["HASH", "RANGE"]
+                or any(types.get(k["AttributeName"]) != "B" for k in keys)
+                or projection not in ("ALL", "KEYS_ONLY")
+            ):
+                raise Unsupported(
+                    f"DynamoDB table {table!r}: GSI {name} is not a keypath index (two binary "
+                    "keys, HASH then RANGE, projecting ALL or KEYS_ONLY)"
+                )
+            kept.append(
+                KeptIndex(name[3:], keys[0]["AttributeName"], keys[1]["AttributeName"], projection == "KEYS_ONLY")
+            )
+        return cls(client, table, kept)
+
+    @classmethod
     def connect(cls, table: str, endpoint_url: Optional[str] = None, **kwargs: Any) -> TableClient:
-        """A client over ``boto3.client("dynamodb", endpoint_url=..., **kwargs)``
+        """:meth:`open` over ``boto3.client("dynamodb", endpoint_url=..., **kwargs)``
         (needs boto3: ``pip install 'keypath[dynamodb]'``)."""
         import boto3  # type: ignore[import-untyped,unused-ignore]
 
-        return cls(boto3.client("dynamodb", endpoint_url=endpoint_url, **kwargs), table)
+        return cls.open(boto3.client("dynamodb", endpoint_url=endpoint_url, **kwargs), table)
+
+    def _record(self, attrs: Dict[str, Any], pk: bytes, sk: bytes) -> Tuple[int, bytes]:
+        """(version, value bytes) of a stored record, with the index key paths a GSI keeps
+        put back into an envelope's header from the item's GSI key attributes."""
+        version, value = _stored_record(attrs, pk, sk)
+        if not value or value[0] != 0x01:
+            return version, value
+        try:
+            header = parse_header(value)
+        except LayoutError:
+            return version, value
+        if all(p for _, _, p in header.indexes):
+            return version, value
+        out = bytearray()
+        copied = 0
+        for name, at, path in header.indexes:
+            if path:
+                continue
+            index = self._kept.get(name)
+            if index is None:
+                raise _foreign(
+                    pk,
+                    sk,
+                    f"index {name} has no key path in the item's header and the table keeps "
+                    "no GSI for it",
+                )
+            group = attrs.get(index.pk, {}).get("B") if isinstance(attrs.get(index.pk), dict) else None
+            sort = attrs.get(index.sk, {}).get("B") if isinstance(attrs.get(index.sk), dict) else None
+            if group is None or sort is None:
+                raise _foreign(
+                    pk,
+                    sk,
+                    f"index {name} has no key path in the item's header and the item no GSI "
+                    f"key attributes {index.pk} and {index.sk}",
+                )
+            try:
+                g = KeyPath.decode(bytes(group)).components
+                rest = KeyPath.decode(split_entry_sort(bytes(sort))[0]).components
+                restored = KeyPath(list(g) + list(rest)).encode()
+            except (KeyPathError, LayoutError) as e:
+                raise _foreign(pk, sk, f"index {name}'s key path from the GSI keys: {e}") from None
+            if len(restored) > 0xFFFF:
+                raise _foreign(pk, sk, f"index {name}'s key path is over 65535 bytes")
+            out += value[copied : at - 2]
+            out += struct.pack(">H", len(restored))
+            out += restored
+            copied = at
+        out += value[copied:]
+        return version, bytes(out)
 
     @property
     def client(self) -> Any:
@@ -312,7 +435,7 @@ class TableClient:
         if found is None:
             self._config = None
             return None
-        _, value = _record(found, CONFIG_PK, CONFIG_SK)
+        _, value = self._record(found, CONFIG_PK, CONFIG_SK)
         try:
             self._config = parse_config(value)
         except LayoutError as e:
@@ -393,7 +516,7 @@ class TableClient:
             if attrs is None:
                 out.append(None)
                 continue
-            version, value = _record(attrs, pk, sk)
+            version, value = self._record(attrs, pk, sk)
             out.append(_item(p, version, value, pk, sk))
         return out
 
@@ -405,9 +528,12 @@ class TableClient:
         reverse: bool,
         limit: int,
         consistent: bool,
+        gsi: Optional[KeptIndex] = None,
     ) -> List[Tuple[bytes, Dict[str, Any]]]:
         """Up to ``limit`` records of partition ``pk`` within the bounds, in order: one
-        ``Query`` and its ``LastEvaluatedKey`` pages (section 7.2)."""
+        ``Query`` and its ``LastEvaluatedKey`` pages (section 7.2); on ``gsi``, its items
+        by its keys."""
+        pk_name, sk_name = ("pk", "sk") if gsi is None else (gsi.pk, gsi.sk)
         if limit == 0 or not pk or len(pk) > MAX_PARTITION_KEY:
             return []
         ok_lo, lo = _clamp(start, True)
@@ -417,20 +543,20 @@ class TableClient:
         values: Dict[str, Any] = {":g": _b(pk)}
         slack = 0
         if lo is None and hi is None:
-            condition = "pk = :g"
+            condition = f"{pk_name} = :g"
         elif hi is None:
             assert lo is not None
             values[":lo"] = _b(lo[0])
-            condition = f"pk = :g AND sk {'>=' if lo[1] else '>'} :lo"
+            condition = f"{pk_name} = :g AND {sk_name} {'>=' if lo[1] else '>'} :lo"
         elif lo is None:
             values[":hi"] = _b(hi[0])
-            condition = f"pk = :g AND sk {'<=' if hi[1] else '<'} :hi"
+            condition = f"{pk_name} = :g AND {sk_name} {'<=' if hi[1] else '<'} :hi"
         else:
             if lo[0] > hi[0]:
                 return []
             values[":lo"] = _b(lo[0])
             values[":hi"] = _b(hi[0])
-            condition = "pk = :g AND sk BETWEEN :lo AND :hi"
+            condition = f"{pk_name} = :g AND {sk_name} BETWEEN :lo AND :hi"
             slack = (0 if lo[1] else 1) + (0 if hi[1] else 1)
 
         def inside(sort: bytes) -> bool:
@@ -445,6 +571,7 @@ class TableClient:
         while True:
             request: Dict[str, Any] = {
                 "TableName": self._table,
+                **({} if gsi is None else {"IndexName": gsi.gsi}),
                 "KeyConditionExpression": condition,
                 "ExpressionAttributeValues": values,
                 "ScanIndexForward": not reverse,
@@ -455,9 +582,9 @@ class TableClient:
                 request["ExclusiveStartKey"] = exclusive
             out = self._client.query(**request)
             for attrs in out.get("Items", []):
-                sk = attrs.get("sk", {}).get("B") if isinstance(attrs.get("sk"), dict) else None
+                sk = attrs.get(sk_name, {}).get("B") if isinstance(attrs.get(sk_name), dict) else None
                 if sk is None:
-                    raise _foreign(pk, b"", "no binary sk attribute")
+                    raise _foreign(pk, b"", f"no binary {sk_name} attribute")
                 sort = bytes(sk)
                 if inside(sort):
                     entries.append((sort, attrs))
@@ -477,6 +604,7 @@ class TableClient:
         limit: Optional[int],
         cursor: Optional[str],
         resolve: Callable[[List[Tuple[bytes, Dict[str, Any]]], int], _Scanned],
+        gsi: Optional[KeptIndex] = None,
     ) -> Page:
         fp = fingerprint(index, reverse, query_group, the_plan.start, the_plan.end)
         position: Optional[bytes] = None
@@ -510,7 +638,7 @@ class TableClient:
                     start = (position, False)
                 elif reverse and (the_plan.end is None or position < the_plan.end):
                     end = (position, False)
-            records = self._scan(pk, start, end, reverse, batch, True)
+            records = self._scan(pk, start, end, reverse, batch, gsi is None, gsi)
             scanned = resolve(records, wanted - len(items))
             exhausted = scanned.records < batch
             if scanned.passed_after_last:
@@ -597,7 +725,7 @@ class TableClient:
                 if len(scanned.items) == needed:
                     scanned.more = True
                     continue
-                version, value = _record(attrs, group_bytes, sort)
+                version, value = self._record(attrs, group_bytes, sort)
                 try:
                     rest = KeyPath.decode(sort)
                     path = KeyPath.from_group(group_bytes, sort)
@@ -657,7 +785,24 @@ class TableClient:
         group, the_plan = self._query_plan(prefix, gt, gte, lt, lte, True)
         self._check_index(name)
         group_bytes = group.encode()
-        pk = index_group(name, group_bytes)
+        gsi = self._kept.get(name)
+        pk = index_group(name, group_bytes) if gsi is None else group_bytes
+
+        def entry(attrs: Dict[str, Any], sort: bytes) -> Tuple[int, bytes]:
+            """An entry's (version, value); a GSI's item as the entry it stands for."""
+            if gsi is None:
+                return self._record(attrs, pk, sort)
+            if "ver" not in attrs:
+                return 0, bytes((1,))  # KEYS_ONLY: resolved like a keys-only entry
+            ipk = attrs.get("pk", {}).get("B", b"")
+            isk = attrs.get("sk", {}).get("B", b"")
+            version, value = self._record(attrs, bytes(ipk), bytes(isk))
+            try:
+                header = parse_header(value)
+            except LayoutError as e:
+                raise _foreign(bytes(ipk), bytes(isk), f"a GSI returned an item that is not an envelope: {e}") from None
+            type_bytes = header.item_type.encode("utf-8")
+            return version, bytes((2, len(type_bytes))) + type_bytes + value[header.payload_start :]
 
         def resolve(records: List[Tuple[bytes, Dict[str, Any]]], needed: int) -> _Scanned:
             steps: List[Tuple[bytes, Optional[Item]]] = []
@@ -665,7 +810,7 @@ class TableClient:
             keys: List[Tuple[bytes, bytes]] = []
             for sort, attrs in records:
                 where = f"of index {name} in group {group} (sk {sort.hex()})"
-                version, value = _record(attrs, pk, sort)
+                version, value = entry(attrs, sort)
                 try:
                     rest_bytes, base_bytes = split_entry_sort(sort)
                     rest = KeyPath.decode(rest_bytes)
@@ -684,11 +829,11 @@ class TableClient:
                 keys.append(self._key(base))
                 wanted.append((len(steps) - 1, base, full))
             if keys:
-                records_found = self._batch_get(keys)
+                records_found = self._batch_get(keys, gsi is None)
                 for (i, base, full), (ipk, isk), found in zip(wanted, keys, records_found):
                     if found is None:
                         continue
-                    version, value = _record(found, ipk, isk)
+                    version, value = self._record(found, ipk, isk)
                     try:
                         header = parse_header(value)
                     except LayoutError as e:
@@ -707,7 +852,7 @@ class TableClient:
                     scanned.select(item, sort)
             return scanned
 
-        return self._paged(name, pk, group_bytes, the_plan, reverse, limit, cursor, resolve)
+        return self._paged(name, pk, group_bytes, the_plan, reverse, limit, cursor, resolve, gsi)
 
     # --- Writes -----------------------------------------------------------------------
 
@@ -776,9 +921,16 @@ class TableClient:
 
     @staticmethod
     def _record_attrs(
-        pk: bytes, sk: bytes, version: int, envelope: bytes, header_len: int, item_type: str, value: Any
+        pk: bytes,
+        sk: bytes,
+        version: int,
+        envelope: bytes,
+        header_len: int,
+        item_type: str,
+        value: Any,
+        gsi_attrs: Dict[str, Any],
     ) -> Dict[str, Any]:
-        item: Dict[str, Any] = {"pk": _b(pk), "sk": _b(sk), "ver": {"N": str(version)}}
+        item: Dict[str, Any] = {"pk": _b(pk), "sk": _b(sk), "ver": {"N": str(version)}, **gsi_attrs}
         if isinstance(value, dict):
             native = to_native(value)
             if native is not None:
@@ -817,6 +969,8 @@ class TableClient:
             if same is not None:
                 kept[same] = True
                 continue
+            if name in self._kept:
+                continue  # a GSI's: DynamoDB removes it with the item's attributes
             try:
                 path = KeyPath.decode(old_path)
                 stale.append(self._entry_key(name, path, base))
@@ -869,7 +1023,7 @@ class TableClient:
                     "create-table or Store::create_config); this client writes only to "
                     "configured stores"
                 )
-            cfg_version, cfg_value = _record(config_record, CONFIG_PK, CONFIG_SK)
+            cfg_version, cfg_value = self._record(config_record, CONFIG_PK, CONFIG_SK)
             try:
                 config = parse_config(cfg_value)
             except LayoutError as e:
@@ -881,7 +1035,7 @@ class TableClient:
             old_value = b""
             old_type: Optional[str] = None
             if old is not None:
-                found, old_value = _record(old, pk, sk)
+                found, old_value = self._record(old, pk, sk)
                 try:
                     old_type = parse_header(old_value).item_type
                 except LayoutError as e:
@@ -911,15 +1065,23 @@ class TableClient:
             except InvalidValue as e:
                 raise InvalidRequest(str(e)) from None
             try:
-                header = encode_header(item_type, indexes)
+                # The store's header elides the key paths its GSIs keep (section 5).
+                header = encode_header(item_type, indexes, [n for n, _ in indexes if n in self._kept])
             except LayoutError as e:
                 raise InvalidRequest(f"{path}: {e}") from None
-            entries = []
+            entries: List[Optional[Tuple[bytes, bytes]]] = []
+            gsi_attrs: Dict[str, Any] = {}
             for name, ipath in indexes:
                 epk, esk = self._entry_key(name, ipath, path)
                 if len(epk) > MAX_PARTITION_KEY or len(esk) > MAX_SORT_KEY:
                     raise InvalidRequest(f"{path}: index {name}'s entry key is over DynamoDB's key limits")
-                entries.append((epk, esk))
+                gsi = self._kept.get(name)
+                if gsi is None:
+                    entries.append((epk, esk))
+                    continue
+                entries.append(None)  # DynamoDB keeps the GSI from the item's attributes
+                gsi_attrs[gsi.pk] = _b(KeyPath(ipath.components[:1]).encode())
+                gsi_attrs[gsi.sk] = _b(esk)
             counter_version = _counter_version(counter, counter_key) if counted else None
             if counted:
                 version = (counter_version or 0) + 1
@@ -933,14 +1095,15 @@ class TableClient:
                 stale, kept = self._stale_entries(old_value, indexes, path, pk, sk)
                 for epk, esk in stale:
                     members.append(self._delete_member(epk, esk, None, False))
-            for (epk, esk), same in zip(entries, kept):
-                if same:
+            for new_entry, same in zip(entries, kept):
+                if same or new_entry is None:
                     continue
+                epk, esk = new_entry
                 entry = {"pk": _b(epk), "sk": _b(esk), "val": _b(b"\x01"), "ver": {"N": str(version)}}
                 members.append(self._put_member(entry, None, conditioned=False))
             envelope = header + payload
             members.append(
-                self._put_member(self._record_attrs(pk, sk, version, envelope, len(header), item_type, value), found)
+                self._put_member(self._record_attrs(pk, sk, version, envelope, len(header), item_type, value, gsi_attrs), found)
             )
             if counted:
                 members.append(self._counter_member(counter_key, version, counter_version))
@@ -1018,7 +1181,7 @@ class TableClient:
             old = got[-1]
             if old is None:
                 return False
-            found, old_value = _record(old, pk, sk)
+            found, old_value = self._record(old, pk, sk)
             members: List[Dict[str, Any]] = []
             try:
                 stale, _ = self._stale_entries(old_value, [], path, pk, sk)
@@ -1044,7 +1207,7 @@ def _counter_key(pk: bytes) -> Tuple[bytes, bytes]:
 
 
 def _counter_version(record: Optional[Dict[str, Any]], key: Tuple[bytes, bytes]) -> Optional[int]:
-    return None if record is None else _record(record, key[0], key[1])[0]
+    return None if record is None else _stored_record(record, key[0], key[1])[0]
 
 
 def _pause(attempt: int) -> None:
