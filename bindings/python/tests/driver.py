@@ -76,7 +76,27 @@ def text(request: Dict[str, Any], name: str) -> str:
     return value
 
 
+MAX_VALUE_DEPTH = 127
+"""The deepest nesting of arrays and objects a value may have: what `keypath db put`
+accepts."""
+
+
+def depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max((depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((depth(v) for v in value), default=0)
+    return 0
+
+
+def checked(value: Any) -> Any:
+    if depth(value) > MAX_VALUE_DEPTH:
+        raise InvalidRequest(f"nested more than {MAX_VALUE_DEPTH} arrays and objects deep")
+    return value
+
+
 def serve(client: TableClient, request: Dict[str, Any]) -> Any:
+    """The result of one request (raises on an error)."""
     op = request.get("op")
     if op == "put":
         key = text(request, "key")
@@ -86,7 +106,7 @@ def serve(client: TableClient, request: Dict[str, Any]) -> Any:
         if if_version is not None and (type(if_version) is not int or if_version < 0):
             raise InvalidRequest(f"if_version: expected a version, found {if_version!r}")
         version = client.put(
-            key, request["value"], if_absent=bool(request.get("if_absent")), if_version=if_version
+            key, checked(request["value"]), if_absent=bool(request.get("if_absent")), if_version=if_version
         )
         return {"key": str(KeyPath.parse(key)), "version": version}
     if op == "update":
@@ -94,6 +114,7 @@ def serve(client: TableClient, request: Dict[str, Any]) -> Any:
         changes = request.get("set")
         if not isinstance(changes, dict):
             raise InvalidRequest("update: set must be an object")
+        checked(changes)
 
         def change(value: Any) -> Any:
             if not isinstance(value, dict):
@@ -129,6 +150,7 @@ def serve(client: TableClient, request: Dict[str, Any]) -> Any:
 
 
 def kind_of(error: BaseException) -> str:
+    """The protocol's error kind of an exception."""
     if isinstance(error, ConditionFailed):
         return "condition_failed"
     if isinstance(error, ItemNotFound):
@@ -141,6 +163,7 @@ def kind_of(error: BaseException) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Serves requests from stdin until its end."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--table", required=True)
     parser.add_argument("--endpoint", required=True)

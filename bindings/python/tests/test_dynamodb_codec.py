@@ -236,3 +236,14 @@ def test_entry_key_of_the_client_matches_the_layout() -> None:
     pk, sk = TableClient._entry_key("by_u", KeyPath.parse("/g-1/u-2"), KeyPath.parse("/a-1/t-2"))
     assert pk == layout.index_group("by_u", KeyPath.parse("/g-1").encode())
     assert sk == layout.entry_sort_key(KeyPath.parse("/u-2").encode(), KeyPath.parse("/a-1/t-2").encode())
+
+
+def test_doctests_of_the_table_client() -> None:
+    import doctest
+
+    from keypath import _layout_error, dynamodb
+
+    for module in (dynamodb, layout, msgpack, _layout_error):
+        result = doctest.testmod(module)
+        assert result.failed == 0, module.__name__
+        assert result.attempted > 0, module.__name__

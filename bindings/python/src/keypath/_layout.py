@@ -2,6 +2,12 @@
 keys, envelopes, index entries, the native form and its shape, the configuration record,
 field indexes, query ranges and cursors. The client in :mod:`keypath.dynamodb` sends what
 these functions compute.
+
+>>> from keypath import KeyPath
+>>> [k.hex() for k in item_key(KeyPath.parse("/board-1/ticket-7"), {})]
+['626f617264010801002811', '7469636b6574010807003011']
+>>> item_key(KeyPath.parse("/customer-7"), {"customer": "last"})[1]
+b'\\xff'
 """
 
 from __future__ import annotations
