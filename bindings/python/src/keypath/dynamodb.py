@@ -269,6 +269,21 @@ class _Scanned:
 _Bound = Optional[Tuple[bytes, bool]]  # (bytes, inclusive) or None for unbounded
 
 
+def _empty_range(start: _Bound, end: _Bound) -> bool:
+    """Whether no byte string lies within the bounds (as the Rust backend's
+    ``Scan::is_empty_range``: then no request is sent)."""
+    if end is not None and not end[1] and not end[0]:
+        return True
+    if start is None or end is None:
+        return False
+    (s, s_in), (e, e_in) = start, end
+    if s_in and e_in:
+        return s > e
+    if s_in or e_in:
+        return s >= e
+    return s >= e or (len(e) == len(s) + 1 and e.startswith(s) and e[-1] == 0)
+
+
 def _clamp(bound: _Bound, lower: bool) -> Tuple[bool, _Bound]:
     """(whether any stored key can pass, the bound DynamoDB accepts)."""
     if bound is None:
@@ -534,7 +549,7 @@ class TableClient:
         ``Query`` and its ``LastEvaluatedKey`` pages (section 7.2); on ``gsi``, its items
         by its keys."""
         pk_name, sk_name = ("pk", "sk") if gsi is None else (gsi.pk, gsi.sk)
-        if limit == 0 or not pk or len(pk) > MAX_PARTITION_KEY:
+        if limit == 0 or not pk or len(pk) > MAX_PARTITION_KEY or _empty_range(start, end):
             return []
         ok_lo, lo = _clamp(start, True)
         ok_hi, hi = _clamp(end, False)
