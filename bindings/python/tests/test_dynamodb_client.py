@@ -258,3 +258,60 @@ def test_values_of_every_kind_read_back() -> None:
     got = client.get("/board-1/note-2")
     assert got is not None and got["value"] == native and got["type"] == "note"
     assert [type(x) for x in got["value"]["n"]] == [type(None), float]
+
+
+def _attribute_values() -> Any:
+    from hypothesis import strategies as st
+
+    scalar = st.one_of(
+        st.builds(lambda n: {"N": n}, st.one_of(st.from_regex(r"-?[0-9]{1,25}(\.[0-9]{1,3})?(e-?[0-9]{1,3})?", fullmatch=True), st.text(max_size=5))),
+        st.builds(lambda t: {"S": t}, st.text(max_size=5)),
+        st.builds(lambda b: {"B": b}, st.binary(max_size=8)),
+        st.builds(lambda b: {"BOOL": b}, st.booleans()),
+        st.just({"NULL": True}),
+    )
+    return st.recursive(
+        scalar,
+        lambda inner: st.one_of(
+            st.builds(lambda xs: {"L": xs}, st.lists(inner, max_size=3)),
+            st.builds(lambda m: {"M": m}, st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+        ),
+        max_leaves=8,
+    )
+
+
+def test_arbitrary_records_are_read_or_reported() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    names = st.sampled_from(["ver", "val", "item", "hdr", "shape", "type"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(
+        st.one_of(
+            st.binary(min_size=1, max_size=12),
+            st.sampled_from(
+                [
+                    KeyPath.parse("/ticket-1").encode(),
+                    b"\xff",
+                    layout.entry_sort_key(KeyPath.parse("/updated-1").encode(), KeyPath.parse("/board-1/ticket-1").encode()),
+                ]
+            ),
+        ),
+        st.dictionaries(names, st.one_of(_attribute_values(), st.builds(lambda b: {"B": b}, st.binary(max_size=24)))),
+    )
+    def read(sk: bytes, attrs: Dict[str, Any]) -> None:
+        stub, client = make()
+        group = KeyPath.parse("/board-1").encode()
+        _put_raw(stub, group, sk, attrs)
+        _put_raw(stub, layout.index_group("by_updated", group), sk, attrs)
+        for call in (
+            lambda: client.list("/board-1"),
+            lambda: client.query_index("by_updated", "/board-1"),
+        ):
+            try:
+                call()
+            except ForeignRecord:
+                pass
+
+    read()
