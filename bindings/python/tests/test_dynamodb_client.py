@@ -9,6 +9,8 @@ import random
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from keypath import KeyPath
 from keypath import _layout as layout
@@ -260,11 +262,15 @@ def test_values_of_every_kind_read_back() -> None:
     assert [type(x) for x in got["value"]["n"]] == [type(None), float]
 
 
-def _attribute_values() -> Any:
-    from hypothesis import strategies as st
-
+def _attribute_values() -> st.SearchStrategy[Dict[str, Any]]:
     scalar = st.one_of(
-        st.builds(lambda n: {"N": n}, st.one_of(st.from_regex(r"-?[0-9]{1,25}(\.[0-9]{1,3})?(e-?[0-9]{1,3})?", fullmatch=True), st.text(max_size=5))),
+        st.builds(
+            lambda n: {"N": n},
+            st.one_of(
+                st.from_regex(r"-?[0-9]{1,25}(\.[0-9]{1,3})?(e-?[0-9]{1,3})?", fullmatch=True),
+                st.text(max_size=5),
+            ),
+        ),
         st.builds(lambda t: {"S": t}, st.text(max_size=5)),
         st.builds(lambda b: {"B": b}, st.binary(max_size=8)),
         st.builds(lambda b: {"BOOL": b}, st.booleans()),
@@ -280,38 +286,36 @@ def _attribute_values() -> Any:
     )
 
 
-def test_arbitrary_records_are_read_or_reported() -> None:
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
-    names = st.sampled_from(["ver", "val", "item", "hdr", "shape", "type"])
-
-    @settings(max_examples=300, deadline=None)
-    @given(
-        st.one_of(
-            st.binary(min_size=1, max_size=12),
-            st.sampled_from(
-                [
-                    KeyPath.parse("/ticket-1").encode(),
-                    b"\xff",
-                    layout.entry_sort_key(KeyPath.parse("/updated-1").encode(), KeyPath.parse("/board-1/ticket-1").encode()),
-                ]
+_SORT_KEYS = st.one_of(
+    st.binary(min_size=1, max_size=12),
+    st.sampled_from(
+        [
+            KeyPath.parse("/ticket-1").encode(),
+            b"\xff",
+            layout.entry_sort_key(
+                KeyPath.parse("/updated-1").encode(), KeyPath.parse("/board-1/ticket-1").encode()
             ),
-        ),
-        st.dictionaries(names, st.one_of(_attribute_values(), st.builds(lambda b: {"B": b}, st.binary(max_size=24)))),
-    )
-    def read(sk: bytes, attrs: Dict[str, Any]) -> None:
-        stub, client = make()
-        group = KeyPath.parse("/board-1").encode()
-        _put_raw(stub, group, sk, attrs)
-        _put_raw(stub, layout.index_group("by_updated", group), sk, attrs)
-        for call in (
-            lambda: client.list("/board-1"),
-            lambda: client.query_index("by_updated", "/board-1"),
-        ):
-            try:
-                call()
-            except ForeignRecord:
-                pass
+        ]
+    ),
+)
+_RECORDS = st.dictionaries(
+    st.sampled_from(["ver", "val", "item", "hdr", "shape", "type"]),
+    st.one_of(_attribute_values(), st.builds(lambda b: {"B": b}, st.binary(max_size=24))),
+)
 
-    read()
+
+@settings(max_examples=300, deadline=None)
+@given(_SORT_KEYS, _RECORDS)
+def test_arbitrary_records_are_read_or_reported(sk: bytes, attrs: Dict[str, Any]) -> None:
+    stub, client = make()
+    group = KeyPath.parse("/board-1").encode()
+    _put_raw(stub, group, sk, attrs)
+    _put_raw(stub, layout.index_group("by_updated", group), sk, attrs)
+    try:
+        client.list("/board-1")
+    except ForeignRecord:
+        pass
+    try:
+        client.query_index("by_updated", "/board-1")
+    except ForeignRecord:
+        pass
