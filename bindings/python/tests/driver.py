@@ -57,6 +57,17 @@ def options(request: Dict[str, Any]) -> Dict[str, Any]:
             if not isinstance(request[name], str):
                 raise InvalidRequest(f"{name}: expected a string")
             out[name] = request[name]
+    for name in ("from_root", "to_root"):
+        if request.get(name) is not None:
+            if not isinstance(request[name], bool):
+                raise InvalidRequest(f"{name}: expected a boolean")
+            if request[name]:
+                if request.get("op") == "index":
+                    raise InvalidRequest(
+                        "an index's entries have no root item to bound them by (from_root and "
+                        "to_root are for item lists)"
+                    )
+                out[name] = True
     if request.get("reverse") is not None:
         if not isinstance(request["reverse"], bool):
             raise InvalidRequest("reverse: expected a boolean")

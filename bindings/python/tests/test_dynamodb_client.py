@@ -319,3 +319,25 @@ def test_arbitrary_records_are_read_or_reported(sk: bytes, attrs: Dict[str, Any]
         client.query_index("by_updated", "/board-1")
     except ForeignRecord:
         pass
+
+
+def test_lists_bounded_by_a_placed_root_item() -> None:
+    config = b'{"format":2,"indexes":[],"types":[],"roots":{"org":{"before":"user"}}}'
+    stub, client = make(config)
+    for key in ["/org-1", "/org-1/team-1", "/org-1/team-2", "/org-1/user-1", "/org-1/user-2"]:
+        client.put(key, {"k": key})
+    assert stub.records[layout.item_key(KeyPath.parse("/org-1"), {"org": ("before", "user")})]
+
+    def keys(page: Page) -> List[str]:
+        return [str(i["key"]) for i in page.items]
+
+    assert keys(client.list("/org-1")) == ["/org-1/team-1", "/org-1/team-2", "/org-1", "/org-1/user-1", "/org-1/user-2"]
+    assert keys(client.list("/org-1", from_root=True, limit=2)) == ["/org-1", "/org-1/user-1"]
+    assert keys(client.list("/org-1", to_root=True, reverse=True, limit=2)) == ["/org-1", "/org-1/team-2"]
+    assert keys(client.list("/org-1/user")) == ["/org-1/user-1", "/org-1/user-2"]
+    first = client.list("/org-1", from_root=True, limit=1)
+    assert keys(client.list("/org-1", from_root=True, cursor=first.cursor)) == ["/org-1/user-1", "/org-1/user-2"]
+    got = client.get("/org-1")
+    assert got is not None and got["value"] == {"k": "/org-1"}
+    assert client.delete("/org-1") is True
+    assert keys(client.list("/org-1", from_root=True)) == ["/org-1/user-1", "/org-1/user-2"]

@@ -374,7 +374,12 @@ class TableClient:
     def connect(cls, table: str, endpoint_url: Optional[str] = None, **kwargs: Any) -> TableClient:
         """:meth:`open` over ``boto3.client("dynamodb", endpoint_url=..., **kwargs)``
         (needs boto3: ``pip install 'keypath[dynamodb]'``)."""
-        import boto3  # type: ignore[import-untyped,unused-ignore]
+        try:
+            import boto3  # type: ignore[import-untyped,unused-ignore]
+        except ImportError as e:
+            raise ImportError(
+                f"TableClient.connect needs boto3 (pip install 'keypath[dynamodb]'): {e}"
+            ) from None
 
         return cls.open(boto3.client("dynamodb", endpoint_url=endpoint_url, **kwargs), table)
 
@@ -719,19 +724,32 @@ class TableClient:
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
         children: Optional[str] = None,
+        from_root: bool = False,
+        to_root: bool = False,
     ) -> Page:
         """A page of the items under ``prefix`` (its first component is the group; a deeper
         prefix narrows the range), within the path bounds, in key order (``reverse``:
         largest first), at most ``limit`` of them, resuming after ``cursor``: what
         ``keypath db list PREFIX`` with the same options answers. ``children="ticket"``
         lists the ``ticket`` IDs directly under ``prefix`` (with their descendants)
-        instead, as the Rust store's ``Query::children``. Each scan is a ``Query``
+        instead, as the Rust store's ``Query::children``. ``from_root``: only the group's
+        root item and what sorts after it, wherever the configuration places the root item;
+        ``to_root``: only what sorts before it, and the root item (these read the
+        configuration once). Each scan is a ``Query``
         of one record more than the page needs.
 
         Raises :class:`ForeignRecord` for a record in the range that is not an item.
         """
         group, the_plan = self._query_plan(prefix, gt, gte, lt, lte, False, children)
         group_bytes = group.encode()
+        if from_root or to_root:
+            root = item_key(group, self._roots())[1]
+            if from_root and root > the_plan.start:
+                the_plan.start = root
+            if to_root:
+                end = root + b"\x00"
+                if the_plan.end is None or end < the_plan.end:
+                    the_plan.end = end
 
         def resolve(records: List[Tuple[bytes, Dict[str, Any]]], needed: int) -> _Scanned:
             scanned = _Scanned()
