@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keypath import KeyPath
+from keypath import _config as configs
 from keypath import _layout as layout
 from keypath.dynamodb import (
     ConditionFailed,
@@ -172,7 +173,7 @@ def test_indexes_stay_exact_in_the_table() -> None:
     assert entries == [
         TableClient._entry_key("by_updated", KeyPath.parse("/board-2/updated-6"), KeyPath.parse("/board-1/ticket-1"))
     ]
-    config = layout.parse_config(stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"]["B"])
+    config = configs.parse_config(stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"]["B"])
     assert config.types == ["ticket"]
 
 

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keypath import KeyPath
+from keypath import _config as configs
 from keypath import _layout as layout
+from keypath import _native as native_form
 from keypath import _msgpack as msgpack
 from keypath._layout_error import LayoutError
 from keypath.dynamodb import TableClient
@@ -80,18 +82,18 @@ def test_msgpack_round_trips(value: Any) -> None:
 @given(values)
 def test_native_form_round_trips(value: Any) -> None:
     doc = {"v": value}
-    native = layout.to_native(doc)
+    native = native_form.to_native(doc)
     if native is None:
         # Only values with no exact native form are refused.
         assert _has_no_native_form(value)
         return
-    back = layout.from_native(native[0], native[1])
+    back = native_form.from_native(native[0], native[1])
     assert same(back, doc)
     assert msgpack.encode(back) == msgpack.encode(doc)
 
 
 def _has_no_native_form(value: Any, depth: int = 1) -> bool:
-    if depth > layout.MAX_NATIVE_DEPTH:
+    if depth > native_form.MAX_NATIVE_DEPTH:
         return True
     if isinstance(value, float):
         return (value == 0.0 and math.copysign(1, value) < 0) or (
@@ -112,7 +114,7 @@ def test_float_text_is_rusts(f: float) -> None:
     shortest digits that read back (as many as Python's `repr` has)."""
     import re
 
-    text = layout.float_text(f)
+    text = native_form.float_text(f)
     assert float(text) == f
     assert re.fullmatch(r"-?(0e0|[1-9](\.[0-9]*[1-9])?e-?[1-9][0-9]*|[1-9](\.[0-9]*[1-9])?e0)", text), text
     shortest = re.sub(r"e.*|[-.]", "", repr(abs(f))).strip("0") or "0"
@@ -122,7 +124,7 @@ def test_float_text_is_rusts(f: float) -> None:
 def test_float_text_examples() -> None:
     for f, text in [(1.5, "1.5e0"), (20.0, "2e1"), (0.1, "1e-1"), (123.456, "1.23456e2"),
                     (-2.5e-7, "-2.5e-7"), (0.0, "0e0"), (1e21, "1e21"), (5e-324, "5e-324")]:
-        assert layout.float_text(f) == text
+        assert native_form.float_text(f) == text
 
 
 @given(st.binary(max_size=64))
@@ -156,17 +158,17 @@ def test_cursor_decoder_raises_only_its_error(data: bytes) -> None:
 @given(st.binary(max_size=64))
 def test_config_decoder_raises_only_its_error(data: bytes) -> None:
     try:
-        layout.parse_config(data)
+        configs.parse_config(data)
     except LayoutError:
         pass
 
 
 @given(st.recursive(scalars, lambda i: st.lists(i, max_size=3), max_leaves=8), st.binary(max_size=12))
 def test_native_decoder_raises_only_its_error(value: Any, shape: bytes) -> None:
-    native = layout.to_native({"k": value})
+    native = native_form.to_native({"k": value})
     attr = native[0] if native is not None else {"N": "1"}
     try:
-        layout.from_native(attr, shape)
+        native_form.from_native(attr, shape)
     except LayoutError:
         pass
 
@@ -211,24 +213,24 @@ def test_envelopes_round_trip(indexes: List[Any], value: Any) -> None:
 
 
 def test_field_index_ids_follow_the_cli() -> None:
-    config = layout.parse_config(
+    config = configs.parse_config(
         b'{"format":1,"indexes":[{"name":"by_u","type":"t","kind":"field","field":"u","group":"/g-{g}"},'
         b'{"name":"fixed","type":"t","kind":"field","field":"u","group":"/all-%7Bx}"}],"types":[]}'
     )
     path = KeyPath.parse("/a-1/t-2")
-    keys = layout.field_index_keys(config, path, {"g": "7", "u": "007"})
+    keys = configs.field_index_keys(config, path, {"g": "7", "u": "007"})
     assert keys == [("by_u", KeyPath([("g", 7), ("u", "007")])), ("fixed", KeyPath([("all", "{x}"), ("u", "007")]))]
     assert KeyPath.parse(str(keys[0][1])).components[0].id == 7
-    assert layout.field_index_keys(config, path, {"u": 1}) == [("fixed", KeyPath([("all", "{x}"), ("u", 1)]))]
-    assert layout.field_index_keys(config, path, {"g": 1, "u": None}) == []
+    assert configs.field_index_keys(config, path, {"u": 1}) == [("fixed", KeyPath([("all", "{x}"), ("u", 1)]))]
+    assert configs.field_index_keys(config, path, {"g": 1, "u": None}) == []
     for bad in [True, 1.5, [1], {"a": 1}, 2**64]:
         try:
-            layout.field_index_keys(config, path, {"g": 1, "u": bad})
+            configs.field_index_keys(config, path, {"g": 1, "u": bad})
             raise AssertionError(f"{bad!r} was accepted")
-        except layout.InvalidValue:
+        except configs.InvalidValue:
             pass
     uuid_text = "4C9D36E5-6B19-4E6A-828C-226ED667458A"
-    (_, key), _ = layout.field_index_keys(config, path, {"g": uuid_text, "u": -3})
+    (_, key), _ = configs.field_index_keys(config, path, {"g": uuid_text, "u": -3})
     assert str(key).lower() == f"/g-{uuid_text.lower()}/u--3"
 
 
@@ -241,9 +243,11 @@ def test_entry_key_of_the_client_matches_the_layout() -> None:
 def test_doctests_of_the_table_client() -> None:
     import doctest
 
-    from keypath import _layout_error, dynamodb
+    from keypath import _layout_error, _records, _table_base, _table_types, _table_write, dynamodb
 
-    for module in (dynamodb, layout, msgpack, _layout_error):
+    for module in (dynamodb, layout, native_form, configs, msgpack, _layout_error):
         result = doctest.testmod(module)
         assert result.failed == 0, module.__name__
         assert result.attempted > 0, module.__name__
+    for module in (_records, _table_base, _table_types, _table_write):
+        assert doctest.testmod(module).failed == 0, module.__name__

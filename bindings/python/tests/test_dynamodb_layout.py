@@ -11,7 +11,9 @@ from typing import Any, Dict
 import pytest
 
 from keypath import KeyPath
+from keypath import _config as configs
 from keypath import _layout as layout
+from keypath import _native as native_form
 from keypath import _msgpack as msgpack
 from keypath.dynamodb import TableClient, Unsupported
 
@@ -49,7 +51,7 @@ def test_the_doc_has_its_examples() -> None:
 
 TICKET = KeyPath.parse("/board-1/ticket-7")
 TICKET_VALUE = {"board": 1, "title": "Fix", "updated": 20}
-CONFIG = layout.parse_config(CHECKS["config.json"].strip().encode())
+CONFIG = configs.parse_config(CHECKS["config.json"].strip().encode())
 
 
 def test_item_keys() -> None:
@@ -69,7 +71,7 @@ def test_item_keys() -> None:
 
 
 def test_entries() -> None:
-    keys = layout.field_index_keys(CONFIG, TICKET, TICKET_VALUE)
+    keys = configs.field_index_keys(CONFIG, TICKET, TICKET_VALUE)
     assert [(n, str(p)) for n, p in keys] == [("by_updated", "/board-1/updated-20")]
     pk, sk = TableClient._entry_key("by_updated", keys[0][1], TICKET)
     assert (pk, sk) == (hexblock("entry.pk"), hexblock("entry.sk"))
@@ -84,7 +86,7 @@ def test_entries() -> None:
 
 
 def test_envelopes() -> None:
-    keys = layout.field_index_keys(CONFIG, TICKET, TICKET_VALUE)
+    keys = configs.field_index_keys(CONFIG, TICKET, TICKET_VALUE)
     header = layout.encode_header("ticket", keys)
     assert header + msgpack.encode(TICKET_VALUE) == hexblock("ticket.value")
     assert header == hexblock("native.hdr")
@@ -96,11 +98,11 @@ def test_envelopes() -> None:
 
 
 def test_native_form() -> None:
-    native = layout.to_native(TICKET_VALUE)
+    native = native_form.to_native(TICKET_VALUE)
     assert native is not None
     assert native[0] == {"M": {"board": {"N": "1"}, "title": {"S": "Fix"}, "updated": {"N": "20"}}}
     assert native[1] == hexblock("native.shape")
-    assert layout.from_native(native[0], native[1]) == TICKET_VALUE
+    assert native_form.from_native(native[0], native[1]) == TICKET_VALUE
 
 
 def test_cursor() -> None:
@@ -116,7 +118,7 @@ def test_cursor() -> None:
 @pytest.mark.parametrize("name", ["config.json", "config_roots.json", "config_counters.json"])
 def test_config_json(name: str) -> None:
     text = CHECKS[name].strip().encode()
-    assert layout.parse_config(text).to_json() == text
+    assert configs.parse_config(text).to_json() == text
 
 
 def _store() -> StubDynamoDB:
