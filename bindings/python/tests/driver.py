@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import io
 import json
 import os
 import sys
@@ -189,11 +190,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     client = TableClient.connect(args.table, endpoint_url=args.endpoint)
     requests: List[str] = []
 
-    def count(model: Any = None, **_: Any) -> None:
-        requests.append(getattr(model, "name", "?"))
+    def count(request: Any = None, **_: Any) -> None:
+        # Every HTTP attempt, botocore's own retries included; returns None, so the
+        # request is sent.
+        target = request.headers.get("X-Amz-Target", b"") if request is not None else b""
+        if isinstance(target, bytes):
+            target = target.decode("ascii", "replace")
+        requests.append(str(target).rsplit(".", 1)[-1] or "?")
 
-    client.client.meta.events.register("before-call.dynamodb", count)
-    for line in sys.stdin:
+    client.client.meta.events.register("before-send.dynamodb", count)
+    # Requests are UTF-8 whatever the locale; answers are ASCII (json.dumps escapes the rest).
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8") if hasattr(sys.stdin, "buffer") else sys.stdin
+    for line in stdin:
         if not line.strip():
             continue
         requests.clear()

@@ -105,7 +105,9 @@ def test_main_answers_every_line(monkeypatch: pytest.MonkeyPatch) -> None:
                 inner = getattr(c.client, method)
 
                 def wrapped(*a: Any, _inner: Any = inner, _m: str = method, **kw: Any) -> Any:
-                    hook(model=type("M", (), {"name": "".join(p.title() for p in _m.split("_"))})())
+                    operation = "".join(p.title() for p in _m.split("_"))
+                    headers = {"X-Amz-Target": f"DynamoDB_20120810.{operation}".encode()}
+                    hook(request=type("Request", (), {"headers": headers})())
                     return _inner(*a, **kw)
 
                 setattr(c.client, method, wrapped)
