@@ -342,3 +342,25 @@ def test_lists_bounded_by_a_placed_root_item() -> None:
     assert got is not None and got["value"] == {"k": "/org-1"}
     assert client.delete("/org-1") is True
     assert keys(client.list("/org-1", from_root=True)) == ["/org-1/user-1", "/org-1/user-2"]
+
+
+def test_values_over_the_item_limit_are_refused() -> None:
+    stub, client = make()
+    with pytest.raises(InvalidRequest):
+        client.put("/board-1/note-1", {"big": "x" * (400 * 1024)})
+    assert stub.operations().count("TransactWriteItems") + stub.operations().count("PutItem") == 0
+    client.put("/board-1/note-1", {"big": "x" * (300 * 1024)})
+    got = client.get("/board-1/note-1")
+    assert got is not None and len(got["value"]["big"]) == 300 * 1024
+
+
+def test_values_an_index_refuses_send_nothing() -> None:
+    stub, client = make()
+    client.get("/board-1")  # reads the configuration (a root item's place)
+    stub.requests.clear()
+    for bad in [True, 1.5, [1], {"a": 1}]:
+        with pytest.raises(InvalidRequest):
+            client.put("/board-1/ticket-1", {"board": 1, "updated": bad})
+    with pytest.raises(InvalidRequest):
+        client.put("/board-1/ticket-1", {"board": 1, "n": 2**64})
+    assert stub.operations() == []

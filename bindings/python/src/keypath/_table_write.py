@@ -193,6 +193,47 @@ class _Writes(_TableBase):
         if not self._config_read:
             self._read_config()
 
+    def _encode(
+        self, path: KeyPath, item_type: str, value: Any, payload: bytes, config: Config
+    ) -> Tuple[
+        bytes,
+        List[Tuple[str, KeyPath]],
+        List[Optional[Tuple[bytes, bytes]]],
+        Dict[str, Any],
+    ]:
+        """The stored header of the item at ``path``, its index keys, the keys of its
+        entries (``None`` for an index a GSI keeps) and its GSI key attributes; refuses (with
+        :class:`InvalidRequest`) a value a field index refuses and keys or values over
+        DynamoDB's limits."""
+        try:
+            indexes = field_index_keys(config, path, value)
+        except InvalidValue as e:
+            raise InvalidRequest(str(e)) from None
+        try:
+            # The store's header elides the key paths its GSIs keep (section 5).
+            header = encode_header(item_type, indexes, [n for n, _ in indexes if n in self._kept])
+        except LayoutError as e:
+            raise InvalidRequest(f"{path}: {e}") from None
+        if len(header) + len(payload) > MAX_ITEM_SIZE:
+            raise InvalidRequest(
+                f"{path}: the value is {len(header) + len(payload)} bytes, over the store's "
+                f"limit of {MAX_ITEM_SIZE} (DynamoDB's item size)"
+            )
+        entries: List[Optional[Tuple[bytes, bytes]]] = []
+        gsi_attrs: Dict[str, Any] = {}
+        for name, ipath in indexes:
+            epk, esk = self._entry_key(name, ipath, path)
+            if len(epk) > MAX_PARTITION_KEY or len(esk) > MAX_SORT_KEY:
+                raise InvalidRequest(f"{path}: index {name}'s entry key is over DynamoDB's key limits")
+            gsi = self._kept.get(name)
+            if gsi is None:
+                entries.append((epk, esk))
+                continue
+            entries.append(None)  # DynamoDB keeps the GSI from the item's attributes
+            gsi_attrs[gsi.pk] = _b(KeyPath(ipath.components[:1]).encode())
+            gsi_attrs[gsi.sk] = _b(esk)
+        return header, indexes, entries, gsi_attrs
+
     def _commit_put(
         self, path: KeyPath, value: Any, expect: Tuple[str, Optional[int]]
     ) -> int:
@@ -208,6 +249,11 @@ class _Writes(_TableBase):
             payload = _msgpack.encode(value)
         except LayoutError as e:
             raise InvalidRequest(f"{path}: the value: {e}") from None
+        if self._config is not None:
+            # Bad values are refused before anything is sent, as `keypath db put` computes
+            # the index keys before writing; the write computes them again from the
+            # configuration it reads.
+            self._encode(path, item_type, value, payload, self._config)
         for attempt in range(_MAX_ATTEMPTS):
             counted = self._config is not None and self._config.group_versions
             counter_key = _counter_key(pk)
@@ -259,28 +305,7 @@ class _Writes(_TableBase):
                 )
             if kind == "read" and found != want:
                 raise _Conflict()
-            try:
-                indexes = field_index_keys(config, path, value)
-            except InvalidValue as e:
-                raise InvalidRequest(str(e)) from None
-            try:
-                # The store's header elides the key paths its GSIs keep (section 5).
-                header = encode_header(item_type, indexes, [n for n, _ in indexes if n in self._kept])
-            except LayoutError as e:
-                raise InvalidRequest(f"{path}: {e}") from None
-            entries: List[Optional[Tuple[bytes, bytes]]] = []
-            gsi_attrs: Dict[str, Any] = {}
-            for name, ipath in indexes:
-                epk, esk = self._entry_key(name, ipath, path)
-                if len(epk) > MAX_PARTITION_KEY or len(esk) > MAX_SORT_KEY:
-                    raise InvalidRequest(f"{path}: index {name}'s entry key is over DynamoDB's key limits")
-                gsi = self._kept.get(name)
-                if gsi is None:
-                    entries.append((epk, esk))
-                    continue
-                entries.append(None)  # DynamoDB keeps the GSI from the item's attributes
-                gsi_attrs[gsi.pk] = _b(KeyPath(ipath.components[:1]).encode())
-                gsi_attrs[gsi.sk] = _b(esk)
+            header, indexes, entries, gsi_attrs = self._encode(path, item_type, value, payload, config)
             counter_version = _counter_version(counter, counter_key) if counted else None
             if counted:
                 version = (counter_version or 0) + 1
