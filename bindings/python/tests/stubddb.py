@@ -195,6 +195,20 @@ class StubDynamoDB:
         out["Items"] = [copy.deepcopy(r) for _, r in rows]
         return out
 
+    def scan(self, **body: Any) -> Dict[str, Any]:
+        self._log("Scan", body)
+        assert body.get("ProjectionExpression") == "pk"
+        keys = sorted(self.records)
+        start = body.get("ExclusiveStartKey")
+        if start is not None:
+            keys = [k for k in keys if k > self._key(start)]
+        out: Dict[str, Any] = {}
+        if self.page_size is not None and len(keys) > self.page_size:
+            keys = keys[: self.page_size]
+            out["LastEvaluatedKey"] = {"pk": {"B": keys[-1][0]}, "sk": {"B": keys[-1][1]}}
+        out["Items"] = [{"pk": {"B": pk}} for pk, _ in keys]
+        return out
+
     def describe_table(self, **body: Any) -> Dict[str, Any]:
         self._log("DescribeTable", body)
         return {"Table": copy.deepcopy(self.description)}

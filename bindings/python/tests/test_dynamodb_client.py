@@ -202,10 +202,29 @@ def test_bad_input_is_refused_before_anything_is_written() -> None:
         client.list("/board", limit=1)
 
 
-def test_unsupported_stores_are_refused() -> None:
+def test_a_table_without_configuration_gets_one_as_the_rust_store_gives_it() -> None:
     stub, client = make(None)
-    with pytest.raises(Unsupported):
-        client.put("/board-1/ticket-1", {"board": 1})
+    client.put("/board-1/ticket-1", {"board": 1})
+    assert stub.operations() == ["GetItem", "Scan", "BatchGetItem", "TransactWriteItems"]
+    record = stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]
+    assert record["val"]["B"] == b'{"format":1,"indexes":[],"types":["ticket"]}'
+    assert record["ver"] == {"N": "1"}
+    stub.requests.clear()
+    client.put("/board-1/ticket-2", {"board": 1})
+    assert stub.operations() == ["BatchGetItem", "PutItem"]
+    # A table that held items before it had a configuration: which types it holds is
+    # unknown, so no record is written.
+    stub, client = make(None)
+    client.put("/board-1/ticket-1", {"board": 1})
+    del stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]
+    stub.page_size = 1
+    client = TableClient(stub, "t")
+    client.put("/board-1/note-1", {"x": 1})
+    assert (layout.CONFIG_PK, layout.CONFIG_SK) not in stub.records
+    assert stub.operations()[-2:] == ["BatchGetItem", "PutItem"]
+
+
+def test_unsupported_stores_are_refused() -> None:
     building = b'{"format":1,"indexes":[{"name":"by_x","type":"ticket","kind":"program","building":true}],"types":[]}'
     stub, client = make(building)
     with pytest.raises(Unsupported):

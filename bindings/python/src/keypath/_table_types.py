@@ -54,7 +54,7 @@ class ForeignRecord(TableError):
 
 class Unsupported(TableError):
     """A write this client does not make (an item type with a ``"program"`` index, an
-    index being built, a store without a configuration record); nothing was written."""
+    index being built); nothing was written."""
 
 
 class Page:

@@ -254,6 +254,10 @@ class _Writes(_TableBase):
             # the index keys before writing; the write computes them again from the
             # configuration it reads.
             self._encode(path, item_type, value, payload, self._config)
+        # Whether the table held items when it had no configuration record (a Scan tells,
+        # once, when a write finds no record).
+        roots_unknown = self._config is None
+        unrecorded_items = self._holds_items() if self._config is None else None
         for attempt in range(_MAX_ATTEMPTS):
             counted = self._config is not None and self._config.group_versions
             counter_key = _counter_key(pk)
@@ -262,18 +266,29 @@ class _Writes(_TableBase):
             )
             counter = got[0] if counted else None
             old, config_record = got[-2:]
+            cfg_version: Optional[int] = None
             if config_record is None:
-                raise Unsupported(
-                    "the table has no configuration record (create it with keypath db "
-                    "create-table or Store::create_config); this client writes only to "
-                    "configured stores"
-                )
-            cfg_version, cfg_value = self._record(config_record, CONFIG_PK, CONFIG_SK)
-            try:
-                config = parse_config(cfg_value)
-            except LayoutError as e:
-                raise ForeignRecord(str(e)) from None
-            self._config = config
+                # No configuration record: the Rust store's defaults; the write creates the
+                # record listing the type if the table held no item before (then every type
+                # it holds is known), as the Rust store's first write does.
+                if unrecorded_items is None:
+                    unrecorded_items = self._holds_items()
+                config = Config([], types=None if unrecorded_items else [])
+            else:
+                cfg_version, cfg_value = self._record(config_record, CONFIG_PK, CONFIG_SK)
+                try:
+                    config = parse_config(cfg_value)
+                except LayoutError as e:
+                    raise ForeignRecord(str(e)) from None
+                self._config = config
+                if roots_unknown and len(path) == 1:
+                    place = config.roots.get(path.components[0].namespace, "first")
+                    if place != "first":
+                        raise TableError(
+                            f"the store's configuration, created while this write was "
+                            f"prepared, places the root item {path} elsewhere; nothing was "
+                            "written: write again"
+                        )
             if config.group_versions != counted:
                 continue  # learnt with this read: read the group's counter too
             found: Optional[int] = None
@@ -331,19 +346,45 @@ class _Writes(_TableBase):
             )
             if counted:
                 members.append(self._counter_member(counter_key, version, counter_version))
+            declared: Optional[Config] = None
             if config.types is not None and item_type not in config.types:
                 declared = Config(config.indexes, config.group_versions, config.types + [item_type], config.roots)
                 record = {
                     "pk": _b(CONFIG_PK),
                     "sk": _b(CONFIG_SK),
                     "val": _b(declared.to_json()),
-                    "ver": {"N": str(cfg_version + 1)},
+                    "ver": {"N": str(1 if cfg_version is None else cfg_version + 1)},
                 }
                 members.append(self._put_member(record, cfg_version))
             if self._send(members):
+                if cfg_version is None and declared is not None:
+                    self._config = declared  # the record this write created
                 return version
             _pause(attempt)
         raise TableError(f"{path}: gave up after {_MAX_ATTEMPTS} attempts (contention)")
+
+    def _holds_items(self) -> bool:
+        """Whether the table holds an item (a record whose ``pk`` does not start ``00``):
+        one consistent ``Scan`` of the ``pk`` attribute, all pages, as the Rust store's
+        ``holds_items``."""
+        exclusive: Optional[Dict[str, Any]] = None
+        found = False
+        while True:
+            request: Dict[str, Any] = {
+                "TableName": self._table,
+                "ProjectionExpression": "pk",
+                "ConsistentRead": True,
+            }
+            if exclusive is not None:
+                request["ExclusiveStartKey"] = exclusive
+            out = self._client.scan(**request)
+            for attrs in out.get("Items", []):
+                group = attrs.get("pk", {}).get("B") if isinstance(attrs.get("pk"), dict) else None
+                if group and group[0] >= 1:
+                    found = True
+            exclusive = out.get("LastEvaluatedKey")
+            if not exclusive:
+                return found
 
     def put(
         self,
