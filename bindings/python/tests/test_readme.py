@@ -46,10 +46,31 @@ def test_readme_has_examples() -> None:
     assert any("dynamodb.query" in b for b in blocks)
 
 
+def _store_table() -> Any:
+    """A keypath-store table made by `keypath db create-table` with the README's index, in
+    the table client's own stand-in (tests/stubddb.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from stubddb import StubDynamoDB
+
+    stub = StubDynamoDB("tickets")
+    config = (
+        b'{"format":1,"indexes":[{"name":"by_updated","type":"ticket","kind":"field",'
+        b'"field":"updated","group":"/board-{board}"}],"types":[]}'
+    )
+    stub.records[(b"\x00\x03", b"\x00")] = {
+        "pk": {"B": b"\x00\x03"},
+        "sk": {"B": b"\x00"},
+        "val": {"B": config},
+        "ver": {"N": "1"},
+    }
+    return stub
+
+
 @pytest.mark.parametrize("index", range(len(_blocks())))
 def test_readme_example(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    table = StandInDynamoDB()
+    block = _blocks()[index]
+    table: Any = _store_table() if "keypath.dynamodb" in block else StandInDynamoDB()
     boto3 = types.ModuleType("boto3")
-    boto3.client = lambda name: table  # type: ignore[attr-defined]
+    boto3.client = lambda name, **_: table  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "boto3", boto3)
     exec(compile(_blocks()[index], f"README.md example {index + 1}", "exec"), {})

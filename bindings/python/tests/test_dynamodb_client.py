@@ -1,0 +1,385 @@
+"""keypath.dynamodb's TableClient against an in-memory stand-in for boto3 (tests/stubddb.py),
+checked against a model: random puts, updates, deletes and conditional writes, then lists
+and index queries in both orders, whole and page by page through cursors, with DynamoDB's
+own page breaks, and the records a reader must reject."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keypath import KeyPath
+from keypath import _config as configs
+from keypath import _layout as layout
+from keypath.dynamodb import (
+    ConditionFailed,
+    ForeignRecord,
+    InvalidRequest,
+    ItemNotFound,
+    Page,
+    TableClient,
+    Unsupported,
+)
+
+from stubddb import StubDynamoDB
+
+CONFIG = (
+    b'{"format":2,"indexes":[{"name":"by_updated","type":"ticket","kind":"field",'
+    b'"field":"updated","group":"/board-{board}"}],"types":[],"roots":{"board":"last"}}'
+)
+
+
+def make(config: Optional[bytes] = CONFIG) -> Tuple[StubDynamoDB, TableClient]:
+    stub = StubDynamoDB("t")
+    if config is not None:
+        stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)] = {
+            "pk": {"B": layout.CONFIG_PK},
+            "sk": {"B": layout.CONFIG_SK},
+            "val": {"B": config},
+            "ver": {"N": "1"},
+        }
+    return stub, TableClient(stub, "t")
+
+
+def all_pages(fetch: Any, limit: int) -> List[str]:
+    out: List[str] = []
+    cursor: Optional[str] = None
+    while True:
+        page: Page = fetch(limit=limit, cursor=cursor)
+        assert len(page.items) <= limit
+        out.extend(str(i["key"]) for i in page.items)
+        if page.cursor is None:
+            return out
+        cursor = page.cursor
+
+
+KEYS = (
+    ["/board-1", "/board-2"]
+    + [f"/board-{b}/ticket-{t}" for b in (1, 2) for t in (-3, 0, 7, 300, "x", "4c9d36e5-6b19-4e6a-828c-226ed667458a")]
+    + ["/board-1/note-1", "/board-1/ticket-7/comment-1"]
+)
+
+
+def indexed(key: KeyPath, value: Dict[str, Any]) -> Optional[KeyPath]:
+    if key.components[-1].namespace != "ticket" or value.get("updated") is None:
+        return None
+    if value.get("board") is None:
+        return None
+    return KeyPath([("board", value["board"]), ("updated", value["updated"])])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_client_agrees_with_a_model(seed: int) -> None:
+    rng = random.Random(seed)
+    stub, client = make()
+    model: Dict[KeyPath, Tuple[int, Dict[str, Any]]] = {}
+    for _ in range(120):
+        key = KeyPath.parse(rng.choice(KEYS))
+        op = rng.random()
+        value = {"board": rng.choice([1, 2, None]), "updated": rng.choice([1, 5, 5, -2, "7", "a", None]), "n": rng.random()}
+        if op < 0.45:
+            version = client.put(key, value)
+            old = model.get(key)
+            assert version == (old[0] + 1 if old else version)
+            model[key] = (version, value)
+        elif op < 0.6:
+            if key in model:
+                with pytest.raises(ConditionFailed):
+                    client.put(key, value, if_absent=True)
+                with pytest.raises(ConditionFailed):
+                    client.put(key, value, if_version=model[key][0] + 1)
+                version = client.put(key, value, if_version=model[key][0])
+            else:
+                with pytest.raises(ConditionFailed):
+                    client.put(key, value, if_version=1)
+                version = client.put(key, value, if_absent=True)
+            model[key] = (version, value)
+        elif op < 0.8:
+            if key in model:
+                item = client.update(key, lambda v: {**v, "updated": value["updated"]})
+                new = {**model[key][1], "updated": value["updated"]}
+                assert item["version"] == model[key][0] + 1
+                model[key] = (item["version"], new)
+            else:
+                with pytest.raises(ItemNotFound):
+                    client.update(key, lambda v: v)
+        else:
+            assert client.delete(key) == (key in model)
+            model.pop(key, None)
+        got = client.get(key)
+        if key in model:
+            assert got is not None and got["version"] == model[key][0] and got["value"] == model[key][1]
+        else:
+            assert got is None
+    stub.page_size = 3  # DynamoDB's own page breaks: LastEvaluatedKey is followed
+    for board in (1, 2):
+        group = KeyPath.parse(f"/board-{board}")
+        mine = [k for k in model if k.components[0] == group.components[0]]
+        # The root item is placed last.
+        expected = sorted((k for k in mine if len(k) > 1), key=lambda k: k.encode())
+        expected += [k for k in mine if len(k) == 1]
+        listed = client.list(group)
+        assert [str(i["key"]) for i in listed.items] == [str(k) for k in expected]
+        assert listed.cursor is None
+        assert [i["value"] for i in listed.items] == [model[k][1] for k in expected]
+        for limit in (1, 2, 5):
+            assert all_pages(lambda **o: client.list(group, **o), limit) == [str(k) for k in expected]
+            assert all_pages(lambda **o: client.list(group, reverse=True, **o), limit) == [
+                str(k) for k in reversed(expected)
+            ]
+        tickets = [k for k in expected if len(k) > 1 and k.components[1].namespace == "ticket"]
+        assert [str(i["key"]) for i in client.list(f"/board-{board}/ticket").items] == [str(k) for k in tickets]
+        bound = KeyPath.parse(f"/board-{board}/ticket-7")
+        # The root item, placed last (sk FF), falls after every bound.
+        after = [k for k in expected if len(k) == 1 or k > bound]
+        assert [str(i["key"]) for i in client.list(group, gt=bound).items] == [str(k) for k in after]
+        upto = [k for k in expected if len(k) > 1 and k <= bound]
+        assert [str(i["key"]) for i in client.list(group, lte=bound).items] == [str(k) for k in upto]
+        entries = sorted(
+            (
+                (ik.encode(), k.encode(), k)
+                for k, (_, v) in model.items()
+                for ik in [indexed(k, v)]
+                if ik is not None and ik.components[0].id == board
+            ),
+        )
+        want = [str(k) for _, _, k in entries]
+        got_index = client.query_index("by_updated", group)
+        assert [str(i["key"]) for i in got_index.items] == want
+        for limit in (1, 2, 4):
+            assert all_pages(lambda **o: client.query_index("by_updated", group, **o), limit) == want
+            assert all_pages(
+                lambda **o: client.query_index("by_updated", group, reverse=True, **o), limit
+            ) == list(reversed(want))
+        five = [str(k) for _, _, k in entries if KeyPath.decode(_ik(entries, k)).components[1].id == 5]
+        assert [str(i["key"]) for i in client.query_index("by_updated", f"/board-{board}/updated-5").items] == five
+
+
+def _ik(entries: List[Tuple[bytes, bytes, KeyPath]], key: KeyPath) -> bytes:
+    return next(ik for ik, _, k in entries if k == key)
+
+
+def test_indexes_stay_exact_in_the_table() -> None:
+    stub, client = make()
+    client.put("/board-1/ticket-1", {"board": 1, "updated": 5})
+    client.put("/board-1/ticket-1", {"board": 2, "updated": 6})
+    client.put("/board-1/ticket-2", {"board": 2, "updated": 6, "x": "keep"})
+    client.delete("/board-1/ticket-2")
+    entries = [k for k in stub.records if k[0].startswith(b"\x00\x02")]
+    assert entries == [
+        TableClient._entry_key("by_updated", KeyPath.parse("/board-2/updated-6"), KeyPath.parse("/board-1/ticket-1"))
+    ]
+    config = configs.parse_config(stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"]["B"])
+    assert config.types == ["ticket"]
+
+
+def test_bad_input_is_refused_before_anything_is_written() -> None:
+    stub, client = make()
+    for key, value in [
+        ("/board-1/ticket-1", {"board": 1, "updated": True}),
+        ("/board-1/ticket-1", {"board": 1, "updated": 1.5}),
+        ("/board-1/ticket-1", {"board": [1], "updated": 1}),
+        ("/board-1/ticket", {"a": 1}),
+        ("/board-1/ticket-1", {"n": 2**64}),
+        ("not a path", {}),
+    ]:
+        before = dict(stub.records)
+        with pytest.raises(InvalidRequest):
+            client.put(key, value)
+        assert stub.records == before
+    with pytest.raises(InvalidRequest):
+        client.list("/board-1", cursor="AAAA")
+    page = client.list("/board-1", limit=1)
+    with pytest.raises(InvalidRequest):
+        client.list("/board-2", cursor=page.cursor or layout.cursor_text(1, b"\x00"))
+    with pytest.raises(InvalidRequest):
+        client.query_index("nope", "/board-1")
+    with pytest.raises(InvalidRequest):
+        client.list("/board", limit=1)
+
+
+def test_a_table_without_configuration_gets_one_as_the_rust_store_gives_it() -> None:
+    stub, client = make(None)
+    client.put("/board-1/ticket-1", {"board": 1})
+    assert stub.operations() == ["GetItem", "Scan", "BatchGetItem", "TransactWriteItems"]
+    record = stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]
+    assert record["val"]["B"] == b'{"format":1,"indexes":[],"types":["ticket"]}'
+    assert record["ver"] == {"N": "1"}
+    stub.requests.clear()
+    client.put("/board-1/ticket-2", {"board": 1})
+    assert stub.operations() == ["BatchGetItem", "PutItem"]
+    # A table that held items before it had a configuration: which types it holds is
+    # unknown, so no record is written.
+    stub, client = make(None)
+    client.put("/board-1/ticket-1", {"board": 1})
+    del stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]
+    stub.page_size = 1
+    client = TableClient(stub, "t")
+    client.put("/board-1/note-1", {"x": 1})
+    assert (layout.CONFIG_PK, layout.CONFIG_SK) not in stub.records
+    assert stub.operations()[-2:] == ["BatchGetItem", "PutItem"]
+
+
+def test_unsupported_stores_are_refused() -> None:
+    building = b'{"format":1,"indexes":[{"name":"by_x","type":"ticket","kind":"program","building":true}],"types":[]}'
+    stub, client = make(building)
+    with pytest.raises(Unsupported):
+        client.put("/board-1/ticket-1", {})
+    with pytest.raises(Unsupported):
+        client.query_index("by_x", "/board-1")
+    assert "PutItem" not in stub.operations() and "TransactWriteItems" not in stub.operations()
+
+
+def _put_raw(stub: StubDynamoDB, pk: bytes, sk: bytes, attrs: Dict[str, Any]) -> None:
+    stub.records[(pk, sk)] = {"pk": {"B": pk}, "sk": {"B": sk}, **attrs}
+
+
+def test_foreign_records_are_reported_with_their_key() -> None:
+    group = KeyPath.parse("/board-1").encode()
+    ticket = KeyPath.parse("/ticket-1").encode()
+    bad: List[Tuple[bytes, Dict[str, Any], str]] = [
+        (ticket, {"ver": {"N": "1"}, "val": {"B": b"\x02xx"}}, "/board-1/ticket-1"),
+        (ticket, {"val": {"B": b"\x01\x01t\x00\x80"}}, "/board-1/ticket-1"),
+        (ticket, {"ver": {"N": "1"}, "val": {"S": "x"}}, "/board-1/ticket-1"),
+        (ticket, {"ver": {"N": "1"}, "item": {"M": {}}, "shape": {"B": b"m"}}, "/board-1/ticket-1"),
+        (ticket, {"ver": {"N": "1"}, "item": {"M": {}}, "hdr": {"B": b"\x01\x01t\x00"}, "shape": {"B": b"s"}}, "/board-1/ticket-1"),
+        (ticket, {"ver": {"N": "1"}, "val": {"B": b"\x01\x01t\x00\xc1"}}, "/board-1/ticket-1"),
+        (ticket, {"ver": {"N": "1"}, "val": {"B": b"\x01\x01t\x01\x01i\x00\x00\x80"}}, "/board-1/ticket-1"),
+        (b"\x01\x02", {"ver": {"N": "1"}, "val": {"B": b"\x01\x01t\x00\x80"}}, "board"),
+    ]
+    for sk, attrs, name in bad:
+        stub, client = make()
+        _put_raw(stub, group, sk, attrs)
+        with pytest.raises(ForeignRecord) as e:
+            client.list("/board-1")
+        assert name in str(e.value)
+    stub, client = make()
+    client.put("/board-1/ticket-1", {"board": 1, "updated": 1})
+    pk = layout.index_group("by_updated", group)
+    _put_raw(stub, pk, b"\x01\x00\x07", {"ver": {"N": "1"}, "val": {"B": b"\x01"}})
+    with pytest.raises(ForeignRecord):
+        client.query_index("by_updated", "/board-1")
+
+
+def test_values_of_every_kind_read_back() -> None:
+    stub, client = make()
+    value = {"i": -(2**63), "u": 2**64 - 1, "f": 0.1, "z": 0.0, "nz": -0.0, "big": 1e200, "s": "é\x00",
+             "b": b"\x00\xff", "l": [None, True, False, [], {}], "m": {"": 1}, "t": (1, 2)}
+    client.put("/board-1/note-1", value)
+    stored = stub.records[layout.item_key(KeyPath.parse("/board-1/note-1"), {})]
+    assert "val" in stored  # an empty map key, -0.0 and 1e200 have no native form
+    got = client.get("/board-1/note-1")
+    assert got is not None and got["value"] == {**value, "t": [1, 2]}
+    native = {"i": -(2**63), "u": 2**64 - 1, "f": 0.1, "s": "é", "b": b"\x00", "n": [None, 1.5e-7]}
+    client.put("/board-1/note-2", native)
+    assert "item" in stub.records[layout.item_key(KeyPath.parse("/board-1/note-2"), {})]
+    got = client.get("/board-1/note-2")
+    assert got is not None and got["value"] == native and got["type"] == "note"
+    assert [type(x) for x in got["value"]["n"]] == [type(None), float]
+
+
+def _attribute_values() -> st.SearchStrategy[Dict[str, Any]]:
+    scalar = st.one_of(
+        st.builds(
+            lambda n: {"N": n},
+            st.one_of(
+                st.from_regex(r"-?[0-9]{1,25}(\.[0-9]{1,3})?(e-?[0-9]{1,3})?", fullmatch=True),
+                st.text(max_size=5),
+            ),
+        ),
+        st.builds(lambda t: {"S": t}, st.text(max_size=5)),
+        st.builds(lambda b: {"B": b}, st.binary(max_size=8)),
+        st.builds(lambda b: {"BOOL": b}, st.booleans()),
+        st.just({"NULL": True}),
+    )
+    return st.recursive(
+        scalar,
+        lambda inner: st.one_of(
+            st.builds(lambda xs: {"L": xs}, st.lists(inner, max_size=3)),
+            st.builds(lambda m: {"M": m}, st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+        ),
+        max_leaves=8,
+    )
+
+
+_SORT_KEYS = st.one_of(
+    st.binary(min_size=1, max_size=12),
+    st.sampled_from(
+        [
+            KeyPath.parse("/ticket-1").encode(),
+            b"\xff",
+            layout.entry_sort_key(
+                KeyPath.parse("/updated-1").encode(), KeyPath.parse("/board-1/ticket-1").encode()
+            ),
+        ]
+    ),
+)
+_RECORDS = st.dictionaries(
+    st.sampled_from(["ver", "val", "item", "hdr", "shape", "type"]),
+    st.one_of(_attribute_values(), st.builds(lambda b: {"B": b}, st.binary(max_size=24))),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SORT_KEYS, _RECORDS)
+def test_arbitrary_records_are_read_or_reported(sk: bytes, attrs: Dict[str, Any]) -> None:
+    stub, client = make()
+    group = KeyPath.parse("/board-1").encode()
+    _put_raw(stub, group, sk, attrs)
+    _put_raw(stub, layout.index_group("by_updated", group), sk, attrs)
+    try:
+        client.list("/board-1")
+    except ForeignRecord:
+        pass
+    try:
+        client.query_index("by_updated", "/board-1")
+    except ForeignRecord:
+        pass
+
+
+def test_lists_bounded_by_a_placed_root_item() -> None:
+    config = b'{"format":2,"indexes":[],"types":[],"roots":{"org":{"before":"user"}}}'
+    stub, client = make(config)
+    for key in ["/org-1", "/org-1/team-1", "/org-1/team-2", "/org-1/user-1", "/org-1/user-2"]:
+        client.put(key, {"k": key})
+    assert stub.records[layout.item_key(KeyPath.parse("/org-1"), {"org": ("before", "user")})]
+
+    def keys(page: Page) -> List[str]:
+        return [str(i["key"]) for i in page.items]
+
+    assert keys(client.list("/org-1")) == ["/org-1/team-1", "/org-1/team-2", "/org-1", "/org-1/user-1", "/org-1/user-2"]
+    assert keys(client.list("/org-1", from_root=True, limit=2)) == ["/org-1", "/org-1/user-1"]
+    assert keys(client.list("/org-1", to_root=True, reverse=True, limit=2)) == ["/org-1", "/org-1/team-2"]
+    assert keys(client.list("/org-1/user")) == ["/org-1/user-1", "/org-1/user-2"]
+    first = client.list("/org-1", from_root=True, limit=1)
+    assert keys(client.list("/org-1", from_root=True, cursor=first.cursor)) == ["/org-1/user-1", "/org-1/user-2"]
+    got = client.get("/org-1")
+    assert got is not None and got["value"] == {"k": "/org-1"}
+    assert client.delete("/org-1") is True
+    assert keys(client.list("/org-1", from_root=True)) == ["/org-1/user-1", "/org-1/user-2"]
+
+
+def test_values_over_the_item_limit_are_refused() -> None:
+    stub, client = make()
+    with pytest.raises(InvalidRequest):
+        client.put("/board-1/note-1", {"big": "x" * (400 * 1024)})
+    assert stub.operations().count("TransactWriteItems") + stub.operations().count("PutItem") == 0
+    client.put("/board-1/note-1", {"big": "x" * (300 * 1024)})
+    got = client.get("/board-1/note-1")
+    assert got is not None and len(got["value"]["big"]) == 300 * 1024
+
+
+def test_values_an_index_refuses_send_nothing() -> None:
+    stub, client = make()
+    client.get("/board-1")  # reads the configuration (a root item's place)
+    stub.requests.clear()
+    for bad in [True, 1.5, [1], {"a": 1}]:
+        with pytest.raises(InvalidRequest):
+            client.put("/board-1/ticket-1", {"board": 1, "updated": bad})
+    with pytest.raises(InvalidRequest):
+        client.put("/board-1/ticket-1", {"board": 1, "n": 2**64})
+    assert stub.operations() == []
