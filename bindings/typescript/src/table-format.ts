@@ -384,12 +384,13 @@ function tvToNative(tv: Tv, shape: number[], depth: number): Attr | undefined {
       }
       const sorted = [...keys].sort(utf8Cmp);
       for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) return undefined;
-      const map: Record<string, Attr> = Object.create(null) as Record<string, Attr>;
+      const map: Record<string, Attr> = {};
       for (let i = 0; i < keys.length; i++) {
         writeVarint(shape, sorted.indexOf(keys[i]!));
         const a = tvToNative(tv.v[i]![1], shape, depth + 1);
         if (a === undefined) return undefined;
-        map[keys[i]!] = a;
+        // defineProperty: a key "__proto__" is an attribute like any other.
+        Object.defineProperty(map, keys[i]!, { value: a, enumerable: true, writable: true, configurable: true });
       }
       return { M: map };
     }
