@@ -217,13 +217,14 @@ export function describeKey(pk: Uint8Array, sk: Uint8Array): string {
   try {
     return KeyPath.fromGroup(pk, sk).toString();
   } catch {
-    if (isPlacedRoot(sk)) {
-      try {
-        return KeyPath.decode(pk).toString();
-      } catch {
-        // fall through
-      }
+    let group: string | undefined;
+    try {
+      group = KeyPath.decode(pk).toString();
+    } catch {
+      group = undefined;
     }
+    if (group !== undefined && isPlacedRoot(sk)) return group;
+    if (group !== undefined) return `${group} (sort key ${hex(sk)})`;
     return `pk ${hex(pk)} sk ${hex(sk)}`;
   }
 }
