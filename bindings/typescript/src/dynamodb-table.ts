@@ -293,10 +293,13 @@ type Member =
  *   {@link delete}, keeping `"kind": "field"` indexes [2.4.1] exact, with the requests and
  *   conditions of the Rust store [6.2] and its retries on a concurrent write.
  *
+ * With `group_versions`, writes read and put the group's counter, whose new value is the
+ * item's version [2.3].
+ *
  * What it refuses, writing nothing (`unsupported`): items of a type that a `"program"` index
- * indexes, a type with an index being built, stores with group counters (`group_versions`),
- * indexes kept by the table (GSI mode, a header with a zero-length index key path); records
- * it does not understand are `foreign` errors naming their key, never skipped.
+ * indexes, a type with an index being built, indexes kept by the table (GSI mode, a header
+ * with a zero-length index key path); records it does not understand are `foreign` errors
+ * naming their key, never skipped.
  *
  * ```ts
  * const table = new DynamoDbTable(client, "keypath");
@@ -766,10 +769,7 @@ export class DynamoDbTable {
         throw new TableError("invalid", `${path}: version ${restore} to restore is not in 1 to 2^52 - 1`);
       }
     }
-    return this.#commit(path, async (old, config, configVersion) => {
-      if (config.groupVersions) {
-        throw new TableError("unsupported", `${path}: the store keeps group counters (group_versions), which this client does not write; nothing was written`);
-      }
+    return this.#commit(path, async ({ old, config, configVersion, counter }) => {
       if (options.ifAbsent === true && old !== undefined) {
         throw new TableError("condition_failed", `condition failed: ${path} exists (at version ${old.version}), a put only if absent was asked`);
       }
@@ -802,7 +802,12 @@ export class DynamoDbTable {
       }
       const entries = fieldIndexEntries(config, path, value);
       const header = encodeHeader(type, entries);
-      const version = old !== undefined ? (old.version + 1n) & U64_MAX || 1n : (restore ?? freshVersion());
+      const version =
+        counter !== undefined
+          ? counter.next
+          : old !== undefined
+            ? (old.version + 1n) & U64_MAX || 1n
+            : (restore ?? freshVersion());
       const members: Member[] = [];
       const kept = entries.map(() => false);
       if (oldHeader !== undefined) members.push(...this.#staleDeletes(path, oldHeader, entries, kept));
@@ -816,6 +821,7 @@ export class DynamoDbTable {
         item: itemAttrs(rkey, version, header, type, payload),
         condition: old === undefined ? { notExists: true } : { version: old.version },
       });
+      if (counter !== undefined) members.push(counter.put);
       if (configVersion !== undefined && config.types !== undefined && !config.types.includes(type)) {
         const next = { ...config, types: [...config.types, type] };
         members.push({
@@ -886,11 +892,7 @@ export class DynamoDbTable {
    */
   async delete(key: KeyPath | string): Promise<boolean> {
     const path = toPath(key);
-    if (this.#groupVersions === undefined) await this.loadConfig();
-    if (this.#groupVersions === true) {
-      throw new TableError("unsupported", `${path}: the store keeps group counters (group_versions), which this client does not write; nothing was written`);
-    }
-    return this.#commit(path, async (old) => {
+    return this.#commit(path, async ({ old, counter }) => {
       if (old === undefined) return { members: [], result: false };
       const members: Member[] = [];
       let header: Header | undefined;
@@ -901,26 +903,34 @@ export class DynamoDbTable {
       }
       if (header !== undefined) members.push(...this.#staleDeletes(path, header, [], []));
       members.push({ op: "Delete", key: await this.#itemKey(path), condition: { version: old.version } });
+      if (counter !== undefined) members.push(counter.put);
       return { members, result: true };
     }, false);
   }
 
   /**
-   * The Rust store's commit (store/write.rs): one consistent `BatchGetItem` of the item (and
-   * the configuration when `withConfig`), the plan, one write; a failed condition reads again.
+   * The Rust store's commit (store/write.rs): one consistent `BatchGetItem` of the group's
+   * counter (with `group_versions`), the item, and the configuration when `withConfig`; the
+   * plan; one write. A failed condition reads again and plans again.
    */
   async #commit<T>(
     path: KeyPath,
-    planWrite: (
-      old: RawRecord | undefined,
-      config: StoreConfig,
-      configVersion: bigint | undefined,
-    ) => Promise<{ members: Member[]; result: T }>,
+    planWrite: (read: {
+      old: RawRecord | undefined;
+      config: StoreConfig;
+      configVersion: bigint | undefined;
+      /** With group_versions: the counter's next version and the Put that writes it. */
+      counter: { next: bigint; put: Member } | undefined;
+    }) => Promise<{ members: Member[]; result: T }>,
     withConfig: boolean,
   ): Promise<T> {
     const rkey = await this.#itemKey(path);
+    // Whether the store keeps group counters: known from the configuration, read once.
+    if (this.#groupVersions === undefined) await this.loadConfig();
+    const counterKey: RecordKey = { pk: concat(Uint8Array.of(0x00, 0x01), rkey.pk), sk: Uint8Array.of(0x00) };
     for (let attempt = 0; ; attempt++) {
-      const keys = withConfig ? [rkey, CONFIG_KEY] : [rkey];
+      const counted = this.#groupVersions === true;
+      const keys = [...(counted ? [counterKey] : []), rkey, ...(withConfig ? [CONFIG_KEY] : [])];
       const got = await this.#batchGetRecords(keys, true);
       const old = got.get(keyId(rkey));
       let config = this.#config?.config ?? absentConfig();
@@ -933,9 +943,24 @@ export class DynamoDbTable {
           configVersion = c.version;
           this.#config = { config, version: c.version };
           this.#groupVersions = config.groupVersions;
+          if (config.groupVersions !== counted) continue; // created meanwhile: read the counter too
         }
       }
-      const { members, result } = await planWrite(old, config, configVersion);
+      let counter: { next: bigint; put: Member } | undefined;
+      if (counted) {
+        const c = got.get(keyId(counterKey));
+        const next = (c?.version ?? 0n) + 1n;
+        if (next > U64_MAX) throw new TableError("other", `${path}: the group's version counter is at its largest value`);
+        counter = {
+          next,
+          put: {
+            op: "Put",
+            item: { pk: b(counterKey.pk), sk: b(counterKey.sk), ver: n(next) },
+            condition: c === undefined ? { notExists: true } : { version: c.version },
+          },
+        };
+      }
+      const { members, result } = await planWrite({ old, config, configVersion, counter });
       if (members.length === 0) return result;
       try {
         await this.#send(members);
@@ -954,6 +979,16 @@ export class DynamoDbTable {
 
   /** One `PutItem`/`DeleteItem` for one member, else one `TransactWriteItems` in order. */
   async #send(members: readonly Member[]): Promise<void> {
+    for (const m of members) {
+      const pk = m.op === "Put" ? (m.item["pk"]!.B as Uint8Array) : m.key.pk;
+      const sk = m.op === "Put" ? (m.item["sk"]!.B as Uint8Array) : m.key.sk;
+      if (pk.length === 0 || pk.length > 2048 || sk.length === 0 || sk.length > 1024) {
+        throw new TableError(
+          "invalid",
+          `the record ${describeKey(pk, sk)}: a partition key of 1 to 2048 bytes and a sort key of 1 to 1024 bytes, found ${pk.length} and ${sk.length}`,
+        );
+      }
+    }
     const cond = (m: Member): { ConditionExpression?: string; ExpressionAttributeValues?: Attrs } => {
       if (m.condition === undefined) return {};
       if ("notExists" in m.condition) return { ConditionExpression: "attribute_not_exists(pk)" };

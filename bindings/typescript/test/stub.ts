@@ -41,8 +41,9 @@ export class StubTable {
     this.client.middlewareStack.add(
       (_next, context) => async (args) => {
         const operation = String(context.commandName).replace(/Command$/, "");
-        const request = args.request as { body?: string };
-        const body = JSON.parse(request.body ?? "{}") as Record<string, unknown>;
+        const raw = (args.request as { body?: string | Uint8Array }).body ?? "{}";
+        const text = typeof raw === "string" ? raw : new TextDecoder().decode(raw);
+        const body = JSON.parse(text) as Record<string, unknown>;
         this.sent.push({ operation, body });
         const output = this.#answer(operation, args.input as Record<string, unknown>);
         return { output: { $metadata: {}, ...output }, response: {} } as never;

@@ -134,9 +134,11 @@ test("writes send the documented requests: put_new, put_moved, put_same, delete"
   };
 
   assert.equal(await table.put("/board-1/ticket-7", TICKET, { restore: 5 }), 5n);
-  assert.deepEqual(stub.operations(), ["BatchGetItem", "TransactWriteItems"]);
+  // The client's first write reads the configuration once (does the store keep group
+  // counters?), as a Rust store's first write does.
+  assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "TransactWriteItems"]);
   assert.deepEqual(last(), docRequest("put_new.request"));
-  const read = stub.sent[0]!.body as { RequestItems: Record<string, { ConsistentRead: boolean; Keys: unknown[] }> };
+  const read = stub.sent[1]!.body as { RequestItems: Record<string, { ConsistentRead: boolean; Keys: unknown[] }> };
   assert.equal(read.RequestItems["keypath"]!.ConsistentRead, true);
   assert.equal(read.RequestItems["keypath"]!.Keys.length, 2, "the item and the configuration");
 
@@ -196,7 +198,7 @@ test("a list's first page gives the documented cursor, and the cursor resumes it
   });
 });
 
-test("writes the client cannot do exactly are refused before anything is written", async () => {
+test("writes of a type indexed by a program are refused before anything is written", async () => {
   const stub = new StubTable();
   stub.put(configRecord('{"format":1,"indexes":[{"name":"by_points","type":"score","kind":"program"}],"types":["score"]}', 3));
   const table = new DynamoDbTable(stub.client, "keypath");
@@ -206,12 +208,31 @@ test("writes the client cannot do exactly are refused before anything is written
   await assert.rejects(table.put("/board-1/score-3", [3, -40]), (e: unknown) => e instanceof TableError && e.kind === "unsupported");
   assert.deepEqual(stub.operations(), ["BatchGetItem"]);
 
-  const counters = new StubTable();
-  counters.put(configRecord(block("config_counters.json").trim(), 1));
-  const t2 = new DynamoDbTable(counters.client, "keypath");
-  await assert.rejects(t2.put("/board-1/ticket-7", TICKET), (e: unknown) => e instanceof TableError && e.kind === "unsupported");
-  await assert.rejects(t2.delete("/board-1/ticket-7"), (e: unknown) => e instanceof TableError && e.kind === "unsupported");
-  assert.ok(!counters.operations().some((o) => o.endsWith("Item") && o !== "GetItem" && o !== "BatchGetItem"));
+});
+
+test("a store with group counters: the documented counter_put request, and a delete", async () => {
+  const stub = new StubTable();
+  stub.put(configRecord(block("config_counters.json").trim(), 1));
+  const table = new DynamoDbTable(stub.client, "keypath");
+  assert.equal(await table.put("/board-1/ticket-7", { title: "Fix" }), 1n);
+  assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "TransactWriteItems"]);
+  const read = stub.sent[1]!.body as { RequestItems: Record<string, { Keys: { pk: { B: string } }[] }> };
+  assert.deepEqual(
+    read.RequestItems["keypath"]!.Keys.map((k) => Buffer.from(k.pk.B, "base64").toString("hex")),
+    [bytes("counter.pk"), bytes("ticket.pk"), "0003"],
+    "the counter, the item, the configuration",
+  );
+  const last = stub.sent[stub.sent.length - 1]!;
+  assert.deepEqual({ operation: last.operation, body: withoutToken(last.body) }, docRequest("counter_put.request"));
+  // The next write of the group: the counter's next value is the item's version.
+  assert.equal(await table.put("/board-1/ticket-8", { title: "b" }), 2n);
+  stub.sent.length = 0;
+  assert.equal(await table.delete("/board-1/ticket-7"), true);
+  assert.deepEqual(stub.operations(), ["BatchGetItem", "TransactWriteItems"]);
+  const del = stub.sent[1]!.body as { TransactItems: Record<string, { ConditionExpression?: string; Item?: { ver: { N: string } } }>[] };
+  assert.deepEqual(Object.keys(del.TransactItems[0]!), ["Delete"]);
+  assert.equal(del.TransactItems[1]!["Put"]!.Item!.ver.N, "3");
+  assert.equal(del.TransactItems[1]!["Put"]!.ConditionExpression, "ver = :kp_ver");
 });
 
 test("conditions: if absent, if version, and a concurrent write retried", async () => {
