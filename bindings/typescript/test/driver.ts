@@ -8,7 +8,8 @@
 //
 // Values are what `keypath db put` would store for the same JSON: objects as maps with their
 // keys sorted (serde_json's map), integers as integers (up to 64 bits, exactly), numbers with
-// a fraction or an exponent as float64; bytes print as {"$bytes": "<base64>"}.
+// a fraction or an exponent as float64; bytes print as {"$bytes": "<base64>"}, and an object
+// of that one key is read as a byte string, so that answers can be written back.
 
 import { createInterface } from "node:readline";
 
@@ -140,7 +141,15 @@ function utf8Compare(a: string, b: string): number {
   return Buffer.compare(x, y);
 }
 
-function sortedMap(entries: [string, Value][]): Map<Value, Value> {
+function sortedMap(entries: [string, Value][]): Value {
+  // {"$bytes": "<base64>"} is a byte string, as answers print one.
+  if (entries.length === 1 && entries[0]![0] === "$bytes" && typeof entries[0]![1] === "string") {
+    const text = entries[0]![1];
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
+      throw new BadRequest(`expected {"$bytes": "<base64>"} with standard padded base64, found ${JSON.stringify(text)}`);
+    }
+    return new Uint8Array(Buffer.from(text, "base64"));
+  }
   const m = new Map<Value, Value>();
   for (const [k, v] of entries) m.set(k, v);
   return new Map([...m.entries()].sort((a, b) => utf8Compare(a[0] as string, b[0] as string)));
@@ -241,11 +250,10 @@ async function serve(table: DynamoDbTable, req: Map<Value, Value>): Promise<unkn
     case "put": {
       const key = keyOf(req);
       if (!req.has("value")) throw new BadRequest(`expected "value" in a put`);
-      const ifAbsent = field(req, "if_absent");
-      const v = await table.put(key, req.get("value")!, {
-        ifAbsent: ifAbsent === true,
-        ifVersion: version(field(req, "if_version"), "if_version"),
-      });
+      const ifAbsent = field(req, "if_absent") === true;
+      // As `keypath db put --if-absent --if-version N`: if_absent decides.
+      const ifVersion = version(field(req, "if_version"), "if_version");
+      const v = await table.put(key, req.get("value")!, ifAbsent ? { ifAbsent } : { ifVersion });
       return new Map<string, unknown>([
         ["key", key.toString()],
         ["version", v],
