@@ -23,6 +23,7 @@ import {
   type AttributeValue,
   BatchGetItemCommand,
   DeleteItemCommand,
+  DescribeTableCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -68,6 +69,7 @@ import {
   toNative,
   toPath,
   type Plan,
+  withIndexPaths,
 } from "./table-format.js";
 import { TableError } from "./table-error.js";
 import { utf8Encode } from "./utf8.js";
@@ -149,7 +151,23 @@ interface RawRecord {
   readonly sk: Uint8Array;
   readonly version: bigint;
   readonly value: Uint8Array;
+  /** The attributes as read. */
+  readonly attrs: Attrs;
 }
+
+/** An index the table keeps as the GSI `kp_NAME` (section 5): its key attributes and projection. */
+export interface KeptIndex {
+  /** The index name (the GSI is `kp_` ++ name). */
+  readonly name: string;
+  /** The GSI's partition key attribute: enc(the index key path's group). */
+  readonly pk: string;
+  /** The GSI's sort key attribute: the sort key the exact entry would have. */
+  readonly sk: string;
+  /** A `KEYS_ONLY` GSI (else `ALL`). */
+  readonly keysOnly: boolean;
+}
+
+const RESERVED_ATTRS = ["pk", "sk", "ver", "val", "type", "hdr", "item", "shape"];
 
 const U64_MAX = (1n << 64n) - 1n;
 const SCAN_BATCH = 1000;
@@ -183,6 +201,11 @@ function readRecord(attrs: Attrs, where?: string): RawRecord {
   if (typeof ver !== "string" || !/^[0-9]+$/.test(ver) || BigInt(ver) > U64_MAX) {
     throw new TableError("foreign", `${at}: expected ver, an N holding a u64, found ${ver === undefined ? "none" : quote(String(ver))}`);
   }
+  return { pk, sk, version: BigInt(ver), value: readValue(attrs, at), attrs };
+}
+
+/** A record's value: `hdr` ++ the payload rebuilt from `item` and `shape`, else `val`, else empty. */
+function readValue(attrs: Attrs, at: string): Uint8Array {
   let value: Uint8Array;
   const item = attrs["item"];
   if (item !== undefined) {
@@ -199,11 +222,24 @@ function readRecord(attrs: Attrs, where?: string): RawRecord {
   } else {
     value = new Uint8Array(0);
   }
-  return { pk, sk, version: BigInt(ver), value };
+  return value;
+}
+
+/**
+ * An item read from a GSI as an index entry (the Rust backend's `gsi_entry_record`): keys-only
+ * (no `ver`: the `KEYS_ONLY` projection) or projected (type and payload from the item).
+ */
+function gsiEntry(attrs: Attrs, gsi: KeptIndex): { sk: Uint8Array; version: bigint; value: Uint8Array } {
+  const sk = attrs[gsi.sk]!.B as Uint8Array;
+  if (attrs["ver"] === undefined) return { sk, version: 0n, value: Uint8Array.of(0x01) };
+  const r = readRecord(attrs);
+  const header = parseHeader(r.value, `${describeKey(r.pk, r.sk)} (from the GSI kp_${gsi.name})`);
+  const t = utf8Encode(header.type);
+  return { sk, version: r.version, value: concat(Uint8Array.of(0x02, t.length), t, r.value.subarray(header.payloadStart)) };
 }
 
 /** The attributes of the table item of an envelope: natively when exact (section 4.1), else `val`. */
-function itemAttrs(key: RecordKey, version: bigint, header: Uint8Array, type: string, payload: Uint8Array): Attrs {
+function itemAttrs(key: RecordKey, version: bigint, header: Uint8Array, type: string, payload: Uint8Array, gsi: Attrs): Attrs {
   const isMap = payload.length > 0 && ((payload[0]! >= 0x80 && payload[0]! <= 0x8f) || payload[0] === 0xde || payload[0] === 0xdf);
   const native = isMap ? toNative(payload) : undefined;
   if (native !== undefined) {
@@ -211,6 +247,7 @@ function itemAttrs(key: RecordKey, version: bigint, header: Uint8Array, type: st
       pk: b(key.pk),
       sk: b(key.sk),
       ver: n(version),
+      ...gsi,
       type: { S: type },
       hdr: b(header),
       item: native.item as AttributeValue,
@@ -218,7 +255,7 @@ function itemAttrs(key: RecordKey, version: bigint, header: Uint8Array, type: st
     };
     if (itemSize(attrs) <= MAX_ITEM_BYTES) return attrs;
   }
-  const attrs: Attrs = { pk: b(key.pk), sk: b(key.sk), ver: n(version), val: b(concat(header, payload)) };
+  const attrs: Attrs = { pk: b(key.pk), sk: b(key.sk), ver: n(version), ...gsi, val: b(concat(header, payload)) };
   if (itemSize(attrs) > MAX_ITEM_BYTES) {
     throw new TableError("invalid", `the item ${describeKey(key.pk, key.sk)} is over DynamoDB's 400 KB item limit`);
   }
@@ -294,12 +331,13 @@ type Member =
  *   conditions of the Rust store [6.2] and its retries on a concurrent write.
  *
  * With `group_versions`, writes read and put the group's counter, whose new value is the
- * item's version [2.3].
+ * item's version [2.3]. Indexes the table keeps as `kp_` GSIs [5] are read (headers restored
+ * from the GSI key attributes, queries on the GSI, eventually consistent) and written (the
+ * GSI key attributes instead of entries).
  *
  * What it refuses, writing nothing (`unsupported`): items of a type that a `"program"` index
- * indexes, a type with an index being built, indexes kept by the table (GSI mode, a header
- * with a zero-length index key path); records it does not understand are `foreign` errors
- * naming their key, never skipped.
+ * indexes, or a type with an index being built; records it does not understand are `foreign`
+ * errors naming their key, never skipped.
  *
  * ```ts
  * const table = new DynamoDbTable(client, "keypath");
@@ -321,6 +359,8 @@ export class DynamoDbTable {
   #groupVersions: boolean | undefined;
   /** Indexes checked not to be building. */
   readonly #ready = new Set<string>();
+  /** The indexes the table keeps as GSIs, once the table was described. */
+  #kept: KeptIndex[] | undefined;
 
   /**
    * A client of table `tableName` through `client`; no request is sent until the first call.
@@ -333,7 +373,104 @@ export class DynamoDbTable {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // The configuration
+  // The table and its configuration
+
+  /**
+   * Describes the table (one `DescribeTable`) and keeps what it learns: refuses a table whose
+   * keys are not `pk`/`sk` of type `B`, and returns the indexes it keeps as `kp_` GSIs
+   * (section 5). Calls that need it (an item whose header has an index key path kept by a
+   * GSI, a write with index entries, an index query) describe the table once by themselves.
+   */
+  async loadIndexes(): Promise<readonly KeptIndex[]> {
+    let out;
+    try {
+      out = await this.client.send(new DescribeTableCommand({ TableName: this.tableName }));
+    } catch (e) {
+      throw sdkError("DescribeTable", e);
+    }
+    const d = out.Table ?? {};
+    const binary = (name: string): boolean =>
+      (d.AttributeDefinitions ?? []).some((a) => a.AttributeName === name && a.AttributeType === "B");
+    const schema = (d.KeySchema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(",");
+    if (schema !== "pk:HASH,sk:RANGE" || !binary("pk") || !binary("sk")) {
+      throw new TableError(
+        "other",
+        `DynamoDB table ${this.tableName} has the key schema [${schema}], expected pk (binary, HASH) and sk (binary, RANGE)`,
+      );
+    }
+    const kept: KeptIndex[] = [];
+    for (const g of d.GlobalSecondaryIndexes ?? []) {
+      const name = g.IndexName?.startsWith("kp_") ? g.IndexName.slice(3) : undefined;
+      if (name === undefined || !isIndexName(name)) continue;
+      const keys = (g.KeySchema ?? []).map((k) => [k.AttributeName ?? "", k.KeyType ?? ""] as const);
+      const taken = (a: string): boolean => RESERVED_ATTRS.includes(a) || kept.some((k) => k.pk === a || k.sk === a);
+      if (
+        keys.length !== 2 || keys[0]![1] !== "HASH" || keys[1]![1] !== "RANGE" || keys[0]![0] === keys[1]![0] ||
+        !binary(keys[0]![0]) || !binary(keys[1]![0]) || taken(keys[0]![0]) || taken(keys[1]![0])
+      ) {
+        throw new TableError(
+          "other",
+          `GSI ${g.IndexName} of table ${this.tableName} has the key schema ${JSON.stringify(keys)}, expected two binary attributes of its own (HASH, then RANGE)`,
+        );
+      }
+      const projection = g.Projection?.ProjectionType;
+      if (projection !== "ALL" && projection !== "KEYS_ONLY") {
+        throw new TableError("other", `GSI ${g.IndexName} of table ${this.tableName} projects ${String(projection)}, expected ALL or KEYS_ONLY`);
+      }
+      kept.push({ name, pk: keys[0]![0], sk: keys[1]![0], keysOnly: projection === "KEYS_ONLY" });
+    }
+    this.#kept = kept;
+    return kept;
+  }
+
+  async #keptIndexes(): Promise<readonly KeptIndex[]> {
+    return this.#kept ?? (await this.loadIndexes());
+  }
+
+  /**
+   * The record with the index key paths its header elides (zero-length: kept by a GSI) put
+   * back from the GSI key attributes, as the Rust reader does for every record.
+   */
+  async #restore(r: RawRecord): Promise<RawRecord> {
+    if (r.value[0] !== 0x01 || r.pk[0] === 0x00) return r;
+    let header: Header;
+    try {
+      header = parseHeader(r.value, "");
+    } catch {
+      return r; // not an envelope: reported where an item is wanted
+    }
+    if (header.indexes.every((ix) => ix.path.length > 0)) return r;
+    const where = describeKey(r.pk, r.sk);
+    const kept = await this.#keptIndexes();
+    const paths: Uint8Array[] = [];
+    for (const ix of header.indexes) {
+      if (ix.path.length > 0) {
+        paths.push(ix.path);
+        continue;
+      }
+      const k = kept.find((x) => x.name === ix.name);
+      if (k === undefined) {
+        throw new TableError("foreign", `${where}: index ${ix.name} has no key path in the item's header and the table keeps no GSI for it`);
+      }
+      const group = r.attrs[k.pk]?.B;
+      const sort = r.attrs[k.sk]?.B;
+      if (!(group instanceof Uint8Array) || !(sort instanceof Uint8Array)) {
+        throw new TableError(
+          "foreign",
+          `${where}: index ${ix.name} has no key path in the item's header and the item no GSI key attributes ${k.pk} and ${k.sk}`,
+        );
+      }
+      let path: Uint8Array;
+      try {
+        path = KeyPath.decode(group).join(splitEntry(sort, where).rest).encode();
+      } catch (e) {
+        throw keyError(e, "foreign", `${where}: index ${ix.name}'s key path from the GSI keys`);
+      }
+      if (path.length > 0xffff) throw new TableError("foreign", `${where}: index ${ix.name}'s key path is over 65535 bytes`);
+      paths.push(path);
+    }
+    return { ...r, value: withIndexPaths(r.value, header, paths) };
+  }
 
   /** The configuration record as last read by this client, or `undefined` before (or without a record). */
   get config(): StoreConfig | undefined {
@@ -418,7 +555,7 @@ export class DynamoDbTable {
       if (ix.path.length === 0) {
         throw new TableError(
           "foreign",
-          `${path}: its header has a zero-length key path for index ${ix.name} (an index kept by a GSI), which this client does not read`,
+          `${path}: its header has no key path for index ${ix.name} (an index kept by a GSI) and none was restored`,
         );
       }
     }
@@ -453,7 +590,7 @@ export class DynamoDbTable {
           throw sdkError("BatchGetItem", e);
         }
         for (const item of out.Responses?.[this.tableName] ?? []) {
-          const r = readRecord(item as Attrs);
+          const r = await this.#restore(readRecord(item as Attrs));
           found.set(keyId(r), r);
         }
         pending = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Attrs[];
@@ -492,7 +629,7 @@ export class DynamoDbTable {
           steps.push({ sk, item: undefined, more: true });
           break;
         }
-        const item = this.#listStep(group, plan, rec);
+        const item = await this.#listStep(group, plan, rec);
         if (item !== undefined) items++;
         steps.push({ sk, item });
       }
@@ -500,8 +637,8 @@ export class DynamoDbTable {
     });
   }
 
-  #listStep(group: KeyPath, plan: Plan, rec: Attrs): TableItem | undefined {
-    const r = readRecord(rec);
+  async #listStep(group: KeyPath, plan: Plan, rec: Attrs): Promise<TableItem | undefined> {
+    const r = await this.#restore(readRecord(rec));
     let path: KeyPath;
     try {
       path = KeyPath.fromGroup(r.pk, r.sk);
@@ -543,11 +680,19 @@ export class DynamoDbTable {
     const groupBytes = group.encode();
     const reverse = options.reverse === true;
     const fp = fingerprint(name, reverse, groupBytes, plan.start, plan.end);
-    const consistent = options.consistentRead !== false;
-    const pk = indexGroupKey(name, groupBytes);
+    const gsi = (await this.#keptIndexes()).find((k) => k.name === name);
+    if (gsi !== undefined && options.consistentRead === true) {
+      throw new TableError(
+        "invalid",
+        `index ${name} is kept by the table (the DynamoDB GSI kp_${name}), which reads only eventually consistent: expected consistentRead false or none, found true`,
+      );
+    }
+    const consistent = gsi === undefined && options.consistentRead !== false;
+    const pk = gsi === undefined ? indexGroupKey(name, groupBytes) : groupBytes;
     return this.#paged(options, plan, fp, groupBytes, async (scan, needed) => {
-      const records = await this.#scan(pk, scan, reverse, consistent);
-      const resolved = await this.#resolveIndex(name, group, plan, records, consistent);
+      const records = await this.#scan(pk, scan, reverse, consistent, gsi);
+      const entries = records.map((rec) => (gsi === undefined ? readRecord(rec) : gsiEntry(rec, gsi)));
+      const resolved = await this.#resolveIndex(name, group, plan, entries, consistent);
       const steps: Step[] = [];
       let items = 0;
       for (const s of resolved) {
@@ -562,12 +707,17 @@ export class DynamoDbTable {
     });
   }
 
-  async #resolveIndex(name: string, group: KeyPath, plan: Plan, records: Attrs[], consistent: boolean): Promise<Step[]> {
+  async #resolveIndex(
+    name: string,
+    group: KeyPath,
+    plan: Plan,
+    entries: readonly { sk: Uint8Array; version: bigint; value: Uint8Array }[],
+    consistent: boolean,
+  ): Promise<Step[]> {
     const steps: Step[] = [];
     const wanted: { i: number; base: KeyPath; key: RecordKey; full: Uint8Array }[] = [];
-    for (const rec of records) {
-      const r = readRecord(rec);
-      const where = `the entry of index ${name} pk ${hex(r.pk)} sk ${hex(r.sk)}`;
+    for (const r of entries) {
+      const where = `the entry of index ${name} in ${group} at sort key ${hex(r.sk)}`;
       const projected = entryItem(r.value, where);
       const { rest, base } = splitEntry(r.sk, where);
       const i = steps.length;
@@ -601,7 +751,15 @@ export class DynamoDbTable {
   }
 
   /** One `Query` range read of up to `scan.limit` records in `[start, end]` (section 7.2). */
-  async #scan(pk: Uint8Array, scan: { start: ByteBound; end: ByteBound; limit: number }, reverse: boolean, consistent: boolean): Promise<Attrs[]> {
+  async #scan(
+    pk: Uint8Array,
+    scan: { start: ByteBound; end: ByteBound; limit: number },
+    reverse: boolean,
+    consistent: boolean,
+    gsi?: KeptIndex,
+  ): Promise<Attrs[]> {
+    const pkName = gsi?.pk ?? "pk";
+    const skName = gsi?.sk ?? "sk";
     const clamp = (bound: ByteBound, lower: boolean): ByteBound | null => {
       if (bound === undefined) return undefined;
       const v = "included" in bound ? bound.included : bound.excluded;
@@ -615,20 +773,20 @@ export class DynamoDbTable {
     if (lo === null || hi === null) return [];
     const val = (x: Exclude<ByteBound, undefined>): Uint8Array => ("included" in x ? x.included : x.excluded);
     const values: Attrs = { ":g": b(pk) };
-    let condition = "pk = :g";
+    let condition = `${pkName} = :g`;
     let slack = 0;
     if (lo !== undefined && hi !== undefined) {
       if (compareBytes(val(lo), val(hi)) > 0) return [];
       values[":lo"] = b(val(lo));
       values[":hi"] = b(val(hi));
-      condition += " AND sk BETWEEN :lo AND :hi";
+      condition += ` AND ${skName} BETWEEN :lo AND :hi`;
       slack = ("excluded" in lo ? 1 : 0) + ("excluded" in hi ? 1 : 0);
     } else if (lo !== undefined) {
       values[":lo"] = b(val(lo));
-      condition += ` AND sk ${"included" in lo ? ">=" : ">"} :lo`;
+      condition += ` AND ${skName} ${"included" in lo ? ">=" : ">"} :lo`;
     } else if (hi !== undefined) {
       values[":hi"] = b(val(hi));
-      condition += ` AND sk ${"included" in hi ? "<=" : "<"} :hi`;
+      condition += ` AND ${skName} ${"included" in hi ? "<=" : "<"} :hi`;
     }
     const inside = (sk: Uint8Array): boolean => {
       if (lo !== undefined) {
@@ -649,6 +807,7 @@ export class DynamoDbTable {
         page = await this.client.send(
           new QueryCommand({
             TableName: this.tableName,
+            ...(gsi === undefined ? {} : { IndexName: `kp_${gsi.name}` }),
             KeyConditionExpression: condition,
             ExpressionAttributeValues: values,
             ScanIndexForward: !reverse,
@@ -661,8 +820,8 @@ export class DynamoDbTable {
         throw sdkError("Query", e);
       }
       for (const item of page.Items ?? []) {
-        const sk = item["sk"]?.B;
-        if (!(sk instanceof Uint8Array)) throw new TableError("foreign", `a record of pk ${hex(pk)} without a binary sk`);
+        const sk = item[skName]?.B;
+        if (!(sk instanceof Uint8Array)) throw new TableError("foreign", `a record of ${pkName} ${hex(pk)} without a binary ${skName}`);
         if (!inside(sk)) continue;
         out.push(item as Attrs);
         if (out.length === scan.limit) return out;
@@ -801,7 +960,23 @@ export class DynamoDbTable {
         }
       }
       const entries = fieldIndexEntries(config, path, value);
-      const header = encodeHeader(type, entries);
+      // Indexes the table keeps as GSIs get no entries: their key paths go into the GSI's key
+      // attributes, and the header keeps their names with zero-length paths (section 5).
+      const gsis = entries.length > 0 || (oldHeader?.indexes.length ?? 0) > 0 ? await this.#keptIndexes() : [];
+      const maintained = new Set(gsis.map((k) => k.name));
+      const gsiAttrs: Attrs = {};
+      for (const e of entries) {
+        const k = gsis.find((x) => x.name === e.name);
+        if (k === undefined) continue;
+        const entry = entryKey(e.name, e.path, path);
+        const group = e.path.splitGroup().group;
+        if (group.length > 2048 || entry.sk.length > 1024) {
+          throw new TableError("invalid", `${path}: index ${e.name}'s GSI keys are over DynamoDB's key limits (${group.length} and ${entry.sk.length} bytes)`);
+        }
+        gsiAttrs[k.pk] = b(group);
+        gsiAttrs[k.sk] = b(entry.sk);
+      }
+      const header = encodeHeader(type, entries, maintained);
       const version =
         counter !== undefined
           ? counter.next
@@ -810,15 +985,15 @@ export class DynamoDbTable {
             : (restore ?? freshVersion());
       const members: Member[] = [];
       const kept = entries.map(() => false);
-      if (oldHeader !== undefined) members.push(...this.#staleDeletes(path, oldHeader, entries, kept));
+      if (oldHeader !== undefined) members.push(...this.#staleDeletes(path, oldHeader, entries, kept, maintained));
       entries.forEach((e, i) => {
-        if (kept[i]) return;
+        if (kept[i] || maintained.has(e.name)) return;
         const k = entryKey(e.name, e.path, path);
         members.push({ op: "Put", item: { pk: b(k.pk), sk: b(k.sk), val: b(Uint8Array.of(0x01)), ver: n(version) } });
       });
       members.push({
         op: "Put",
-        item: itemAttrs(rkey, version, header, type, payload),
+        item: itemAttrs(rkey, version, header, type, payload, gsiAttrs),
         condition: old === undefined ? { notExists: true } : { version: old.version },
       });
       if (counter !== undefined) members.push(counter.put);
@@ -834,13 +1009,19 @@ export class DynamoDbTable {
     }, true);
   }
 
-  /** Deletes of the old item's entries that the new one lacks; marks in `kept` the new entries it has. */
-  #staleDeletes(path: KeyPath, old: Header, entries: readonly { name: string; path: KeyPath }[], kept: boolean[]): Member[] {
+  /**
+   * Deletes of the old item's entries that the new one lacks (but of indexes kept by a GSI);
+   * marks in `kept` the new entries it has.
+   */
+  #staleDeletes(
+    path: KeyPath,
+    old: Header,
+    entries: readonly { name: string; path: KeyPath }[],
+    kept: boolean[],
+    maintained: ReadonlySet<string>,
+  ): Member[] {
     const out: Member[] = [];
     for (const ix of old.indexes) {
-      if (ix.path.length === 0) {
-        throw new TableError("unsupported", `${path}: its header has an index ${ix.name} kept by a GSI, which this client does not write; nothing was written`);
-      }
       const same = entries.findIndex((e) => e.name === ix.name && sameBytes(e.path.encode(), ix.path));
       if (same >= 0) {
         kept[same] = true;
@@ -852,7 +1033,7 @@ export class DynamoDbTable {
       } catch (e) {
         throw keyError(e, "foreign", `${path}: the key path of index ${ix.name} in its header`);
       }
-      out.push({ op: "Delete", key: entryKey(ix.name, indexPath, path) });
+      if (!maintained.has(ix.name)) out.push({ op: "Delete", key: entryKey(ix.name, indexPath, path) });
     }
     return out;
   }
@@ -901,7 +1082,10 @@ export class DynamoDbTable {
       } catch {
         header = undefined; // not an envelope: it has no entries, the delete removes just it
       }
-      if (header !== undefined) members.push(...this.#staleDeletes(path, header, [], []));
+      if (header !== undefined) {
+        const gsis = header.indexes.length > 0 ? await this.#keptIndexes() : [];
+        members.push(...this.#staleDeletes(path, header, [], [], new Set(gsis.map((k) => k.name))));
+      }
       members.push({ op: "Delete", key: await this.#itemKey(path), condition: { version: old.version } });
       if (counter !== undefined) members.push(counter.put);
       return { members, result: true };

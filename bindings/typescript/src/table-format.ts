@@ -272,8 +272,15 @@ export function parseHeader(value: Uint8Array, where: string): Header {
   return { type, indexes, payloadStart: at };
 }
 
-/** The header bytes: `01`, type, index keys sorted by name (each once). */
-export function encodeHeader(type: string, indexes: readonly { name: string; path: KeyPath }[]): Uint8Array {
+/**
+ * The header bytes: `01`, type, index keys sorted by name (each once); the key paths of the
+ * indexes in `elided` (kept by a GSI, section 5) written with length 0.
+ */
+export function encodeHeader(
+  type: string,
+  indexes: readonly { name: string; path: KeyPath }[],
+  elided: ReadonlySet<string> = new Set(),
+): Uint8Array {
   const t = utf8Encode(type);
   if (t.length < 1 || t.length > 255) {
     throw new TableError("invalid", `an item type name of 1 to 255 bytes, found ${t.length} bytes (${quote(type)})`);
@@ -287,10 +294,23 @@ export function encodeHeader(type: string, indexes: readonly { name: string; pat
       throw new TableError("invalid", `index ${name} given twice`);
     }
     const n = utf8Encode(name);
-    const p = path.encode();
+    const p = elided.has(name) ? new Uint8Array(0) : path.encode();
     if (p.length > 0xffff) throw new TableError("invalid", `index key path of ${p.length} bytes (at most 65535)`);
     parts.push(Uint8Array.of(n.length), n, Uint8Array.of(p.length >> 8, p.length & 0xff), p);
   }
+  return concat(...parts);
+}
+
+/** An envelope with its index key paths replaced (`paths` by index position), the rest as it is. */
+export function withIndexPaths(value: Uint8Array, header: Header, paths: readonly Uint8Array[]): Uint8Array {
+  const t = utf8Encode(header.type);
+  const parts: Uint8Array[] = [Uint8Array.of(ENVELOPE_FORMAT, t.length), t, Uint8Array.of(header.indexes.length)];
+  header.indexes.forEach((ix, i) => {
+    const n = utf8Encode(ix.name);
+    const p = paths[i]!;
+    parts.push(Uint8Array.of(n.length), n, Uint8Array.of(p.length >> 8, p.length & 0xff), p);
+  });
+  parts.push(value.subarray(header.payloadStart));
   return concat(...parts);
 }
 

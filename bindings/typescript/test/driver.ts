@@ -372,10 +372,12 @@ async function main(): Promise<void> {
   );
   const table = new DynamoDbTable(client, tableName, { decode: { maps: "map", floats: "tagged" } });
   try {
-    // As the `keypath db` CLI does when it opens a store: the configuration, read once.
+    // As the `keypath db` CLI does when it opens a store: the table described (its GSIs) and
+    // the configuration read, once; not counted in any answer's requests.
+    await table.loadIndexes();
     await table.loadConfig();
   } catch (e) {
-    process.stderr.write(`driver: reading the configuration: ${String(e)}\n`);
+    process.stderr.write(`driver: opening the table: ${String(e)}\n`);
   }
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {

@@ -31,6 +31,17 @@ export class StubTable {
   /** Errors the next writes throw instead of applying (one each). */
   readonly failures: Error[] = [];
   readonly client: DynamoDBClient;
+  /** What DescribeTable answers: keys pk/sk (binary); tests add GSIs. */
+  description: Record<string, unknown> = {
+    KeySchema: [
+      { AttributeName: "pk", KeyType: "HASH" },
+      { AttributeName: "sk", KeyType: "RANGE" },
+    ],
+    AttributeDefinitions: [
+      { AttributeName: "pk", AttributeType: "B" },
+      { AttributeName: "sk", AttributeType: "B" },
+    ],
+  };
 
   constructor() {
     this.client = new DynamoDBClient({
@@ -78,6 +89,8 @@ export class StubTable {
       }
       case "Query":
         return this.#query(input);
+      case "DescribeTable":
+        return { Table: this.description };
       case "PutItem":
       case "DeleteItem":
       case "TransactWriteItems": {
@@ -107,6 +120,7 @@ export class StubTable {
     const values = input["ExpressionAttributeValues"] as Attrs;
     const expr = String(input["KeyConditionExpression"]);
     const g = values[":g"]!.B!;
+    if (input["IndexName"] !== undefined) return { Items: [] };
     const lo = values[":lo"]?.B;
     const hi = values[":hi"]?.B;
     const inRange = (sk: Uint8Array): boolean => {

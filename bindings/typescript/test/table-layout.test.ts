@@ -128,6 +128,9 @@ test("writes send the documented requests: put_new, put_moved, put_same, delete"
   const stub = new StubTable();
   stub.put(configRecord(block("config.json").trim(), 1));
   const table = new DynamoDbTable(stub.client, "keypath");
+  // Described once, as the Rust backend describes the table when it opens it.
+  await table.loadIndexes();
+  stub.sent.length = 0;
   const last = (): { operation: string; body: unknown } => {
     const s = stub.sent[stub.sent.length - 1]!;
     return { operation: s.operation, body: withoutToken(s.body) };
@@ -166,6 +169,8 @@ test("an index query sends the documented Query", async () => {
   const stub = new StubTable();
   stub.put(configRecord(block("config.json").trim(), 1));
   const table = new DynamoDbTable(stub.client, "keypath");
+  await table.loadIndexes();
+  stub.sent.length = 0;
   const page = await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
   assert.deepEqual(page.items, []);
   assert.deepEqual(stub.operations(), ["GetItem", "Query"]);
@@ -283,4 +288,55 @@ test("field index values: integers and ID text, refusals", async () => {
   for (const bad of [true, [1], { a: 1 }, 1.5, new Uint8Array(1)]) {
     await assert.rejects(table.put("/board-1/ticket-7", { board: 1, u: bad } as never), (e: unknown) => e instanceof TableError && e.kind === "invalid", String(bad));
   }
+});
+
+test("indexes kept by a GSI: the documented header, put and query", async () => {
+  const stub = new StubTable();
+  stub.description = {
+    KeySchema: [
+      { AttributeName: "pk", KeyType: "HASH" },
+      { AttributeName: "sk", KeyType: "RANGE" },
+    ],
+    AttributeDefinitions: ["pk", "sk", "gp1", "gs1"].map((a) => ({ AttributeName: a, AttributeType: "B" })),
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: "kp_by_updated",
+        KeySchema: [
+          { AttributeName: "gp1", KeyType: "HASH" },
+          { AttributeName: "gs1", KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "ALL" },
+      },
+      { IndexName: "app_index", KeySchema: [{ AttributeName: "x", KeyType: "HASH" }], Projection: { ProjectionType: "ALL" } },
+    ],
+  };
+  const config = JSON.parse(block("config.json")) as { types: string[] };
+  config.types = ["ticket"];
+  stub.put(configRecord(JSON.stringify(config), 2));
+  const table = new DynamoDbTable(stub.client, "keypath");
+  assert.deepEqual(await table.loadIndexes(), [{ name: "by_updated", pk: "gp1", sk: "gs1", keysOnly: false }]);
+  assert.equal(hex(encodeHeader("ticket", [{ name: "by_updated", path: p("/board-1/updated-20") }], new Set(["by_updated"]))), bytes("gsi.hdr"));
+  stub.sent.length = 0;
+  assert.equal(await table.put("/board-1/ticket-7", TICKET, { restore: 5 }), 5n);
+  assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "PutItem"]);
+  const put = stub.sent[2]!;
+  assert.deepEqual({ operation: put.operation, body: put.body }, docRequest("gsi_put.request"));
+  // Read back: the header's elided path is restored from gp1/gs1.
+  const item = await table.get("/board-1/ticket-7");
+  assert.deepEqual(item?.value, TICKET);
+  stub.sent.length = 0;
+  await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
+  assert.deepEqual(stub.operations(), ["GetItem", "Query"]);
+  assert.deepEqual({ operation: "Query", body: stub.sent[1]!.body }, docRequest("gsi_query.request"));
+  await assert.rejects(
+    table.queryIndex("by_updated", "/board-1", { consistentRead: true }),
+    (e: unknown) => e instanceof TableError && e.kind === "invalid",
+  );
+  // A header whose path is elided for an index the table keeps no GSI for is refused.
+  const other = new StubTable();
+  other.put({ ...stub.records.get([...stub.records.keys()].find((k) => k.startsWith(hex(itemKey(p("/board-1/ticket-7")).pk)))!)! });
+  await assert.rejects(
+    new DynamoDbTable(other.client, "keypath").get("/board-1/ticket-7"),
+    (e: unknown) => e instanceof TableError && e.kind === "foreign" && /keeps no GSI/.test(e.message),
+  );
 });
