@@ -225,6 +225,18 @@ function readValue(attrs: Attrs, at: string): Uint8Array {
   return value;
 }
 
+/** Whether no byte string lies within the bounds (the Rust backend's `Scan::is_empty_range`): then no request is sent. */
+function isEmptyRange(start: ByteBound, end: ByteBound): boolean {
+  if (end !== undefined && "excluded" in end && end.excluded.length === 0) return true;
+  if (start === undefined || end === undefined) return false;
+  const s = "included" in start ? start.included : start.excluded;
+  const e = "included" in end ? end.included : end.excluded;
+  const c = compareBytes(s, e);
+  if ("included" in start && "included" in end) return c > 0;
+  if ("included" in start || "included" in end) return c >= 0;
+  return c >= 0 || (e.length === s.length + 1 && compareBytes(e.subarray(0, s.length), s) === 0 && e[s.length] === 0);
+}
+
 /**
  * An item read from a GSI as an index entry (the Rust backend's `gsi_entry_record`): keys-only
  * (no `ver`: the `KEYS_ONLY` projection) or projected (type and payload from the item).
@@ -767,7 +779,7 @@ export class DynamoDbTable {
       if (v.length > 1024) return lower ? { excluded: v.slice(0, 1024) } : { included: v.slice(0, 1024) };
       return bound;
     };
-    if (scan.limit === 0 || pk.length > 2048) return [];
+    if (scan.limit === 0 || pk.length === 0 || pk.length > 2048 || isEmptyRange(scan.start, scan.end)) return [];
     const lo = clamp(scan.start, true);
     const hi = clamp(scan.end, false);
     if (lo === null || hi === null) return [];

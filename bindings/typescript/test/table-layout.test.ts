@@ -198,6 +198,12 @@ test("a list's first page gives the documented cursor, and the cursor resumes it
   const second = await table.list("/board-1", { limit: 1, cursor: first.cursor });
   assert.deepEqual(second.items.map((i) => [i.key.toString(), i.value]), [["/board-1/ticket-8", { title: "b" }]]);
   assert.equal(second.cursor, undefined);
+  // A range no key can be in sends nothing.
+  stub.sent.length = 0;
+  const none = await table.list("/board-1", { gt: "/board-1/ticket-7", lt: "/board-1/ticket-7" });
+  assert.deepEqual([none.items, none.cursor, stub.operations()], [[], undefined, []]);
+  const one = await table.list("/board-1", { gte: "/board-1/ticket-8", lte: "/board-1/ticket-8" });
+  assert.deepEqual(one.items.map((i) => i.key.toString()), ["/board-1/ticket-8"]);
   await assert.rejects(table.list("/board-1", { limit: 1, reverse: true, cursor: first.cursor }), (e: unknown) => {
     return e instanceof TableError && e.kind === "invalid" && /different query/.test(e.message);
   });
