@@ -28,6 +28,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  ScanCommand,
   type TransactWriteItem,
   TransactWriteItemsCommand,
 } from "@aws-sdk/client-dynamodb";
@@ -996,6 +997,7 @@ export class DynamoDbTable {
             ? (old.version + 1n) & U64_MAX || 1n
             : (restore ?? freshVersion());
       const members: Member[] = [];
+      let configAfter: { config: StoreConfig; version: bigint } | undefined;
       const kept = entries.map(() => false);
       if (oldHeader !== undefined) members.push(...this.#staleDeletes(path, oldHeader, entries, kept, maintained));
       entries.forEach((e, i) => {
@@ -1009,15 +1011,18 @@ export class DynamoDbTable {
         condition: old === undefined ? { notExists: true } : { version: old.version },
       });
       if (counter !== undefined) members.push(counter.put);
-      if (configVersion !== undefined && config.types !== undefined && !config.types.includes(type)) {
+      if (config.types !== undefined && !config.types.includes(type)) {
+        // The store's first item of its type: the type is listed in the same transaction (the
+        // record created, if an empty table has none).
         const next = { ...config, types: [...config.types, type] };
+        configAfter = { config: next, version: (configVersion ?? 0n) + 1n };
         members.push({
           op: "Put",
-          item: { pk: b(CONFIG_KEY.pk), sk: b(CONFIG_KEY.sk), val: b(configJson(next)), ver: n(configVersion + 1n) },
-          condition: { version: configVersion },
+          item: { pk: b(CONFIG_KEY.pk), sk: b(CONFIG_KEY.sk), val: b(configJson(next)), ver: n((configVersion ?? 0n) + 1n) },
+          condition: configVersion === undefined ? { notExists: true } : { version: configVersion },
         });
       }
-      return { members, result: version };
+      return { members, result: version, configAfter };
     }, true);
   }
 
@@ -1117,13 +1122,16 @@ export class DynamoDbTable {
       configVersion: bigint | undefined;
       /** With group_versions: the counter's next version and the Put that writes it. */
       counter: { next: bigint; put: Member } | undefined;
-    }) => Promise<{ members: Member[]; result: T }>,
+    }) => Promise<{ members: Member[]; result: T; configAfter?: { config: StoreConfig; version: bigint } | undefined }>,
     withConfig: boolean,
   ): Promise<T> {
     const rkey = await this.#itemKey(path);
     // Whether the store keeps group counters: known from the configuration, read once.
     if (this.#groupVersions === undefined) await this.loadConfig();
     const counterKey: RecordKey = { pk: concat(Uint8Array.of(0x00, 0x01), rkey.pk), sk: Uint8Array.of(0x00) };
+    // Without a configuration record seen yet, whether the table holds items decides what the
+    // record would say about types (as the Rust store's first write to such a table).
+    const holdsItems = withConfig && this.#config === undefined ? await this.#holdsItems() : undefined;
     for (let attempt = 0; ; attempt++) {
       const counted = this.#groupVersions === true;
       const keys = [...(counted ? [counterKey] : []), rkey, ...(withConfig ? [CONFIG_KEY] : [])];
@@ -1133,8 +1141,12 @@ export class DynamoDbTable {
       let configVersion: bigint | undefined;
       if (withConfig) {
         const c = got.get(keyId(CONFIG_KEY));
-        if (c === undefined) config = absentConfig();
-        else {
+        if (c === undefined) {
+          config = absentConfig();
+          // An empty table: the record is created listing the type; else which types the
+          // table holds is unknown, and no record is written.
+          if (holdsItems === false) config.types = [];
+        } else {
           config = parseConfig(c.value);
           configVersion = c.version;
           this.#config = { config, version: c.version };
@@ -1156,10 +1168,11 @@ export class DynamoDbTable {
           },
         };
       }
-      const { members, result } = await planWrite({ old, config, configVersion, counter });
+      const { members, result, configAfter } = await planWrite({ old, config, configVersion, counter });
       if (members.length === 0) return result;
       try {
         await this.#send(members);
+        if (configAfter !== undefined) this.#config = configAfter;
         return result;
       } catch (e) {
         if (!isConditionFailure(e) || attempt + 1 >= this.#maxAttempts) {
@@ -1170,6 +1183,29 @@ export class DynamoDbTable {
         }
         await pause(attempt);
       }
+    }
+  }
+
+  /** Whether the table holds any item (a `Scan` of partition keys until one of an item group). */
+  async #holdsItems(): Promise<boolean> {
+    let start: Attrs | undefined;
+    for (;;) {
+      let out;
+      try {
+        out = await this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            ProjectionExpression: "pk",
+            ConsistentRead: true,
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+      } catch (e) {
+        throw sdkError("Scan", e);
+      }
+      if ((out.Items ?? []).some((i) => i["pk"]?.B instanceof Uint8Array && i["pk"].B.length > 0 && i["pk"].B[0]! >= 1)) return true;
+      if (out.LastEvaluatedKey === undefined) return false;
+      start = out.LastEvaluatedKey as Attrs;
     }
   }
 

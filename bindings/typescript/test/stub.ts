@@ -89,6 +89,8 @@ export class StubTable {
       }
       case "Query":
         return this.#query(input);
+      case "Scan":
+        return { Items: [...this.records.values()].map((r) => ({ pk: r["pk"] })) };
       case "DescribeTable":
         return { Table: this.description };
       case "PutItem":

@@ -346,3 +346,25 @@ test("indexes kept by a GSI: the documented header, put and query", async () => 
     (e: unknown) => e instanceof TableError && e.kind === "foreign" && /keeps no GSI/.test(e.message),
   );
 });
+
+test("a table without a configuration record: created with the first item if the table is empty", async () => {
+  const stub = new StubTable();
+  const table = new DynamoDbTable(stub.client, "keypath");
+  await table.loadIndexes();
+  stub.sent.length = 0;
+  await table.put("/board-1/ticket-7", TICKET);
+  assert.deepEqual(stub.operations(), ["GetItem", "Scan", "BatchGetItem", "TransactWriteItems"]);
+  const write = stub.sent[3]!.body as { TransactItems: { Put: { ConditionExpression: string; Item: { val?: { B: string }; ver: { N: string } } } }[] };
+  const config = write.TransactItems[1]!.Put;
+  assert.equal(config.ConditionExpression, "attribute_not_exists(pk)");
+  assert.equal(config.Item.ver.N, "1");
+  assert.equal(Buffer.from(config.Item.val!.B, "base64").toString(), '{"format":1,"indexes":[],"types":["ticket"]}');
+  // A table holding items but no record: no record is written (which types it holds is unknown).
+  const other = new StubTable();
+  other.put({ pk: { B: itemKey(p("/a-1")).pk }, sk: { B: Uint8Array.of(0) }, ver: { N: "1" }, val: { B: Uint8Array.of(1, 1, 0x61, 0, 0xc0) } });
+  const t2 = new DynamoDbTable(other.client, "keypath");
+  await t2.loadIndexes();
+  other.sent.length = 0;
+  await t2.put("/board-1/ticket-7", TICKET);
+  assert.deepEqual(other.operations(), ["GetItem", "Scan", "BatchGetItem", "PutItem"]);
+});
