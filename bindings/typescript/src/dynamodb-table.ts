@@ -632,7 +632,7 @@ export class DynamoDbTable {
     const reverse = options.reverse === true;
     const fp = fingerprint(undefined, reverse, groupBytes, plan.start, plan.end);
     const consistent = options.consistentRead !== false;
-    return this.#paged(options, plan, fp, groupBytes, async (scan, needed) => {
+    return this.#paged(options, plan, fp, async (scan, needed) => {
       const records = await this.#scan(groupBytes, scan, reverse, consistent);
       const steps: Step[] = [];
       let items = 0;
@@ -702,7 +702,7 @@ export class DynamoDbTable {
     }
     const consistent = gsi === undefined && options.consistentRead !== false;
     const pk = gsi === undefined ? indexGroupKey(name, groupBytes) : groupBytes;
-    return this.#paged(options, plan, fp, groupBytes, async (scan, needed) => {
+    return this.#paged(options, plan, fp, async (scan, needed) => {
       const records = await this.#scan(pk, scan, reverse, consistent, gsi);
       const entries = records.map((rec) => (gsi === undefined ? readRecord(rec) : gsiEntry(rec, gsi)));
       const resolved = await this.#resolveIndex(name, group, plan, entries, consistent);
@@ -849,10 +849,8 @@ export class DynamoDbTable {
     options: ListOptions,
     plan: Plan,
     fp: bigint,
-    groupBytes: Uint8Array,
     resolve: (scan: { start: ByteBound; end: ByteBound; limit: number }, needed: number) => Promise<{ steps: Step[]; records: number }>,
   ): Promise<Page> {
-    void groupBytes;
     const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isInteger(limit) || limit < 0) throw new TableError("invalid", `expected a limit of 0 or more, found ${String(limit)}`);
     const reverse = options.reverse === true;
@@ -929,7 +927,11 @@ export class DynamoDbTable {
    */
   async put(key: KeyPath | string, value: Value, options: PutOptions = {}): Promise<bigint> {
     const path = toPath(key);
-    const rkey = await this.#itemKey(path);
+    itemKey(path); // checked before anything is read: a group and an ID at the end
+    // A value a field index refuses is refused before anything is read, as `keypath db put`
+    // does with the configuration it has (the commit computes the entries again with the
+    // configuration it reads).
+    if (this.#config !== undefined) fieldIndexEntries(this.#config.config, path, value);
     const comps = path.components();
     const type = comps[comps.length - 1]!.namespace;
     const payload = tvBytes(toTv(value));
@@ -941,7 +943,7 @@ export class DynamoDbTable {
         throw new TableError("invalid", `${path}: version ${restore} to restore is not in 1 to 2^52 - 1`);
       }
     }
-    return this.#commit(path, async ({ old, config, configVersion, counter }) => {
+    return this.#commit(path, async ({ key: rkey, old, config, configVersion, counter }) => {
       if (options.ifAbsent === true && old !== undefined) {
         throw new TableError("condition_failed", `condition failed: ${path} exists (at version ${old.version}), a put only if absent was asked`);
       }
@@ -1090,7 +1092,7 @@ export class DynamoDbTable {
    */
   async delete(key: KeyPath | string): Promise<boolean> {
     const path = toPath(key);
-    return this.#commit(path, async ({ old, counter }) => {
+    return this.#commit(path, async ({ key: rkey, old, counter }) => {
       if (old === undefined) return { members: [], result: false };
       const members: Member[] = [];
       let header: Header | undefined;
@@ -1103,7 +1105,7 @@ export class DynamoDbTable {
         const gsis = header.indexes.length > 0 ? await this.#keptIndexes() : [];
         members.push(...this.#staleDeletes(path, header, [], [], new Set(gsis.map((k) => k.name))));
       }
-      members.push({ op: "Delete", key: await this.#itemKey(path), condition: { version: old.version } });
+      members.push({ op: "Delete", key: rkey, condition: { version: old.version } });
       if (counter !== undefined) members.push(counter.put);
       return { members, result: true };
     }, false);
@@ -1117,6 +1119,8 @@ export class DynamoDbTable {
   async #commit<T>(
     path: KeyPath,
     planWrite: (read: {
+      /** The item's record key. */
+      key: RecordKey;
       old: RawRecord | undefined;
       config: StoreConfig;
       configVersion: bigint | undefined;
@@ -1168,7 +1172,7 @@ export class DynamoDbTable {
           },
         };
       }
-      const { members, result, configAfter } = await planWrite({ old, config, configVersion, counter });
+      const { members, result, configAfter } = await planWrite({ key: rkey, old, config, configVersion, counter });
       if (members.length === 0) return result;
       try {
         await this.#send(members);
