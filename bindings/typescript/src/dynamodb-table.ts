@@ -295,7 +295,8 @@ function valueSize(v: unknown): number {
 
 function isConditionFailure(e: unknown): boolean {
   const name = (e as { name?: string } | null)?.name;
-  if (name === "ConditionalCheckFailedException") return true;
+  // A single write that met a transaction in progress on its item: read again and retry too.
+  if (name === "ConditionalCheckFailedException" || name === "TransactionConflictException") return true;
   if (name === "TransactionCanceledException") {
     const reasons = (e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
     return reasons.some((r) => r.Code === "ConditionalCheckFailed" || r.Code === "TransactionConflict");

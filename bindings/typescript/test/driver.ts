@@ -4,7 +4,10 @@
 // {"error": {"kind", "message"}}, each with the DynamoDB operations sent for it in
 // "requests"). Diagnostics go to stderr; it exits 0 at the end of stdin.
 //
-//   node dist-test/driver.js --table T --endpoint http://127.0.0.1:PORT
+//   node dist-test/test/driver.js --table T --endpoint http://127.0.0.1:PORT
+//   (or dist-test/driver.js: this module; test/test/driver.ts is the entry point at the path
+//   the cross-language test starts, and the tests of this module's JSON when the test runner
+//   runs it without arguments)
 //
 // Values are what `keypath db put` would store for the same JSON: objects as maps with their
 // keys sorted (serde_json's map), integers as integers (up to 64 bits, exactly), numbers with
@@ -12,6 +15,7 @@
 // of that one key is read as a byte string, so that answers can be written back.
 
 import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 
@@ -23,7 +27,7 @@ class BadRequest extends Error {}
 // ---------------------------------------------------------------------------------------------
 // JSON in: objects as Maps with sorted keys, exact integers, floats tagged.
 
-function parseJson(text: string): Value {
+export function parseJson(text: string): Value {
   let at = 0;
   const ws = (): void => {
     while (at < text.length && " \t\n\r".includes(text[at]!)) at++;
@@ -164,7 +168,7 @@ function floatJson(v: number): string {
   return /[.eE]/.test(s) ? s : s + ".0";
 }
 
-function toJson(v: unknown): string {
+export function toJson(v: unknown): string {
   if (v === null || v === undefined) return "null";
   if (typeof v === "boolean") return v ? "true" : "false";
   if (typeof v === "bigint") return v.toString();
@@ -346,7 +350,8 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-async function main(): Promise<void> {
+/** Serves requests from stdin until its end (the arguments: --table T --endpoint URL). */
+export async function main(): Promise<void> {
   const tableName = arg("--table");
   const endpoint = arg("--endpoint");
   if (tableName === undefined || endpoint === undefined) {
@@ -400,10 +405,14 @@ async function main(): Promise<void> {
   client.destroy();
 }
 
-// Never run as a test file (the test runner sets NODE_TEST_CONTEXT in the files it runs).
-if (process.env["NODE_TEST_CONTEXT"] === undefined) {
+/** Runs `main`, reporting a failure on stderr with exit code 1. */
+export function run(): void {
   main().catch((e: unknown) => {
     process.stderr.write(`driver: ${String(e)}\n`);
     process.exitCode = 1;
   });
 }
+
+// Serves when run as the program (`node dist-test/driver.js --table T --endpoint URL`);
+// imported (by test/test/driver.ts), it only exports.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) run();
