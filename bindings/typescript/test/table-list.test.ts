@@ -1,0 +1,102 @@
+// Lists and their pages against a model: random paths (UUIDs mixed with other ID types, so
+// that byte ranges hold records a list must pass over), random prefixes, path bounds,
+// directions and limits, through the client's scans and cursors over a stub table that keeps
+// DynamoDB's order, Limit and LastEvaluatedKey. Every walk of pages must give exactly the
+// paths the model selects (by component prefix and by the bounds' byte order), in order.
+
+import assert from "node:assert/strict";
+import test from "node:test";
+
+import { KeyPath, Uuid, compareBytes } from "../dist/index.js";
+import { DynamoDbTable } from "../dist/dynamodb-table.js";
+import { itemKey } from "../dist/table-format.js";
+import { StubTable } from "./stub.js";
+import { Rng, genPath } from "./support.js";
+
+/** An item envelope: type "a", no index keys, payload nil. */
+const ENVELOPE = Uint8Array.of(0x01, 0x01, 0x61, 0x00, 0xc0);
+
+function withIds(p: KeyPath): boolean {
+  return p.components().every((c) => c.id !== undefined);
+}
+
+test("list pages select exactly the model's paths, in order, across cursors", async () => {
+  const r = new Rng(0x11575);
+  for (let round = 0; round < 12; round++) {
+    const stub = new StubTable();
+    const table = new DynamoDbTable(stub.client, "keypath");
+    const group = KeyPath.parse("/g-1");
+    const rests: KeyPath[] = [];
+    const add = (rest: KeyPath): void => {
+      if (rests.some((x) => x.equals(rest))) return;
+      rests.push(rest);
+      const key = itemKey(group.join(rest));
+      stub.put({ pk: { B: key.pk }, sk: { B: key.sk }, ver: { N: String(rests.length) }, val: { B: ENVELOPE } });
+    };
+    while (rests.length < 60) {
+      const rest = genPath(r, { maxLen: 3 });
+      if (rest.isEmpty() || !withIds(rest)) continue;
+      add(rest);
+      // A trap: a UUID whose raw bytes begin with the first ID's segment and 00 or 01, so
+      // that its path falls inside that ID's byte range (FORMAT.md rule 6) and lists of the
+      // ID's subtree must pass it over.
+      const first = rest.components()[0]!;
+      if (first.id instanceof Uuid || !r.chance(0.5)) continue;
+      const enc = KeyPath.empty().push(first.namespace, first.id!).encode();
+      const start = first.namespace.length + 1;
+      const end = enc.indexOf(0x00, start);
+      if (end < 0 || end - start > 15) continue;
+      const raw = new Uint8Array(16);
+      raw.set(enc.subarray(start, end));
+      raw[end - start] = r.below(2);
+      let trap = KeyPath.empty().push(first.namespace, new Uuid(raw));
+      if (r.chance(0.5)) trap = trap.push("b", r.below(3));
+      add(trap);
+    }
+    for (let q = 0; q < 25; q++) {
+      // A prefix: a stored path cut short, sometimes ending in a namespace only.
+      const base = r.pick(rests).components();
+      const keep = r.below(base.length + 1);
+      let prefixRest = KeyPath.empty();
+      for (let i = 0; i < keep; i++) {
+        const c = base[i]!;
+        prefixRest = i === keep - 1 && r.chance(0.3) ? prefixRest.pushNamespace(c.namespace) : prefixRest.push(c.namespace, c.id!);
+      }
+      const prefix = group.join(prefixRest);
+      const bounds: Record<string, string> = {};
+      const boundBytes: [string, Uint8Array][] = [];
+      for (const op of ["gt", "gte", "lt", "lte"]) {
+        if (!r.chance(0.25)) continue;
+        const b = r.pick(rests);
+        bounds[op] = group.join(b).toString();
+        boundBytes.push([op, b.encode()]);
+      }
+      const reverse = r.chance(0.5);
+      const limit = 1 + r.below(4);
+      const want = rests
+        .filter((p) => p.startsWith(prefixRest))
+        .filter((p) =>
+          boundBytes.every(([op, b]) => {
+            const c = compareBytes(p.encode(), b);
+            return op === "gt" ? c > 0 : op === "gte" ? c >= 0 : op === "lt" ? c < 0 : c <= 0;
+          }),
+        )
+        .sort((a, b) => compareBytes(a.encode(), b.encode()) * (reverse ? -1 : 1))
+        .map((p) => group.join(p).toString());
+      const got: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; ; pages++) {
+        assert.ok(pages <= want.length + 1, "pages never end");
+        const page = await table.list(prefix, { ...bounds, reverse, limit, cursor });
+        assert.ok(page.items.length <= limit);
+        got.push(...page.items.map((i) => i.key.toString()));
+        cursor = page.cursor;
+        if (cursor === undefined) break;
+      }
+      assert.deepEqual(got, want, `round ${round}: list ${prefix} ${JSON.stringify(bounds)} reverse ${reverse} limit ${limit}`);
+      const all = await table.list(prefix, { ...bounds, reverse });
+      assert.deepEqual(all.items.map((i) => i.key.toString()), want);
+      assert.equal(all.cursor, undefined);
+    }
+  }
+});
