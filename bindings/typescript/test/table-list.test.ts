@@ -9,7 +9,7 @@ import test from "node:test";
 
 import { KeyPath, Uuid, compareBytes } from "../dist/index.js";
 import { DynamoDbTable } from "../dist/dynamodb-table.js";
-import { itemKey } from "../dist/table-format.js";
+import { entryKey, itemKey } from "../dist/table-format.js";
 import { StubTable } from "./stub.js";
 import { Rng, genPath } from "./support.js";
 
@@ -97,6 +97,67 @@ test("list pages select exactly the model's paths, in order, across cursors", as
       const all = await table.list(prefix, { ...bounds, reverse });
       assert.deepEqual(all.items.map((i) => i.key.toString()), want);
       assert.equal(all.cursor, undefined);
+    }
+  }
+});
+
+test("index query pages give the items whose header has the entry, in index order; stale entries are passed over", async () => {
+  const r = new Rng(0x1dc5);
+  for (let round = 0; round < 6; round++) {
+    const stub = new StubTable();
+    const config = '{"format":1,"indexes":[{"name":"by_u","type":"t","kind":"field","field":"u","group":"/us-0"}],"types":[]}';
+    stub.put({
+      pk: { B: Uint8Array.of(0, 3) },
+      sk: { B: Uint8Array.of(0) },
+      ver: { N: "1" },
+      val: { B: new TextEncoder().encode(config) },
+    });
+    const table = new DynamoDbTable(stub.client, "keypath");
+    const values = [0, 1, 2, -5, "a", "b", "7", "x\u0000y", 2n ** 64n - 1n];
+    const current = new Map<string, number | bigint | string | undefined>();
+    for (let i = 0; i < 30; i++) {
+      const key = `/g-${r.below(3)}/t-${r.below(10)}`;
+      const u = r.chance(0.15) ? undefined : r.pick(values);
+      await table.put(key, u === undefined ? { n: i } : { n: i, u });
+      current.set(key, u);
+    }
+    // Stale entries: keys-only entries of values the items no longer have, and of absent items.
+    for (let i = 0; i < 10; i++) {
+      const item = KeyPath.parse(r.chance(0.8) ? r.pick([...current.keys()]) : `/g-9/t-${i}`);
+      const u = r.pick(values);
+      if (current.get(item.toString()) === u) continue;
+      const indexPath = KeyPath.parse("/us-0").push("u", typeof u === "string" && /^-?\d+$/.test(u) ? Number(u) : u);
+      const k = entryKey("by_u", indexPath, item);
+      stub.put({ pk: { B: k.pk }, sk: { B: k.sk }, ver: { N: "1" }, val: { B: Uint8Array.of(1) } });
+    }
+    const idOf = (u: number | bigint | string): number | bigint | string => (typeof u === "string" && /^-?\d+$/.test(u) ? Number(u) : u);
+    for (let q = 0; q < 12; q++) {
+      const reverse = r.chance(0.5);
+      const limit = 1 + r.below(4);
+      const bound = r.chance(0.5) ? r.pick(values) : undefined;
+      const op = r.pick(["gt", "gte", "lt", "lte"] as const);
+      const boundPath = bound === undefined ? undefined : KeyPath.parse("/us-0").push("u", idOf(bound));
+      const options = boundPath === undefined ? {} : { [op]: boundPath.toString() };
+      const want = [...current.entries()]
+        .filter((e): e is [string, number | bigint | string] => e[1] !== undefined)
+        .map(([key, u]) => ({ key, rest: KeyPath.empty().push("u", idOf(u)).encode(), path: KeyPath.parse(key).encode() }))
+        .filter((e) => {
+          if (boundPath === undefined) return true;
+          const c = compareBytes(e.rest, KeyPath.empty().push("u", idOf(bound!)).encode());
+          return op === "gt" ? c > 0 : op === "gte" ? c >= 0 : op === "lt" ? c < 0 : c <= 0;
+        })
+        .sort((a, b) => (compareBytes(a.rest, b.rest) || compareBytes(a.path, b.path)) * (reverse ? -1 : 1))
+        .map((e) => e.key);
+      const got: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; ; pages++) {
+        assert.ok(pages <= want.length + 12, "pages never end");
+        const page = await table.queryIndex("by_u", "/us-0", { ...options, reverse, limit, cursor });
+        got.push(...page.items.map((i) => i.key.toString()));
+        cursor = page.cursor;
+        if (cursor === undefined) break;
+      }
+      assert.deepEqual(got, want, `round ${round}: ${JSON.stringify(options)} reverse ${reverse} limit ${limit}`);
     }
   }
 });
