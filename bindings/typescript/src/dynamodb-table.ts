@@ -35,7 +35,15 @@ import {
 
 import { quote } from "./errors.js";
 import { KeyPath, compareBytes } from "./keypath.js";
-import { type DecodeOptions, type Tv, type Value, fromTv, readTvAll, toTv, tvBytes } from "./msgpack.js";
+import {
+  type DecodeOptions,
+  type Tv,
+  type Value,
+  fromTv,
+  readTvAll,
+  toTv,
+  tvBytes,
+} from "./msgpack.js";
 import {
   type Attr,
   type ByteBound,
@@ -77,7 +85,14 @@ import { utf8Encode } from "./utf8.js";
 
 export { TableError, type TableErrorKind } from "./table-error.js";
 export type { StoreConfig, IndexDecl, RootPlace } from "./table-format.js";
-export { Float, encodeValue, decodeValue, type Value, type ValueObject, type DecodeOptions } from "./msgpack.js";
+export {
+  Float,
+  encodeValue,
+  decodeValue,
+  type Value,
+  type ValueObject,
+  type DecodeOptions,
+} from "./msgpack.js";
 
 /** An item read from the table. */
 export interface TableItem {
@@ -195,12 +210,17 @@ function keyId(k: { pk: Uint8Array; sk: Uint8Array }): string {
 function readRecord(attrs: Attrs, where?: string): RawRecord {
   const pk = attrs["pk"]?.B;
   const sk = attrs["sk"]?.B;
-  if (!(pk instanceof Uint8Array)) throw new TableError("foreign", `${where ?? "a record"}: no binary pk`);
-  if (!(sk instanceof Uint8Array)) throw new TableError("foreign", `${where ?? `a record of pk ${hex(pk)}`}: no binary sk`);
+  if (!(pk instanceof Uint8Array))
+    throw new TableError("foreign", `${where ?? "a record"}: no binary pk`);
+  if (!(sk instanceof Uint8Array))
+    throw new TableError("foreign", `${where ?? `a record of pk ${hex(pk)}`}: no binary sk`);
   const at = where ?? describeKey(pk, sk);
   const ver = attrs["ver"]?.N;
   if (typeof ver !== "string" || !/^[0-9]+$/.test(ver) || BigInt(ver) > U64_MAX) {
-    throw new TableError("foreign", `${at}: expected ver, an N holding a u64, found ${ver === undefined ? "none" : quote(String(ver))}`);
+    throw new TableError(
+      "foreign",
+      `${at}: expected ver, an N holding a u64, found ${ver === undefined ? "none" : quote(String(ver))}`,
+    );
   }
   return { pk, sk, version: BigInt(ver), value: readValue(attrs, at), attrs };
 }
@@ -235,25 +255,46 @@ function isEmptyRange(start: ByteBound, end: ByteBound): boolean {
   const c = compareBytes(s, e);
   if ("included" in start && "included" in end) return c > 0;
   if ("included" in start || "included" in end) return c >= 0;
-  return c >= 0 || (e.length === s.length + 1 && compareBytes(e.subarray(0, s.length), s) === 0 && e[s.length] === 0);
+  return (
+    c >= 0 ||
+    (e.length === s.length + 1 &&
+      compareBytes(e.subarray(0, s.length), s) === 0 &&
+      e[s.length] === 0)
+  );
 }
 
 /**
  * An item read from a GSI as an index entry (the Rust backend's `gsi_entry_record`): keys-only
  * (no `ver`: the `KEYS_ONLY` projection) or projected (type and payload from the item).
  */
-function gsiEntry(attrs: Attrs, gsi: KeptIndex): { sk: Uint8Array; version: bigint; value: Uint8Array } {
+function gsiEntry(
+  attrs: Attrs,
+  gsi: KeptIndex,
+): { sk: Uint8Array; version: bigint; value: Uint8Array } {
   const sk = attrs[gsi.sk]!.B as Uint8Array;
   if (attrs["ver"] === undefined) return { sk, version: 0n, value: Uint8Array.of(0x01) };
   const r = readRecord(attrs);
   const header = parseHeader(r.value, `${describeKey(r.pk, r.sk)} (from the GSI kp_${gsi.name})`);
   const t = utf8Encode(header.type);
-  return { sk, version: r.version, value: concat(Uint8Array.of(0x02, t.length), t, r.value.subarray(header.payloadStart)) };
+  return {
+    sk,
+    version: r.version,
+    value: concat(Uint8Array.of(0x02, t.length), t, r.value.subarray(header.payloadStart)),
+  };
 }
 
 /** The attributes of the table item of an envelope: natively when exact (section 4.1), else `val`. */
-function itemAttrs(key: RecordKey, version: bigint, header: Uint8Array, type: string, payload: Uint8Array, gsi: Attrs): Attrs {
-  const isMap = payload.length > 0 && ((payload[0]! >= 0x80 && payload[0]! <= 0x8f) || payload[0] === 0xde || payload[0] === 0xdf);
+function itemAttrs(
+  key: RecordKey,
+  version: bigint,
+  header: Uint8Array,
+  type: string,
+  payload: Uint8Array,
+  gsi: Attrs,
+): Attrs {
+  const isMap =
+    payload.length > 0 &&
+    ((payload[0]! >= 0x80 && payload[0]! <= 0x8f) || payload[0] === 0xde || payload[0] === 0xdf);
   const native = isMap ? toNative(payload) : undefined;
   if (native !== undefined) {
     const attrs: Attrs = {
@@ -268,9 +309,18 @@ function itemAttrs(key: RecordKey, version: bigint, header: Uint8Array, type: st
     };
     if (itemSize(attrs) <= MAX_ITEM_BYTES) return attrs;
   }
-  const attrs: Attrs = { pk: b(key.pk), sk: b(key.sk), ver: n(version), ...gsi, val: b(concat(header, payload)) };
+  const attrs: Attrs = {
+    pk: b(key.pk),
+    sk: b(key.sk),
+    ver: n(version),
+    ...gsi,
+    val: b(concat(header, payload)),
+  };
   if (itemSize(attrs) > MAX_ITEM_BYTES) {
-    throw new TableError("invalid", `the item ${describeKey(key.pk, key.sk)} is over DynamoDB's 400 KB item limit`);
+    throw new TableError(
+      "invalid",
+      `the item ${describeKey(key.pk, key.sk)} is over DynamoDB's 400 KB item limit`,
+    );
   }
   return attrs;
 }
@@ -288,18 +338,23 @@ function valueSize(v: unknown): number {
   if (typeof a["S"] === "string") return utf8Encode(a["S"]).length;
   if (typeof a["N"] === "string") return a["N"].length + 1;
   if (a["BOOL"] !== undefined || a["NULL"] !== undefined) return 1;
-  if (Array.isArray(a["L"])) return 3 + a["L"].reduce((s: number, x: unknown) => s + 1 + valueSize(x), 0);
-  if (typeof a["M"] === "object" && a["M"] !== null) return 3 + itemSize(a["M"] as Record<string, unknown>) + Object.keys(a["M"]).length;
+  if (Array.isArray(a["L"]))
+    return 3 + a["L"].reduce((s: number, x: unknown) => s + 1 + valueSize(x), 0);
+  if (typeof a["M"] === "object" && a["M"] !== null)
+    return 3 + itemSize(a["M"] as Record<string, unknown>) + Object.keys(a["M"]).length;
   return 0;
 }
 
 function isConditionFailure(e: unknown): boolean {
   const name = (e as { name?: string } | null)?.name;
   // A single write that met a transaction in progress on its item: read again and retry too.
-  if (name === "ConditionalCheckFailedException" || name === "TransactionConflictException") return true;
+  if (name === "ConditionalCheckFailedException" || name === "TransactionConflictException")
+    return true;
   if (name === "TransactionCanceledException") {
     const reasons = (e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-    return reasons.some((r) => r.Code === "ConditionalCheckFailed" || r.Code === "TransactionConflict");
+    return reasons.some(
+      (r) => r.Code === "ConditionalCheckFailed" || r.Code === "TransactionConflict",
+    );
   }
   return false;
 }
@@ -317,7 +372,11 @@ function pause(attempt: number): Promise<void> {
 
 function toVersion(v: bigint | number, what: string): bigint {
   const x = typeof v === "bigint" ? v : Number.isInteger(v) ? BigInt(v) : -1n;
-  if (x < 0n || x > U64_MAX) throw new TableError("invalid", `${what}: expected a version from 0 to 2^64-1, found ${String(v)}`);
+  if (x < 0n || x > U64_MAX)
+    throw new TableError(
+      "invalid",
+      `${what}: expected a version from 0 to 2^64-1, found ${String(v)}`,
+    );
   return x;
 }
 
@@ -404,7 +463,9 @@ export class DynamoDbTable {
     }
     const d = out.Table ?? {};
     const binary = (name: string): boolean =>
-      (d.AttributeDefinitions ?? []).some((a) => a.AttributeName === name && a.AttributeType === "B");
+      (d.AttributeDefinitions ?? []).some(
+        (a) => a.AttributeName === name && a.AttributeType === "B",
+      );
     const schema = (d.KeySchema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(",");
     if (schema !== "pk:HASH,sk:RANGE" || !binary("pk") || !binary("sk")) {
       throw new TableError(
@@ -416,11 +477,20 @@ export class DynamoDbTable {
     for (const g of d.GlobalSecondaryIndexes ?? []) {
       const name = g.IndexName?.startsWith("kp_") ? g.IndexName.slice(3) : undefined;
       if (name === undefined || !isIndexName(name)) continue;
-      const keys = (g.KeySchema ?? []).map((k) => [k.AttributeName ?? "", k.KeyType ?? ""] as const);
-      const taken = (a: string): boolean => RESERVED_ATTRS.includes(a) || kept.some((k) => k.pk === a || k.sk === a);
+      const keys = (g.KeySchema ?? []).map(
+        (k) => [k.AttributeName ?? "", k.KeyType ?? ""] as const,
+      );
+      const taken = (a: string): boolean =>
+        RESERVED_ATTRS.includes(a) || kept.some((k) => k.pk === a || k.sk === a);
       if (
-        keys.length !== 2 || keys[0]![1] !== "HASH" || keys[1]![1] !== "RANGE" || keys[0]![0] === keys[1]![0] ||
-        !binary(keys[0]![0]) || !binary(keys[1]![0]) || taken(keys[0]![0]) || taken(keys[1]![0])
+        keys.length !== 2 ||
+        keys[0]![1] !== "HASH" ||
+        keys[1]![1] !== "RANGE" ||
+        keys[0]![0] === keys[1]![0] ||
+        !binary(keys[0]![0]) ||
+        !binary(keys[1]![0]) ||
+        taken(keys[0]![0]) ||
+        taken(keys[1]![0])
       ) {
         throw new TableError(
           "other",
@@ -429,7 +499,10 @@ export class DynamoDbTable {
       }
       const projection = g.Projection?.ProjectionType;
       if (projection !== "ALL" && projection !== "KEYS_ONLY") {
-        throw new TableError("other", `GSI ${g.IndexName} of table ${this.tableName} projects ${String(projection)}, expected ALL or KEYS_ONLY`);
+        throw new TableError(
+          "other",
+          `GSI ${g.IndexName} of table ${this.tableName} projects ${String(projection)}, expected ALL or KEYS_ONLY`,
+        );
       }
       kept.push({ name, pk: keys[0]![0], sk: keys[1]![0], keysOnly: projection === "KEYS_ONLY" });
     }
@@ -464,7 +537,10 @@ export class DynamoDbTable {
       }
       const k = kept.find((x) => x.name === ix.name);
       if (k === undefined) {
-        throw new TableError("foreign", `${where}: index ${ix.name} has no key path in the item's header and the table keeps no GSI for it`);
+        throw new TableError(
+          "foreign",
+          `${where}: index ${ix.name} has no key path in the item's header and the table keeps no GSI for it`,
+        );
       }
       const group = r.attrs[k.pk]?.B;
       const sort = r.attrs[k.sk]?.B;
@@ -480,7 +556,11 @@ export class DynamoDbTable {
       } catch (e) {
         throw keyError(e, "foreign", `${where}: index ${ix.name}'s key path from the GSI keys`);
       }
-      if (path.length > 0xffff) throw new TableError("foreign", `${where}: index ${ix.name}'s key path is over 65535 bytes`);
+      if (path.length > 0xffff)
+        throw new TableError(
+          "foreign",
+          `${where}: index ${ix.name}'s key path is over 65535 bytes`,
+        );
       paths.push(path);
     }
     return { ...r, value: withIndexPaths(r.value, header, paths) };
@@ -500,7 +580,11 @@ export class DynamoDbTable {
     let out;
     try {
       out = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: keyAttrs(CONFIG_KEY), ConsistentRead: true }),
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: keyAttrs(CONFIG_KEY),
+          ConsistentRead: true,
+        }),
       );
     } catch (e) {
       throw sdkError("GetItem", e);
@@ -564,7 +648,12 @@ export class DynamoDbTable {
     return this.#itemOf(path, r.version, header, r.value.subarray(header.payloadStart));
   }
 
-  #itemOf(path: KeyPath, version: bigint, header: Pick<Header, "type" | "indexes">, payload: Uint8Array): TableItem {
+  #itemOf(
+    path: KeyPath,
+    version: bigint,
+    header: Pick<Header, "type" | "indexes">,
+    payload: Uint8Array,
+  ): TableItem {
     for (const ix of header.indexes) {
       if (ix.path.length === 0) {
         throw new TableError(
@@ -579,10 +668,19 @@ export class DynamoDbTable {
     } catch (e) {
       throw keyError(e, "foreign", `${path}: the payload`);
     }
-    return { key: path, version, type: header.type, value: fromTv(tv, this.#decode), payload: payload.slice() };
+    return {
+      key: path,
+      version,
+      type: header.type,
+      value: fromTv(tv, this.#decode),
+      payload: payload.slice(),
+    };
   }
 
-  async #batchGetRecords(keys: readonly RecordKey[], consistent: boolean): Promise<Map<string, RawRecord>> {
+  async #batchGetRecords(
+    keys: readonly RecordKey[],
+    consistent: boolean,
+  ): Promise<Map<string, RawRecord>> {
     const unique = new Map<string, RecordKey>();
     for (const k of keys) {
       if (k.pk.length > 2048 || k.sk.length > 1024) continue; // never stored: absent
@@ -609,7 +707,11 @@ export class DynamoDbTable {
         }
         pending = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Attrs[];
         if (pending.length > 0) {
-          if (attempt >= 10) throw new TableError("other", `BatchGetItem: keys still unprocessed after ${attempt + 1} attempts`);
+          if (attempt >= 10)
+            throw new TableError(
+              "other",
+              `BatchGetItem: keys still unprocessed after ${attempt + 1} attempts`,
+            );
           await new Promise((r) => setTimeout(r, Math.min(2 ** attempt * 10, 1000)));
         }
       }
@@ -658,7 +760,10 @@ export class DynamoDbTable {
       path = KeyPath.fromGroup(r.pk, r.sk);
     } catch (e) {
       if (!isPlacedRoot(r.sk)) {
-        throw new TableError("foreign", `the record ${describeKey(r.pk, r.sk)}: its key is not a key path: ${(e as Error).message}`);
+        throw new TableError(
+          "foreign",
+          `the record ${describeKey(r.pk, r.sk)}: its key is not a key path: ${(e as Error).message}`,
+        );
       }
       return this.#item(group, r);
     }
@@ -678,16 +783,26 @@ export class DynamoDbTable {
    * const newest = await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
    * ```
    */
-  async queryIndex(name: string, prefix: KeyPath | string, options: ListOptions = {}): Promise<Page> {
+  async queryIndex(
+    name: string,
+    prefix: KeyPath | string,
+    options: ListOptions = {},
+  ): Promise<Page> {
     if (typeof name !== "string" || !isIndexName(name)) {
-      throw new TableError("invalid", `invalid index name ${quote(String(name))}: expected 1 to 64 ASCII letters, digits or '_'`);
+      throw new TableError(
+        "invalid",
+        `invalid index name ${quote(String(name))}: expected 1 to 64 ASCII letters, digits or '_'`,
+      );
     }
     const { group, plan } = planQuery(toPath(prefix, "prefix"), options, true);
     if (!this.#ready.has(name)) {
       const config = await this.loadConfig();
       const building = config.indexes.find((d) => d.name === name && d.building === true);
       if (building !== undefined) {
-        throw new TableError("unsupported", `index ${name} of type ${building.type} is being built: it cannot answer queries until then`);
+        throw new TableError(
+          "unsupported",
+          `index ${name} of type ${building.type} is being built: it cannot answer queries until then`,
+        );
       }
       this.#ready.add(name);
     }
@@ -705,7 +820,9 @@ export class DynamoDbTable {
     const pk = gsi === undefined ? indexGroupKey(name, groupBytes) : groupBytes;
     return this.#paged(options, plan, fp, async (scan, needed) => {
       const records = await this.#scan(pk, scan, reverse, consistent, gsi);
-      const entries = records.map((rec) => (gsi === undefined ? readRecord(rec) : gsiEntry(rec, gsi)));
+      const entries = records.map((rec) =>
+        gsi === undefined ? readRecord(rec) : gsiEntry(rec, gsi),
+      );
       const resolved = await this.#resolveIndex(name, group, plan, entries, consistent);
       const steps: Step[] = [];
       let items = 0;
@@ -738,7 +855,12 @@ export class DynamoDbTable {
       steps.push({ sk: r.sk, item: undefined });
       if (!plan.matches(rest)) continue;
       if (projected !== undefined) {
-        steps[i]!.item = this.#itemOf(base, r.version, { type: projected.type, indexes: [] }, projected.payload);
+        steps[i]!.item = this.#itemOf(
+          base,
+          r.version,
+          { type: projected.type, indexes: [] },
+          projected.payload,
+        );
         continue;
       }
       let full: KeyPath;
@@ -759,7 +881,12 @@ export class DynamoDbTable {
       if (r === undefined) continue;
       const header = parseHeader(r.value, w.base.toString());
       if (!header.indexes.some((ix) => ix.name === name && sameBytes(ix.path, w.full))) continue;
-      steps[w.i]!.item = this.#itemOf(w.base, r.version, header, r.value.subarray(header.payloadStart));
+      steps[w.i]!.item = this.#itemOf(
+        w.base,
+        r.version,
+        header,
+        r.value.subarray(header.payloadStart),
+      );
     }
     return steps;
   }
@@ -778,14 +905,22 @@ export class DynamoDbTable {
       if (bound === undefined) return undefined;
       const v = "included" in bound ? bound.included : bound.excluded;
       if (v.length === 0) return lower ? undefined : null;
-      if (v.length > 1024) return lower ? { excluded: v.slice(0, 1024) } : { included: v.slice(0, 1024) };
+      if (v.length > 1024)
+        return lower ? { excluded: v.slice(0, 1024) } : { included: v.slice(0, 1024) };
       return bound;
     };
-    if (scan.limit === 0 || pk.length === 0 || pk.length > 2048 || isEmptyRange(scan.start, scan.end)) return [];
+    if (
+      scan.limit === 0 ||
+      pk.length === 0 ||
+      pk.length > 2048 ||
+      isEmptyRange(scan.start, scan.end)
+    )
+      return [];
     const lo = clamp(scan.start, true);
     const hi = clamp(scan.end, false);
     if (lo === null || hi === null) return [];
-    const val = (x: Exclude<ByteBound, undefined>): Uint8Array => ("included" in x ? x.included : x.excluded);
+    const val = (x: Exclude<ByteBound, undefined>): Uint8Array =>
+      "included" in x ? x.included : x.excluded;
     const values: Attrs = { ":g": b(pk) };
     let condition = `${pkName} = :g`;
     let slack = 0;
@@ -835,7 +970,11 @@ export class DynamoDbTable {
       }
       for (const item of page.Items ?? []) {
         const sk = item[skName]?.B;
-        if (!(sk instanceof Uint8Array)) throw new TableError("foreign", `a record of ${pkName} ${hex(pk)} without a binary ${skName}`);
+        if (!(sk instanceof Uint8Array))
+          throw new TableError(
+            "foreign",
+            `a record of ${pkName} ${hex(pk)} without a binary ${skName}`,
+          );
         if (!inside(sk)) continue;
         out.push(item as Attrs);
         if (out.length === scan.limit) return out;
@@ -850,16 +989,23 @@ export class DynamoDbTable {
     options: ListOptions,
     plan: Plan,
     fp: bigint,
-    resolve: (scan: { start: ByteBound; end: ByteBound; limit: number }, needed: number) => Promise<{ steps: Step[]; records: number }>,
+    resolve: (
+      scan: { start: ByteBound; end: ByteBound; limit: number },
+      needed: number,
+    ) => Promise<{ steps: Step[]; records: number }>,
   ): Promise<Page> {
     const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
-    if (!Number.isInteger(limit) || limit < 0) throw new TableError("invalid", `expected a limit of 0 or more, found ${String(limit)}`);
+    if (!Number.isInteger(limit) || limit < 0)
+      throw new TableError("invalid", `expected a limit of 0 or more, found ${String(limit)}`);
     const reverse = options.reverse === true;
     let position: Uint8Array | undefined;
     if (options.cursor !== undefined) {
       const c = parseCursor(options.cursor);
       if (c.query !== fp) {
-        throw new TableError("invalid", "cursor belongs to a different query: resume a list with the query that returned the cursor");
+        throw new TableError(
+          "invalid",
+          "cursor belongs to a different query: resume a list with the query that returned the cursor",
+        );
       }
       position = c.position;
     }
@@ -878,7 +1024,8 @@ export class DynamoDbTable {
       let end: ByteBound = plan.end === undefined ? undefined : { excluded: plan.end };
       if (position !== undefined) {
         if (!reverse && compareBytes(position, plan.start) >= 0) start = { excluded: position };
-        if (reverse && (plan.end === undefined || compareBytes(position, plan.end) < 0)) end = { excluded: position };
+        if (reverse && (plan.end === undefined || compareBytes(position, plan.end) < 0))
+          end = { excluded: position };
       }
       const { steps, records } = await resolve({ start, end, limit: batch }, limit - items.length);
       const exhausted = records < batch;
@@ -936,97 +1083,135 @@ export class DynamoDbTable {
     const comps = path.components();
     const type = comps[comps.length - 1]!.namespace;
     const payload = tvBytes(toTv(value));
-    const ifVersion = options.ifVersion === undefined ? undefined : toVersion(options.ifVersion, "ifVersion");
+    const ifVersion =
+      options.ifVersion === undefined ? undefined : toVersion(options.ifVersion, "ifVersion");
     let restore: bigint | undefined;
     if (options.restore !== undefined) {
       restore = toVersion(options.restore, "restore");
       if (restore < 1n || restore >= 1n << 52n) {
-        throw new TableError("invalid", `${path}: version ${restore} to restore is not in 1 to 2^52 - 1`);
-      }
-    }
-    return this.#commit(path, async ({ key: rkey, old, config, configVersion, counter }) => {
-      if (options.ifAbsent === true && old !== undefined) {
-        throw new TableError("condition_failed", `condition failed: ${path} exists (at version ${old.version}), a put only if absent was asked`);
-      }
-      if (ifVersion !== undefined && old?.version !== ifVersion) {
         throw new TableError(
-          "condition_failed",
-          `condition failed: ${path} is ${old === undefined ? "absent" : `at version ${old.version}`}, a put at version ${ifVersion} was asked`,
+          "invalid",
+          `${path}: version ${restore} to restore is not in 1 to 2^52 - 1`,
         );
       }
-      let oldHeader: Header | undefined;
-      if (old !== undefined) {
-        try {
-          oldHeader = parseHeader(old.value, path.toString());
-        } catch (e) {
-          throw keyError(e, "foreign", `${path}: a put over a record that is not an item is refused`);
-        }
-      }
-      for (const t of new Set([type, ...(oldHeader === undefined ? [] : [oldHeader.type])])) {
-        const program = config.indexes.filter((d) => d.type === t && d.kind === "program").map((d) => d.name);
-        if (program.length > 0) {
+    }
+    return this.#commit(
+      path,
+      async ({ key: rkey, old, config, configVersion, counter }) => {
+        if (options.ifAbsent === true && old !== undefined) {
           throw new TableError(
-            "unsupported",
-            `${path}: items of type ${t} are indexed by a program (${program.join(", ")}), which only the Rust type's code computes; nothing was written`,
+            "condition_failed",
+            `condition failed: ${path} exists (at version ${old.version}), a put only if absent was asked`,
           );
         }
-        const building = config.indexes.filter((d) => d.type === t && d.building === true).map((d) => d.name);
-        if (building.length > 0) {
-          throw new TableError("unsupported", `${path}: the index ${building.join(", ")} of type ${t} is being built; nothing was written`);
+        if (ifVersion !== undefined && old?.version !== ifVersion) {
+          throw new TableError(
+            "condition_failed",
+            `condition failed: ${path} is ${old === undefined ? "absent" : `at version ${old.version}`}, a put at version ${ifVersion} was asked`,
+          );
         }
-      }
-      const entries = fieldIndexEntries(config, path, value);
-      // Indexes the table keeps as GSIs get no entries: their key paths go into the GSI's key
-      // attributes, and the header keeps their names with zero-length paths (section 5).
-      const gsis = entries.length > 0 || (oldHeader?.indexes.length ?? 0) > 0 ? await this.#keptIndexes() : [];
-      const maintained = new Set(gsis.map((k) => k.name));
-      const gsiAttrs: Attrs = {};
-      for (const e of entries) {
-        const k = gsis.find((x) => x.name === e.name);
-        if (k === undefined) continue;
-        const entry = entryKey(e.name, e.path, path);
-        const group = e.path.splitGroup().group;
-        if (group.length > 2048 || entry.sk.length > 1024) {
-          throw new TableError("invalid", `${path}: index ${e.name}'s GSI keys are over DynamoDB's key limits (${group.length} and ${entry.sk.length} bytes)`);
+        let oldHeader: Header | undefined;
+        if (old !== undefined) {
+          try {
+            oldHeader = parseHeader(old.value, path.toString());
+          } catch (e) {
+            throw keyError(
+              e,
+              "foreign",
+              `${path}: a put over a record that is not an item is refused`,
+            );
+          }
         }
-        gsiAttrs[k.pk] = b(group);
-        gsiAttrs[k.sk] = b(entry.sk);
-      }
-      const header = encodeHeader(type, entries, maintained);
-      const version =
-        counter !== undefined
-          ? counter.next
-          : old !== undefined
-            ? (old.version + 1n) & U64_MAX || 1n
-            : (restore ?? freshVersion());
-      const members: Member[] = [];
-      let configAfter: { config: StoreConfig; version: bigint } | undefined;
-      const kept = entries.map(() => false);
-      if (oldHeader !== undefined) members.push(...this.#staleDeletes(path, oldHeader, entries, kept, maintained));
-      entries.forEach((e, i) => {
-        if (kept[i] || maintained.has(e.name)) return;
-        const k = entryKey(e.name, e.path, path);
-        members.push({ op: "Put", item: { pk: b(k.pk), sk: b(k.sk), val: b(Uint8Array.of(0x01)), ver: n(version) } });
-      });
-      members.push({
-        op: "Put",
-        item: itemAttrs(rkey, version, header, type, payload, gsiAttrs),
-        condition: old === undefined ? { notExists: true } : { version: old.version },
-      });
-      if (counter !== undefined) members.push(counter.put);
-      if (config.types !== undefined && !config.types.includes(type)) {
-        // The store's first item of its type: the type is listed in the same transaction (the
-        // record created, if an empty table has none).
-        const next = { ...config, types: [...config.types, type] };
-        configAfter = { config: next, version: (configVersion ?? 0n) + 1n };
+        for (const t of new Set([type, ...(oldHeader === undefined ? [] : [oldHeader.type])])) {
+          const program = config.indexes
+            .filter((d) => d.type === t && d.kind === "program")
+            .map((d) => d.name);
+          if (program.length > 0) {
+            throw new TableError(
+              "unsupported",
+              `${path}: items of type ${t} are indexed by a program (${program.join(", ")}), which only the Rust type's code computes; nothing was written`,
+            );
+          }
+          const building = config.indexes
+            .filter((d) => d.type === t && d.building === true)
+            .map((d) => d.name);
+          if (building.length > 0) {
+            throw new TableError(
+              "unsupported",
+              `${path}: the index ${building.join(", ")} of type ${t} is being built; nothing was written`,
+            );
+          }
+        }
+        const entries = fieldIndexEntries(config, path, value);
+        // Indexes the table keeps as GSIs get no entries: their key paths go into the GSI's key
+        // attributes, and the header keeps their names with zero-length paths (section 5).
+        const gsis =
+          entries.length > 0 || (oldHeader?.indexes.length ?? 0) > 0
+            ? await this.#keptIndexes()
+            : [];
+        const maintained = new Set(gsis.map((k) => k.name));
+        const gsiAttrs: Attrs = {};
+        for (const e of entries) {
+          const k = gsis.find((x) => x.name === e.name);
+          if (k === undefined) continue;
+          const entry = entryKey(e.name, e.path, path);
+          const group = e.path.splitGroup().group;
+          if (group.length > 2048 || entry.sk.length > 1024) {
+            throw new TableError(
+              "invalid",
+              `${path}: index ${e.name}'s GSI keys are over DynamoDB's key limits (${group.length} and ${entry.sk.length} bytes)`,
+            );
+          }
+          gsiAttrs[k.pk] = b(group);
+          gsiAttrs[k.sk] = b(entry.sk);
+        }
+        const header = encodeHeader(type, entries, maintained);
+        const version =
+          counter !== undefined
+            ? counter.next
+            : old !== undefined
+              ? (old.version + 1n) & U64_MAX || 1n
+              : (restore ?? freshVersion());
+        const members: Member[] = [];
+        let configAfter: { config: StoreConfig; version: bigint } | undefined;
+        const kept = entries.map(() => false);
+        if (oldHeader !== undefined)
+          members.push(...this.#staleDeletes(path, oldHeader, entries, kept, maintained));
+        entries.forEach((e, i) => {
+          if (kept[i] || maintained.has(e.name)) return;
+          const k = entryKey(e.name, e.path, path);
+          members.push({
+            op: "Put",
+            item: { pk: b(k.pk), sk: b(k.sk), val: b(Uint8Array.of(0x01)), ver: n(version) },
+          });
+        });
         members.push({
           op: "Put",
-          item: { pk: b(CONFIG_KEY.pk), sk: b(CONFIG_KEY.sk), val: b(configJson(next)), ver: n((configVersion ?? 0n) + 1n) },
-          condition: configVersion === undefined ? { notExists: true } : { version: configVersion },
+          item: itemAttrs(rkey, version, header, type, payload, gsiAttrs),
+          condition: old === undefined ? { notExists: true } : { version: old.version },
         });
-      }
-      return { members, result: version, configAfter };
-    }, true);
+        if (counter !== undefined) members.push(counter.put);
+        if (config.types !== undefined && !config.types.includes(type)) {
+          // The store's first item of its type: the type is listed in the same transaction (the
+          // record created, if an empty table has none).
+          const next = { ...config, types: [...config.types, type] };
+          configAfter = { config: next, version: (configVersion ?? 0n) + 1n };
+          members.push({
+            op: "Put",
+            item: {
+              pk: b(CONFIG_KEY.pk),
+              sk: b(CONFIG_KEY.sk),
+              val: b(configJson(next)),
+              ver: n((configVersion ?? 0n) + 1n),
+            },
+            condition:
+              configVersion === undefined ? { notExists: true } : { version: configVersion },
+          });
+        }
+        return { members, result: version, configAfter };
+      },
+      true,
+    );
   }
 
   /**
@@ -1042,7 +1227,9 @@ export class DynamoDbTable {
   ): Member[] {
     const out: Member[] = [];
     for (const ix of old.indexes) {
-      const same = entries.findIndex((e) => e.name === ix.name && sameBytes(e.path.encode(), ix.path));
+      const same = entries.findIndex(
+        (e) => e.name === ix.name && sameBytes(e.path.encode(), ix.path),
+      );
       if (same >= 0) {
         kept[same] = true;
         continue;
@@ -1053,7 +1240,8 @@ export class DynamoDbTable {
       } catch (e) {
         throw keyError(e, "foreign", `${path}: the key path of index ${ix.name} in its header`);
       }
-      if (!maintained.has(ix.name)) out.push({ op: "Delete", key: entryKey(ix.name, indexPath, path) });
+      if (!maintained.has(ix.name))
+        out.push({ op: "Delete", key: entryKey(ix.name, indexPath, path) });
     }
     return out;
   }
@@ -1067,7 +1255,10 @@ export class DynamoDbTable {
    * await table.update("/board-1/ticket-7", (v) => ({ ...(v as object), title: "Fixed" }));
    * ```
    */
-  async update(key: KeyPath | string, fn: (value: Value, item: TableItem) => Value | Promise<Value>): Promise<bigint> {
+  async update(
+    key: KeyPath | string,
+    fn: (value: Value, item: TableItem) => Value | Promise<Value>,
+  ): Promise<bigint> {
     const path = toPath(key);
     for (let attempt = 0; ; attempt++) {
       const item = await this.get(path);
@@ -1076,7 +1267,11 @@ export class DynamoDbTable {
       try {
         return await this.put(path, value, { ifVersion: item.version });
       } catch (e) {
-        if (!(e instanceof TableError && e.kind === "condition_failed") || attempt + 1 >= this.#maxAttempts) throw e;
+        if (
+          !(e instanceof TableError && e.kind === "condition_failed") ||
+          attempt + 1 >= this.#maxAttempts
+        )
+          throw e;
         await pause(attempt);
       }
     }
@@ -1093,23 +1288,29 @@ export class DynamoDbTable {
    */
   async delete(key: KeyPath | string): Promise<boolean> {
     const path = toPath(key);
-    return this.#commit(path, async ({ key: rkey, old, counter }) => {
-      if (old === undefined) return { members: [], result: false };
-      const members: Member[] = [];
-      let header: Header | undefined;
-      try {
-        header = parseHeader(old.value, path.toString());
-      } catch {
-        header = undefined; // not an envelope: it has no entries, the delete removes just it
-      }
-      if (header !== undefined) {
-        const gsis = header.indexes.length > 0 ? await this.#keptIndexes() : [];
-        members.push(...this.#staleDeletes(path, header, [], [], new Set(gsis.map((k) => k.name))));
-      }
-      members.push({ op: "Delete", key: rkey, condition: { version: old.version } });
-      if (counter !== undefined) members.push(counter.put);
-      return { members, result: true };
-    }, false);
+    return this.#commit(
+      path,
+      async ({ key: rkey, old, counter }) => {
+        if (old === undefined) return { members: [], result: false };
+        const members: Member[] = [];
+        let header: Header | undefined;
+        try {
+          header = parseHeader(old.value, path.toString());
+        } catch {
+          header = undefined; // not an envelope: it has no entries, the delete removes just it
+        }
+        if (header !== undefined) {
+          const gsis = header.indexes.length > 0 ? await this.#keptIndexes() : [];
+          members.push(
+            ...this.#staleDeletes(path, header, [], [], new Set(gsis.map((k) => k.name))),
+          );
+        }
+        members.push({ op: "Delete", key: rkey, condition: { version: old.version } });
+        if (counter !== undefined) members.push(counter.put);
+        return { members, result: true };
+      },
+      false,
+    );
   }
 
   /**
@@ -1127,16 +1328,24 @@ export class DynamoDbTable {
       configVersion: bigint | undefined;
       /** With group_versions: the counter's next version and the Put that writes it. */
       counter: { next: bigint; put: Member } | undefined;
-    }) => Promise<{ members: Member[]; result: T; configAfter?: { config: StoreConfig; version: bigint } | undefined }>,
+    }) => Promise<{
+      members: Member[];
+      result: T;
+      configAfter?: { config: StoreConfig; version: bigint } | undefined;
+    }>,
     withConfig: boolean,
   ): Promise<T> {
     const rkey = await this.#itemKey(path);
     // Whether the store keeps group counters: known from the configuration, read once.
     if (this.#groupVersions === undefined) await this.loadConfig();
-    const counterKey: RecordKey = { pk: concat(Uint8Array.of(0x00, 0x01), rkey.pk), sk: Uint8Array.of(0x00) };
+    const counterKey: RecordKey = {
+      pk: concat(Uint8Array.of(0x00, 0x01), rkey.pk),
+      sk: Uint8Array.of(0x00),
+    };
     // Without a configuration record seen yet, whether the table holds items decides what the
     // record would say about types (as the Rust store's first write to such a table).
-    const holdsItems = withConfig && this.#config === undefined ? await this.#holdsItems() : undefined;
+    const holdsItems =
+      withConfig && this.#config === undefined ? await this.#holdsItems() : undefined;
     for (let attempt = 0; ; attempt++) {
       const counted = this.#groupVersions === true;
       const keys = [...(counted ? [counterKey] : []), rkey, ...(withConfig ? [CONFIG_KEY] : [])];
@@ -1163,7 +1372,11 @@ export class DynamoDbTable {
       if (counted) {
         const c = got.get(keyId(counterKey));
         const next = (c?.version ?? 0n) + 1n;
-        if (next > U64_MAX) throw new TableError("other", `${path}: the group's version counter is at its largest value`);
+        if (next > U64_MAX)
+          throw new TableError(
+            "other",
+            `${path}: the group's version counter is at its largest value`,
+          );
         counter = {
           next,
           put: {
@@ -1173,7 +1386,13 @@ export class DynamoDbTable {
           },
         };
       }
-      const { members, result, configAfter } = await planWrite({ key: rkey, old, config, configVersion, counter });
+      const { members, result, configAfter } = await planWrite({
+        key: rkey,
+        old,
+        config,
+        configVersion,
+        counter,
+      });
       if (members.length === 0) return result;
       try {
         await this.#send(members);
@@ -1182,7 +1401,11 @@ export class DynamoDbTable {
       } catch (e) {
         if (!isConditionFailure(e) || attempt + 1 >= this.#maxAttempts) {
           if (isConditionFailure(e)) {
-            throw new TableError("other", `${path}: still contended after ${attempt + 1} attempts`, { cause: e });
+            throw new TableError(
+              "other",
+              `${path}: still contended after ${attempt + 1} attempts`,
+              { cause: e },
+            );
           }
           throw sdkError(members.length === 1 ? `${members[0]!.op}Item` : "TransactWriteItems", e);
         }
@@ -1208,7 +1431,12 @@ export class DynamoDbTable {
       } catch (e) {
         throw sdkError("Scan", e);
       }
-      if ((out.Items ?? []).some((i) => i["pk"]?.B instanceof Uint8Array && i["pk"].B.length > 0 && i["pk"].B[0]! >= 1)) return true;
+      if (
+        (out.Items ?? []).some(
+          (i) => i["pk"]?.B instanceof Uint8Array && i["pk"].B.length > 0 && i["pk"].B[0]! >= 1,
+        )
+      )
+        return true;
       if (out.LastEvaluatedKey === undefined) return false;
       start = out.LastEvaluatedKey as Attrs;
     }
@@ -1226,29 +1454,62 @@ export class DynamoDbTable {
         );
       }
     }
-    const cond = (m: Member): { ConditionExpression?: string; ExpressionAttributeValues?: Attrs } => {
+    const cond = (
+      m: Member,
+    ): { ConditionExpression?: string; ExpressionAttributeValues?: Attrs } => {
       if (m.condition === undefined) return {};
       if ("notExists" in m.condition) return { ConditionExpression: "attribute_not_exists(pk)" };
-      return { ConditionExpression: "ver = :kp_ver", ExpressionAttributeValues: { ":kp_ver": n(m.condition.version) } };
+      return {
+        ConditionExpression: "ver = :kp_ver",
+        ExpressionAttributeValues: { ":kp_ver": n(m.condition.version) },
+      };
     };
     if (members.length === 1) {
       const m = members[0]!;
       if (m.op === "Put") {
         await this.client.send(
-          new PutItemCommand({ TableName: this.tableName, Item: m.item, ...cond(m), ReturnValuesOnConditionCheckFailure: "ALL_OLD" }),
+          new PutItemCommand({
+            TableName: this.tableName,
+            Item: m.item,
+            ...cond(m),
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          }),
         );
       } else {
         await this.client.send(
-          new DeleteItemCommand({ TableName: this.tableName, Key: keyAttrs(m.key), ...cond(m), ReturnValuesOnConditionCheckFailure: "ALL_OLD" }),
+          new DeleteItemCommand({
+            TableName: this.tableName,
+            Key: keyAttrs(m.key),
+            ...cond(m),
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          }),
         );
       }
       return;
     }
-    if (members.length > 100) throw new TableError("invalid", `a write of ${members.length} records, over DynamoDB's 100 a transaction`);
+    if (members.length > 100)
+      throw new TableError(
+        "invalid",
+        `a write of ${members.length} records, over DynamoDB's 100 a transaction`,
+      );
     const items: TransactWriteItem[] = members.map((m) =>
       m.op === "Put"
-        ? { Put: { TableName: this.tableName, Item: m.item, ...cond(m), ReturnValuesOnConditionCheckFailure: "ALL_OLD" } }
-        : { Delete: { TableName: this.tableName, Key: keyAttrs(m.key), ...cond(m), ReturnValuesOnConditionCheckFailure: "ALL_OLD" } },
+        ? {
+            Put: {
+              TableName: this.tableName,
+              Item: m.item,
+              ...cond(m),
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+            },
+          }
+        : {
+            Delete: {
+              TableName: this.tableName,
+              Key: keyAttrs(m.key),
+              ...cond(m),
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+            },
+          },
     );
     await this.client.send(new TransactWriteItemsCommand({ TransactItems: items }));
   }

@@ -86,7 +86,8 @@ function describe(v: unknown): string {
   if (v === undefined) return "undefined";
   if (typeof v === "function") return "a function";
   if (typeof v === "symbol") return "a symbol";
-  if (typeof v === "object" && v !== null) return `an object (${Object.prototype.toString.call(v)})`;
+  if (typeof v === "object" && v !== null)
+    return `an object (${Object.prototype.toString.call(v)})`;
   return `${typeof v} ${String(v)}`;
 }
 
@@ -214,7 +215,13 @@ export class Bytes {
   }
 }
 
-function writeLen(out: Bytes, n: number, fix: number, fixMax: number, codes: [number | undefined, number, number]): void {
+function writeLen(
+  out: Bytes,
+  n: number,
+  fix: number,
+  fixMax: number,
+  codes: [number | undefined, number, number],
+): void {
   if (n <= fixMax) out.byte(fix | n);
   else if (n < 0x100 && codes[0] !== undefined) {
     out.byte(codes[0]);
@@ -316,7 +323,9 @@ class Reader {
   constructor(readonly b: Uint8Array) {}
   need(n: number): void {
     if (this.at + n > this.b.length) {
-      throw invalid(`MessagePack: expected ${n} more bytes at byte ${this.at}, found ${this.b.length - this.at}`);
+      throw invalid(
+        `MessagePack: expected ${n} more bytes at byte ${this.at}, found ${this.b.length - this.at}`,
+      );
     }
   }
   u(n: number): number {
@@ -344,13 +353,15 @@ class Reader {
 function readStr(r: Reader, n: number): Tv {
   r.need(n);
   const s = utf8Decode(r.b, r.at, r.at + n);
-  if (s === undefined) throw invalid(`MessagePack: a string of UTF-8 at byte ${r.at}, found invalid UTF-8`);
+  if (s === undefined)
+    throw invalid(`MessagePack: a string of UTF-8 at byte ${r.at}, found invalid UTF-8`);
   r.at += n;
   return { t: "s", v: s };
 }
 
 function readTv(r: Reader, depth: number): Tv {
-  if (depth > MAX_DEPTH) throw invalid(`MessagePack: a value nested more than ${MAX_DEPTH} levels deep`);
+  if (depth > MAX_DEPTH)
+    throw invalid(`MessagePack: a value nested more than ${MAX_DEPTH} levels deep`);
   const start = r.at;
   const c = r.u(1);
   if (c <= 0x7f) return { t: "i", v: BigInt(c) };
@@ -439,7 +450,9 @@ export function readTvAll(bytes: Uint8Array): Tv {
   const r = new Reader(bytes);
   const tv = readTv(r, 0);
   if (r.at !== bytes.length) {
-    throw invalid(`MessagePack: one value, found ${bytes.length - r.at} bytes after it at byte ${r.at}`);
+    throw invalid(
+      `MessagePack: one value, found ${bytes.length - r.at} bytes after it at byte ${r.at}`,
+    );
   }
   return tv;
 }

@@ -50,7 +50,10 @@ export function keyError(e: unknown, kind: "invalid" | "foreign", what: string):
 export function toPath(key: KeyPath | string, what = "key"): KeyPath {
   if (key instanceof KeyPath) return key;
   if (typeof key !== "string") {
-    throw new TableError("invalid", `expected the ${what} as a KeyPath or its text, found ${typeof key}`);
+    throw new TableError(
+      "invalid",
+      `expected the ${what} as a KeyPath or its text, found ${typeof key}`,
+    );
   }
   try {
     return KeyPath.parse(key);
@@ -113,7 +116,10 @@ export function itemKey(path: KeyPath, rootPlace: RootPlace = "first"): RecordKe
   }
   const last = path.components()[path.length - 1];
   if (last === undefined || last.id === undefined) {
-    throw new TableError("invalid", `key ${quote(path.toString())}: an item's last component needs an ID`);
+    throw new TableError(
+      "invalid",
+      `key ${quote(path.toString())}: an item's last component needs an ID`,
+    );
   }
   return { pk: split.group, sk: path.length === 1 ? rootSortKey(rootPlace) : split.sort };
 }
@@ -142,7 +148,10 @@ export function entryKey(name: string, indexPath: KeyPath, base: KeyPath): Recor
   const comps = indexPath.components();
   for (const c of comps) {
     if (c.id === undefined) {
-      throw new TableError("invalid", `index ${name}: every component of index key path ${indexPath} needs an ID`);
+      throw new TableError(
+        "invalid",
+        `index ${name}: every component of index key path ${indexPath} needs an ID`,
+      );
     }
   }
   const { group, sort } = indexPath.splitGroup();
@@ -157,7 +166,8 @@ export function splitEntry(sk: Uint8Array, where: string): { rest: KeyPath; base
   const rest: number[] = [];
   let at = 0;
   for (;;) {
-    if (at >= sk.length) throw new TableError("foreign", `${where}: no end of the index path (00 00)`);
+    if (at >= sk.length)
+      throw new TableError("foreign", `${where}: no end of the index path (00 00)`);
     const b = sk[at]!;
     if (b !== 0) {
       rest.push(b);
@@ -193,11 +203,20 @@ export function splitEntry(sk: Uint8Array, where: string): { rest: KeyPath; base
 }
 
 /** An entry value: `undefined` for keys-only, else the projected item's type and payload. */
-export function entryItem(value: Uint8Array, where: string): { type: string; payload: Uint8Array } | undefined {
+export function entryItem(
+  value: Uint8Array,
+  where: string,
+): { type: string; payload: Uint8Array } | undefined {
   if (value.length === 1 && value[0] === ENTRY_FORMAT) return undefined;
-  if (value.length >= 2 && value[0] === ENTRY_PROJECTED && value[1]! > 0 && value.length >= 2 + value[1]!) {
+  if (
+    value.length >= 2 &&
+    value[0] === ENTRY_PROJECTED &&
+    value[1]! > 0 &&
+    value.length >= 2 + value[1]!
+  ) {
     const type = utf8Decode(value, 2, 2 + value[1]!);
-    if (type === undefined) throw new TableError("foreign", `${where}: the projected item's type is not UTF-8`);
+    if (type === undefined)
+      throw new TableError("foreign", `${where}: the projected item's type is not UTF-8`);
     return { type, payload: value.slice(2 + value[1]!) };
   }
   if (value.length === 2 && value[0] === 0x00 && value[1]! > 0) {
@@ -242,7 +261,10 @@ export interface Header {
 /** Parses an envelope header; throws `foreign` naming `where`. */
 export function parseHeader(value: Uint8Array, where: string): Header {
   const bad = (what: string, at: number): TableError =>
-    new TableError("foreign", `${where}: the value is not an item envelope: expected ${what} at byte ${at}, found ${at < value.length ? "0x" + value[at]!.toString(16).padStart(2, "0") : "the end"}`);
+    new TableError(
+      "foreign",
+      `${where}: the value is not an item envelope: expected ${what} at byte ${at}, found ${at < value.length ? "0x" + value[at]!.toString(16).padStart(2, "0") : "the end"}`,
+    );
   let at = 0;
   if (value.length < 1 || value[0] !== ENVELOPE_FORMAT) throw bad("envelope format 01", 0);
   at = 1;
@@ -250,7 +272,8 @@ export function parseHeader(value: Uint8Array, where: string): Header {
   const tlen = value[at++]!;
   if (at + tlen > value.length) throw bad(`a type name of ${tlen} bytes`, at);
   const type = utf8Decode(value, at, at + tlen);
-  if (type === undefined) throw new TableError("foreign", `${where}: the item type name is not UTF-8`);
+  if (type === undefined)
+    throw new TableError("foreign", `${where}: the item type name is not UTF-8`);
   at += tlen;
   if (at >= value.length) throw bad("index count", at);
   const count = value[at++]!;
@@ -283,11 +306,19 @@ export function encodeHeader(
 ): Uint8Array {
   const t = utf8Encode(type);
   if (t.length < 1 || t.length > 255) {
-    throw new TableError("invalid", `an item type name of 1 to 255 bytes, found ${t.length} bytes (${quote(type)})`);
+    throw new TableError(
+      "invalid",
+      `an item type name of 1 to 255 bytes, found ${t.length} bytes (${quote(type)})`,
+    );
   }
   const sorted = [...indexes].sort((a, b) => compareBytes(utf8Encode(a.name), utf8Encode(b.name)));
-  if (sorted.length > 255) throw new TableError("invalid", `at most 255 index keys, found ${sorted.length}`);
-  const parts: Uint8Array[] = [Uint8Array.of(ENVELOPE_FORMAT, t.length), t, Uint8Array.of(sorted.length)];
+  if (sorted.length > 255)
+    throw new TableError("invalid", `at most 255 index keys, found ${sorted.length}`);
+  const parts: Uint8Array[] = [
+    Uint8Array.of(ENVELOPE_FORMAT, t.length),
+    t,
+    Uint8Array.of(sorted.length),
+  ];
   for (let i = 0; i < sorted.length; i++) {
     const { name, path } = sorted[i]!;
     if (i > 0 && sorted[i - 1]!.name === name) {
@@ -295,16 +326,25 @@ export function encodeHeader(
     }
     const n = utf8Encode(name);
     const p = elided.has(name) ? new Uint8Array(0) : path.encode();
-    if (p.length > 0xffff) throw new TableError("invalid", `index key path of ${p.length} bytes (at most 65535)`);
+    if (p.length > 0xffff)
+      throw new TableError("invalid", `index key path of ${p.length} bytes (at most 65535)`);
     parts.push(Uint8Array.of(n.length), n, Uint8Array.of(p.length >> 8, p.length & 0xff), p);
   }
   return concat(...parts);
 }
 
 /** An envelope with its index key paths replaced (`paths` by index position), the rest as it is. */
-export function withIndexPaths(value: Uint8Array, header: Header, paths: readonly Uint8Array[]): Uint8Array {
+export function withIndexPaths(
+  value: Uint8Array,
+  header: Header,
+  paths: readonly Uint8Array[],
+): Uint8Array {
   const t = utf8Encode(header.type);
-  const parts: Uint8Array[] = [Uint8Array.of(ENVELOPE_FORMAT, t.length), t, Uint8Array.of(header.indexes.length)];
+  const parts: Uint8Array[] = [
+    Uint8Array.of(ENVELOPE_FORMAT, t.length),
+    t,
+    Uint8Array.of(header.indexes.length),
+  ];
   header.indexes.forEach((ix, i) => {
     const n = utf8Encode(ix.name);
     const p = paths[i]!;
@@ -374,7 +414,11 @@ function tvToNative(tv: Tv, shape: number[], depth: number): Attr | undefined {
       return { N: tv.v.toString() };
     case "f": {
       const m = Math.abs(tv.v);
-      if (!Number.isFinite(tv.v) || Object.is(tv.v, -0) || (m !== 0 && (m < MIN_MAGNITUDE || m > MAX_MAGNITUDE))) {
+      if (
+        !Number.isFinite(tv.v) ||
+        Object.is(tv.v, -0) ||
+        (m !== 0 && (m < MIN_MAGNITUDE || m > MAX_MAGNITUDE))
+      ) {
         return undefined;
       }
       shape.push(tv.bits === 32 ? 0x67 : 0x66);
@@ -411,7 +455,12 @@ function tvToNative(tv: Tv, shape: number[], depth: number): Attr | undefined {
         const a = tvToNative(tv.v[i]![1], shape, depth + 1);
         if (a === undefined) return undefined;
         // defineProperty: a key "__proto__" is an attribute like any other.
-        Object.defineProperty(map, keys[i]!, { value: a, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(map, keys[i]!, {
+          value: a,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return { M: map };
     }
@@ -449,14 +498,26 @@ export function nativeToTv(item: Attr, shape: Uint8Array, where: string): Tv {
   const pos = { at: 0 };
   const tv = walkNative(item, shape, pos, where, 0);
   if (pos.at !== shape.length) {
-    throw new TableError("foreign", `${where}: the item's shape has ${shape.length - pos.at} bytes left over`);
+    throw new TableError(
+      "foreign",
+      `${where}: the item's shape has ${shape.length - pos.at} bytes left over`,
+    );
   }
   return tv;
 }
 
-function walkNative(a: unknown, shape: Uint8Array, pos: { at: number }, where: string, depth: number): Tv {
+function walkNative(
+  a: unknown,
+  shape: Uint8Array,
+  pos: { at: number },
+  where: string,
+  depth: number,
+): Tv {
   const bad = (what: string): TableError =>
-    new TableError("foreign", `${where}: the item does not match its shape at shape byte ${pos.at - 1}: ${what}`);
+    new TableError(
+      "foreign",
+      `${where}: the item does not match its shape at shape byte ${pos.at - 1}: ${what}`,
+    );
   if (depth > 64) throw bad("nested too deep");
   if (pos.at >= shape.length) {
     pos.at++;
@@ -464,13 +525,16 @@ function walkNative(a: unknown, shape: Uint8Array, pos: { at: number }, where: s
   }
   const tag = shape[pos.at++]!;
   const attr = (typeof a === "object" && a !== null ? a : {}) as Record<string, unknown>;
-  const get = (name: string): unknown => (Object.prototype.hasOwnProperty.call(attr, name) ? attr[name] : undefined);
+  const get = (name: string): unknown =>
+    Object.prototype.hasOwnProperty.call(attr, name) ? attr[name] : undefined;
   switch (tag) {
     case 0x69: {
       const n = get("N");
-      if (typeof n !== "string" || !DECIMAL_INT.test(n)) throw bad(`an integer N, found ${JSON.stringify(Object.keys(attr))}`);
+      if (typeof n !== "string" || !DECIMAL_INT.test(n))
+        throw bad(`an integer N, found ${JSON.stringify(Object.keys(attr))}`);
       const v = BigInt(n);
-      if (n.startsWith("-") ? v < -(1n << 63n) : v > (1n << 64n) - 1n) throw bad(`an integer in 64 bits, found ${n}`);
+      if (n.startsWith("-") ? v < -(1n << 63n) : v > (1n << 64n) - 1n)
+        throw bad(`an integer in 64 bits, found ${n}`);
       return { t: "i", v };
     }
     case 0x67:
@@ -521,10 +585,14 @@ function walkNative(a: unknown, shape: Uint8Array, pos: { at: number }, where: s
           if ((b & 0x80) === 0) break;
           if (mul > 2 ** 49) throw bad("a map key rank of at most 7 bytes");
         }
-        if (rank >= keys.length || used.has(rank)) throw bad(`a map key rank below ${keys.length}, used once, found ${rank}`);
+        if (rank >= keys.length || used.has(rank))
+          throw bad(`a map key rank below ${keys.length}, used once, found ${rank}`);
         used.add(rank);
         const k = keys[rank]!;
-        out.push([{ t: "s", v: k }, walkNative((m as Record<string, unknown>)[k], shape, pos, where, depth + 1)]);
+        out.push([
+          { t: "s", v: k },
+          walkNative((m as Record<string, unknown>)[k], shape, pos, where, depth + 1),
+        ]);
       }
       return { t: "m", v: out };
     }
@@ -598,14 +666,19 @@ export function cursorText(query: bigint, position: Uint8Array): string {
 
 /** A cursor's (fingerprint, position); throws `invalid` as the Rust store refuses it. */
 export function parseCursor(text: string): { query: bigint; position: Uint8Array } {
-  if (typeof text !== "string") throw new TableError("invalid", `invalid cursor: expected a string, found ${typeof text}`);
+  if (typeof text !== "string")
+    throw new TableError("invalid", `invalid cursor: expected a string, found ${typeof text}`);
   const t = text.trim();
   const bytes: number[] = [];
   let acc = 0;
   let bits = 0;
   for (let i = 0; i < t.length; i++) {
     const v = B64URL.indexOf(t[i]!);
-    if (v < 0) throw new TableError("invalid", `invalid cursor: expected URL-safe base64, found ${quote(t[i]!)} at ${i}`);
+    if (v < 0)
+      throw new TableError(
+        "invalid",
+        `invalid cursor: expected URL-safe base64, found ${quote(t[i]!)} at ${i}`,
+      );
     acc = (acc << 6) | v;
     bits += 6;
     if (bits >= 8) {
@@ -615,15 +688,26 @@ export function parseCursor(text: string): { query: bigint; position: Uint8Array
     }
   }
   if (t.length % 4 === 1 || acc !== 0) {
-    throw new TableError("invalid", "invalid cursor: expected URL-safe base64, found a bad length or trailing bits");
+    throw new TableError(
+      "invalid",
+      "invalid cursor: expected URL-safe base64, found a bad length or trailing bits",
+    );
   }
   const b = Uint8Array.from(bytes);
-  if (b.length < 17) throw new TableError("invalid", "invalid cursor: too short (was it truncated or altered?)");
+  if (b.length < 17)
+    throw new TableError("invalid", "invalid cursor: too short (was it truncated or altered?)");
   const body = b.subarray(0, b.length - 8);
   if (!sameBytes(u64be(fnv1a(CURSOR_CHECK_SEED, body)), b.subarray(b.length - 8))) {
-    throw new TableError("invalid", "invalid cursor: integrity check failed (was it truncated or altered?)");
+    throw new TableError(
+      "invalid",
+      "invalid cursor: integrity check failed (was it truncated or altered?)",
+    );
   }
-  if (body[0] !== 0x01) throw new TableError("invalid", "invalid cursor: unknown cursor format (was it truncated or altered?)");
+  if (body[0] !== 0x01)
+    throw new TableError(
+      "invalid",
+      "invalid cursor: unknown cursor format (was it truncated or altered?)",
+    );
   let q = 0n;
   for (let i = 1; i < 9; i++) q = (q << 8n) | BigInt(body[i]!);
   return { query: q, position: body.slice(9) };
@@ -659,7 +743,8 @@ export function absentConfig(): StoreConfig {
 
 /** Parses and checks the configuration JSON; throws `foreign`. */
 export function parseConfig(bytes: Uint8Array): StoreConfig {
-  const fail = (what: string): TableError => new TableError("foreign", `the store configuration (pk 00 03): ${what}`);
+  const fail = (what: string): TableError =>
+    new TableError("foreign", `the store configuration (pk 00 03): ${what}`);
   const text = utf8Decode(bytes, 0, bytes.length);
   if (text === undefined) throw fail("not UTF-8");
   let j: unknown;
@@ -684,14 +769,17 @@ export function parseConfig(bytes: Uint8Array): StoreConfig {
     const type = r["type"];
     const kind = r["kind"];
     if (typeof name !== "string" || !isIndexName(name)) {
-      throw fail(`invalid index name ${JSON.stringify(name)}: expected 1 to 64 ASCII letters, digits or '_'`);
+      throw fail(
+        `invalid index name ${JSON.stringify(name)}: expected 1 to 64 ASCII letters, digits or '_'`,
+      );
     }
     if (typeof type !== "string") throw fail(`index ${name}: type is not a string`);
     const decl: IndexDecl = { name, type, kind: "program" };
     if (kind === "field") {
       const field = r["field"];
       const group = r["group"];
-      if (typeof field !== "string" || typeof group !== "string") throw fail(`index ${name}: a field index needs field and group strings`);
+      if (typeof field !== "string" || typeof group !== "string")
+        throw fail(`index ${name}: a field index needs field and group strings`);
       decl.kind = "field";
       decl.field = field;
       decl.group = group;
@@ -699,7 +787,8 @@ export function parseConfig(bytes: Uint8Array): StoreConfig {
       throw fail(`index ${name}: unknown kind ${JSON.stringify(kind)}`);
     }
     if (r["building"] !== undefined) {
-      if (typeof r["building"] !== "boolean") throw fail(`index ${name}: building is not a boolean`);
+      if (typeof r["building"] !== "boolean")
+        throw fail(`index ${name}: building is not a boolean`);
       if (r["building"]) decl.building = true;
     }
     if (indexes.some((x) => x.name === name && x.type === type)) {
@@ -712,24 +801,30 @@ export function parseConfig(bytes: Uint8Array): StoreConfig {
   const rawTypes = o["types"];
   let types: string[] | undefined;
   if (rawTypes !== undefined && rawTypes !== null) {
-    if (!Array.isArray(rawTypes) || !rawTypes.every((t) => typeof t === "string")) throw fail("types is not a list of strings");
+    if (!Array.isArray(rawTypes) || !rawTypes.every((t) => typeof t === "string"))
+      throw fail("types is not a list of strings");
     types = rawTypes as string[];
   }
   const roots = new Map<string, RootPlace>();
   const rawRoots = o["roots"];
   if (rawRoots !== undefined) {
-    if (typeof rawRoots !== "object" || rawRoots === null || Array.isArray(rawRoots)) throw fail("roots is not an object");
+    if (typeof rawRoots !== "object" || rawRoots === null || Array.isArray(rawRoots))
+      throw fail("roots is not an object");
     for (const [ns, place] of Object.entries(rawRoots as Record<string, unknown>)) {
-      if (!isNamespaceText(ns)) throw fail(`invalid namespace ${JSON.stringify(ns)} for a root place`);
+      if (!isNamespaceText(ns))
+        throw fail(`invalid namespace ${JSON.stringify(ns)} for a root place`);
       if (place === "first" || place === "last") roots.set(ns, place);
       else if (
-        typeof place === "object" && place !== null && typeof (place as Record<string, unknown>)["before"] === "string" &&
+        typeof place === "object" &&
+        place !== null &&
+        typeof (place as Record<string, unknown>)["before"] === "string" &&
         isNamespaceText((place as Record<string, string>)["before"]!)
       ) {
         roots.set(ns, { before: (place as Record<string, string>)["before"]! });
       } else throw fail(`invalid root place ${JSON.stringify(place)} for ${ns}`);
     }
-    if (roots.size > 0 && format === 1) throw fail("configuration format 1 with root placements, which need format 2");
+    if (roots.size > 0 && format === 1)
+      throw fail("configuration format 1 with root placements, which need format 2");
   }
   return { format, indexes, groupVersions: gv === true, types, roots };
 }
@@ -741,7 +836,8 @@ export function configJson(c: StoreConfig): Uint8Array {
   s += c.indexes
     .map((d) => {
       let x = `{"name":${JSON.stringify(d.name)},"type":${JSON.stringify(d.type)},"kind":"${d.kind}"`;
-      if (d.kind === "field") x += `,"field":${JSON.stringify(d.field)},"group":${JSON.stringify(d.group)}`;
+      if (d.kind === "field")
+        x += `,"field":${JSON.stringify(d.field)},"group":${JSON.stringify(d.group)}`;
       if (d.building) x += `,"building":true`;
       return x + "}";
     })
@@ -771,13 +867,23 @@ export function placeOf(c: StoreConfig, path: KeyPath): RootPlace {
 // Field index entries (section 2.4.1)
 
 /** An ID from a field's value, or `undefined` for absent/null; throws `invalid`. */
-function idOf(namespace: string, field: string, value: unknown, index: string, item: KeyPath): KeyPath | undefined {
+function idOf(
+  namespace: string,
+  field: string,
+  value: unknown,
+  index: string,
+  item: KeyPath,
+): KeyPath | undefined {
   void namespace;
   const wrong = (what: string): TableError =>
-    new TableError("invalid", `${item}: field ${JSON.stringify(field)} is ${what}; index ${index} takes integers or strings`);
+    new TableError(
+      "invalid",
+      `${item}: field ${JSON.stringify(field)} is ${what}; index ${index} takes integers or strings`,
+    );
   if (value === undefined || value === null) return undefined;
   if (typeof value === "number") {
-    if (!Number.isInteger(value) || value < -(2 ** 63) || value >= 2 ** 64) throw wrong(String(value));
+    if (!Number.isInteger(value) || value < -(2 ** 63) || value >= 2 ** 64)
+      throw wrong(String(value));
     return KeyPath.empty().push(namespace, Number.isSafeInteger(value) ? value : BigInt(value));
   }
   if (typeof value === "bigint") {
@@ -811,17 +917,28 @@ function idOf(namespace: string, field: string, value: unknown, index: string, i
 /** A top-level field of a map value (plain object or Map), or `undefined`. */
 export function fieldOf(value: unknown, field: string): unknown {
   if (value instanceof Map) return value.get(field);
-  if (typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)) {
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Uint8Array)
+  ) {
     const proto = Object.getPrototypeOf(value);
     if (proto === Object.prototype || proto === null) {
-      return Object.prototype.hasOwnProperty.call(value, field) ? (value as Record<string, unknown>)[field] : undefined;
+      return Object.prototype.hasOwnProperty.call(value, field)
+        ? (value as Record<string, unknown>)[field]
+        : undefined;
     }
   }
   return undefined;
 }
 
 /** The field index keys of an item written as data (rules of section 2.4.1), in declaration order. */
-export function fieldIndexEntries(config: StoreConfig, path: KeyPath, value: unknown): { name: string; path: KeyPath }[] {
+export function fieldIndexEntries(
+  config: StoreConfig,
+  path: KeyPath,
+  value: unknown,
+): { name: string; path: KeyPath }[] {
   const comps = path.components();
   const type = comps[comps.length - 1]?.namespace ?? "";
   const out: { name: string; path: KeyPath }[] = [];
@@ -836,7 +953,10 @@ export function fieldIndexEntries(config: StoreConfig, path: KeyPath, value: unk
       try {
         group = KeyPath.parse(d.group!);
       } catch (e) {
-        throw new TableError("foreign", `the store configuration: index ${d.name}: group ${quote(d.group!)}: ${(e as Error).message}`);
+        throw new TableError(
+          "foreign",
+          `the store configuration: index ${d.name}: group ${quote(d.group!)}: ${(e as Error).message}`,
+        );
       }
     }
     const key = idOf(d.field!, d.field!, fieldOf(value, d.field!), d.name, path);
@@ -877,15 +997,23 @@ export interface RangeOptions {
 export function splitPrefix(prefix: KeyPath): { group: KeyPath; rest: KeyPath } {
   const comps = prefix.components();
   if (comps.length === 0 || comps[0]!.id === undefined) {
-    throw new TableError("invalid", `prefix ${quote(prefix.toString())} has no group: its first component needs an ID`);
+    throw new TableError(
+      "invalid",
+      `prefix ${quote(prefix.toString())} has no group: its first component needs an ID`,
+    );
   }
   let rest = KeyPath.empty();
-  for (const c of comps.slice(1)) rest = c.id === undefined ? rest.pushNamespace(c.namespace) : rest.push(c.namespace, c.id);
+  for (const c of comps.slice(1))
+    rest = c.id === undefined ? rest.pushNamespace(c.namespace) : rest.push(c.namespace, c.id);
   return { group: KeyPath.empty().push(comps[0]!.namespace, comps[0]!.id), rest };
 }
 
 /** The plan of `Query::prefix(prefix)` with path bounds, for an item list or an index query. */
-export function plan(prefix: KeyPath, bounds: RangeOptions, index: boolean): { group: KeyPath; plan: Plan } {
+export function plan(
+  prefix: KeyPath,
+  bounds: RangeOptions,
+  index: boolean,
+): { group: KeyPath; plan: Plan } {
   const { group, rest } = splitPrefix(prefix);
   let start: Uint8Array = Uint8Array.of(0x00);
   let end: Uint8Array | undefined;
@@ -903,7 +1031,10 @@ export function plan(prefix: KeyPath, bounds: RangeOptions, index: boolean): { g
     const path = toPath(given, `--${op} bound`);
     const split = splitPrefix(path);
     if (!split.group.equals(group)) {
-      throw new TableError("invalid", `--${op} ${quote(path.toString())}: bound ${path} is not in the query's group ${group}`);
+      throw new TableError(
+        "invalid",
+        `--${op} ${quote(path.toString())}: bound ${path} is not in the query's group ${group}`,
+      );
     }
     const p = split.rest;
     const pb = p.encode();

@@ -20,7 +20,13 @@ import { pathToFileURL } from "node:url";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 
 import { KeyPath, KeyPathError } from "../dist/index.js";
-import { DynamoDbTable, Float, type TableItem, TableError, type Value } from "../dist/dynamodb-table.js";
+import {
+  DynamoDbTable,
+  Float,
+  type TableItem,
+  TableError,
+  type Value,
+} from "../dist/dynamodb-table.js";
 
 class BadRequest extends Error {}
 
@@ -90,9 +96,9 @@ export function parseJson(text: string): Value {
       }
     }
     if (c === '"') return string();
-    if (text.startsWith("true", at)) return (at += 4), true;
-    if (text.startsWith("false", at)) return (at += 5), false;
-    if (text.startsWith("null", at)) return (at += 4), null;
+    if (text.startsWith("true", at)) return ((at += 4), true);
+    if (text.startsWith("false", at)) return ((at += 5), false);
+    if (text.startsWith("null", at)) return ((at += 4), null);
     const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(at));
     if (m === null) return fail("a JSON value");
     at += m[0].length;
@@ -118,7 +124,16 @@ export function parseJson(text: string): Value {
       }
       if (c === "\\") {
         const e = text[at + 1];
-        const simple: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+        const simple: Record<string, string> = {
+          '"': '"',
+          "\\": "\\",
+          "/": "/",
+          b: "\b",
+          f: "\f",
+          n: "\n",
+          r: "\r",
+          t: "\t",
+        };
         if (e !== undefined && e in simple) {
           out += simple[e];
           at += 2;
@@ -150,7 +165,9 @@ function sortedMap(entries: [string, Value][]): Value {
   if (entries.length === 1 && entries[0]![0] === "$bytes" && typeof entries[0]![1] === "string") {
     const text = entries[0]![1];
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
-      throw new BadRequest(`expected {"$bytes": "<base64>"} with standard padded base64, found ${JSON.stringify(text)}`);
+      throw new BadRequest(
+        `expected {"$bytes": "<base64>"} with standard padded base64, found ${JSON.stringify(text)}`,
+      );
     }
     return new Uint8Array(Buffer.from(text, "base64"));
   }
@@ -175,13 +192,16 @@ export function toJson(v: unknown): string {
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : floatJson(v);
   if (typeof v === "string") return JSON.stringify(v);
   if (v instanceof Float) return floatJson(v.value);
-  if (v instanceof Uint8Array) return `{"$bytes":${JSON.stringify(Buffer.from(v).toString("base64"))}}`;
+  if (v instanceof Uint8Array)
+    return `{"$bytes":${JSON.stringify(Buffer.from(v).toString("base64"))}}`;
   if (Array.isArray(v)) return `[${v.map(toJson).join(",")}]`;
   if (v instanceof Map) {
     return `{${[...v.entries()].map(([k, x]) => `${JSON.stringify(typeof k === "string" ? k : toJson(k))}:${toJson(x)}`).join(",")}}`;
   }
   if (typeof v === "object") {
-    return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}:${toJson(x)}`).join(",")}}`;
+    return `{${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${JSON.stringify(k)}:${toJson(x)}`)
+      .join(",")}}`;
   }
   return "null";
 }
@@ -230,11 +250,13 @@ function version(v: Value | undefined, name: string): bigint | undefined {
 
 function listOptions(req: Map<Value, Value>): Parameters<DynamoDbTable["list"]>[1] {
   const reverse = field(req, "reverse");
-  if (reverse !== undefined && reverse !== null && typeof reverse !== "boolean") throw new BadRequest(`expected "reverse" as a boolean`);
+  if (reverse !== undefined && reverse !== null && typeof reverse !== "boolean")
+    throw new BadRequest(`expected "reverse" as a boolean`);
   const limit = field(req, "limit");
   let lim: number | undefined;
   if (limit !== undefined && limit !== null) {
-    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0) throw new BadRequest(`expected "limit" as a non-negative integer`);
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0)
+      throw new BadRequest(`expected "limit" as a non-negative integer`);
     lim = limit;
   }
   return {
@@ -269,7 +291,10 @@ async function serve(table: DynamoDbTable, req: Map<Value, Value>): Promise<unkn
       if (!(set instanceof Map)) throw new BadRequest(`expected "set" as an object`);
       const v = await table.update(key, (value) => {
         if (!(value instanceof Map)) {
-          throw new TableError("invalid", `${key}: the item's value is not a map, so it has no fields to set`);
+          throw new TableError(
+            "invalid",
+            `${key}: the item's value is not a map, so it has no fields to set`,
+          );
         }
         const next = new Map(value);
         for (const [f, x] of set) {
@@ -301,7 +326,10 @@ async function serve(table: DynamoDbTable, req: Map<Value, Value>): Promise<unkn
         try {
           return KeyPath.parse(k);
         } catch (e) {
-          throw new TableError("invalid", `keys[${i}] ${JSON.stringify(k)}: ${(e as Error).message}`);
+          throw new TableError(
+            "invalid",
+            `keys[${i}] ${JSON.stringify(k)}: ${(e as Error).message}`,
+          );
         }
       });
       return (await table.batchGet(paths)).map(itemJson);
@@ -318,7 +346,10 @@ async function serve(table: DynamoDbTable, req: Map<Value, Value>): Promise<unkn
         if (!known) known = (await table.loadConfig()).indexes.some((d) => d.name === name);
         if (!known) {
           const names = table.config?.indexes.map((d) => d.name) ?? [];
-          throw new TableError("invalid", `unknown index ${JSON.stringify(name)}; this store has ${JSON.stringify(names)}`);
+          throw new TableError(
+            "invalid",
+            `unknown index ${JSON.stringify(name)}; this store has ${JSON.stringify(names)}`,
+          );
         }
         page = await table.queryIndex(name, prefix, options);
       }
@@ -328,7 +359,9 @@ async function serve(table: DynamoDbTable, req: Map<Value, Value>): Promise<unkn
       ]);
     }
     default:
-      throw new BadRequest(`unknown op ${JSON.stringify(op)}: expected put, update, delete, get, batch_get, list or index`);
+      throw new BadRequest(
+        `unknown op ${JSON.stringify(op)}: expected put, update, delete, get, batch_get, list or index`,
+      );
   }
 }
 
@@ -395,7 +428,9 @@ export async function main(): Promise<void> {
       answer = new Map([["ok", await serve(table, req)]]);
     } catch (e) {
       if (!(e instanceof BadRequest || e instanceof TableError || e instanceof KeyPathError)) {
-        process.stderr.write(`driver: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+        process.stderr.write(
+          `driver: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+        );
       }
       answer = new Map<string, unknown>([["error", errorOf(e)]]);
     }

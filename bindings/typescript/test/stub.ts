@@ -80,7 +80,9 @@ export class StubTable {
       }
       case "BatchGetItem": {
         const out: Record<string, Attrs[]> = {};
-        for (const [table, ka] of Object.entries(input["RequestItems"] as Record<string, { Keys: Attrs[] }>)) {
+        for (const [table, ka] of Object.entries(
+          input["RequestItems"] as Record<string, { Keys: Attrs[] }>,
+        )) {
           out[table] = ka.Keys.map((k) => this.records.get(keyId(k["pk"]!.B!, k["sk"]!.B!))).filter(
             (x): x is Attrs => x !== undefined,
           );

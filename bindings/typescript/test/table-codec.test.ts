@@ -34,11 +34,26 @@ function enc(v: Value): string {
 
 test("integers take MessagePack's smallest form at every width boundary", () => {
   const cases: [number | bigint, string][] = [
-    [0, "00"], [127, "7f"], [128, "cc80"], [255, "ccff"], [256, "cd0100"], [65535, "cdffff"],
-    [65536, "ce00010000"], [4294967295, "ceffffffff"], [4294967296, "cf0000000100000000"],
-    [(1n << 64n) - 1n, "cfffffffffffffffff"], [-1, "ff"], [-32, "e0"], [-33, "d0df"], [-128, "d080"],
-    [-129, "d1ff7f"], [-32768, "d18000"], [-32769, "d2ffff7fff"], [-2147483648, "d280000000"],
-    [-2147483649, "d3ffffffff7fffffff"], [-(1n << 63n), "d38000000000000000"],
+    [0, "00"],
+    [127, "7f"],
+    [128, "cc80"],
+    [255, "ccff"],
+    [256, "cd0100"],
+    [65535, "cdffff"],
+    [65536, "ce00010000"],
+    [4294967295, "ceffffffff"],
+    [4294967296, "cf0000000100000000"],
+    [(1n << 64n) - 1n, "cfffffffffffffffff"],
+    [-1, "ff"],
+    [-32, "e0"],
+    [-33, "d0df"],
+    [-128, "d080"],
+    [-129, "d1ff7f"],
+    [-32768, "d18000"],
+    [-32769, "d2ffff7fff"],
+    [-2147483648, "d280000000"],
+    [-2147483649, "d3ffffffff7fffffff"],
+    [-(1n << 63n), "d38000000000000000"],
     [Number.MAX_SAFE_INTEGER, "cf001fffffffffffff"],
   ];
   for (const [v, bytes] of cases) {
@@ -78,7 +93,16 @@ test("strings, bytes, arrays, maps, floats, nil and booleans in their smallest f
   assert.equal(enc(true), "c3");
   assert.equal(enc(false), "c2");
   // Maps keep insertion order, also for keys a plain object would reorder.
-  assert.equal(enc(new Map<Value, Value>([["b", 1], ["10", 2], ["2", 3]])), "83a16201a2313002a13203");
+  assert.equal(
+    enc(
+      new Map<Value, Value>([
+        ["b", 1],
+        ["10", 2],
+        ["2", 3],
+      ]),
+    ),
+    "83a16201a2313002a13203",
+  );
   assert.equal(enc({ board: 1, title: "Fix" }), "82a5626f61726401a57469746c65a3466978");
   for (const bad of [undefined, () => 1, Symbol("x"), new Date(0), "\ud800"] as unknown[]) {
     assert.throws(() => encodeValue(bad as Value), TableError);
@@ -86,8 +110,17 @@ test("strings, bytes, arrays, maps, floats, nil and booleans in their smallest f
 });
 
 test("non-minimal encodings decode to the value, whose encoding is the minimal one", () => {
-  for (const [bytes, minimal] of [["cd0005", "05"], ["d0ff", "ff"], ["d90161", "a161"], ["dc000100", "9100"], ["de000100c0", "8100c0"]]) {
-    const v = decodeValue(Uint8Array.from(Buffer.from(bytes!, "hex")), { floats: "tagged", maps: "map" });
+  for (const [bytes, minimal] of [
+    ["cd0005", "05"],
+    ["d0ff", "ff"],
+    ["d90161", "a161"],
+    ["dc000100", "9100"],
+    ["de000100c0", "8100c0"],
+  ]) {
+    const v = decodeValue(Uint8Array.from(Buffer.from(bytes!, "hex")), {
+      floats: "tagged",
+      maps: "map",
+    });
     assert.equal(enc(v), minimal);
   }
 });
@@ -101,10 +134,25 @@ function genValue(r: Rng, depth = 0): Value {
       return r.chance(0.5);
     case 2: {
       const v = r.pick(MSGPACK_INTS);
-      return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+      return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(v)
+        : v;
     }
     case 3: {
-      const f = r.pick([0.5, -0.25, 1e-7, 3.14159, 1e300, -1e-300, 2 ** 60, 1 / 3, 5e-324, Number.MAX_VALUE, 0, 1]);
+      const f = r.pick([
+        0.5,
+        -0.25,
+        1e-7,
+        3.14159,
+        1e300,
+        -1e-300,
+        2 ** 60,
+        1 / 3,
+        5e-324,
+        Number.MAX_VALUE,
+        0,
+        1,
+      ]);
       return r.chance(0.3) ? new Float(f, r.chance(0.5) ? 32 : 64) : new Float(f);
     }
     case 4:
@@ -122,7 +170,11 @@ function genValue(r: Rng, depth = 0): Value {
     default: {
       const n = r.below(5);
       const m = new Map<Value, Value>();
-      for (let i = 0; i < n; i++) m.set(r.chance(0.9) ? genString(r) + r.pick(["", "a", "b", "ç"]) : genValue(r, 4), genValue(r, depth + 1));
+      for (let i = 0; i < n; i++)
+        m.set(
+          r.chance(0.9) ? genString(r) + r.pick(["", "a", "b", "ç"]) : genValue(r, 4),
+          genValue(r, depth + 1),
+        );
       return m;
     }
   }
@@ -152,7 +204,8 @@ function normalized(a: Attr): Attr {
   if ("L" in a) return { L: a.L.map(normalized) };
   if ("M" in a) {
     const out: Record<string, Attr> = {};
-    for (const k of Object.keys(a.M)) Object.defineProperty(out, k, { value: normalized(a.M[k]!), enumerable: true });
+    for (const k of Object.keys(a.M))
+      Object.defineProperty(out, k, { value: normalized(a.M[k]!), enumerable: true });
     return { M: out };
   }
   return a;
@@ -170,7 +223,10 @@ test("native form: value -> item + shape -> the same payload bytes, also through
     if (native === undefined) continue;
     natives++;
     assert.equal(hex(tvBytes(nativeToTv(native.item, native.shape, "test"))), hex(payload));
-    assert.equal(hex(tvBytes(nativeToTv(normalized(native.item), native.shape, "test"))), hex(payload));
+    assert.equal(
+      hex(tvBytes(nativeToTv(normalized(native.item), native.shape, "test"))),
+      hex(payload),
+    );
   }
   assert.ok(natives > ROUNDS / 2, `only ${natives} of ${ROUNDS} maps had a native form`);
   // What has no exact native form.
@@ -194,9 +250,16 @@ test("native form: value -> item + shape -> the same payload bytes, also through
 
 test("float text is Rust's {:e}: the shortest digits, f32 as f32", () => {
   const cases: [number, 32 | 64, string][] = [
-    [1.5, 64, "1.5e0"], [0.1, 64, "1e-1"], [1e300, 64, "1e300"], [123456.789, 64, "1.23456789e5"],
-    [-2.5e-7, 64, "-2.5e-7"], [1, 64, "1e0"], [Math.fround(0.1), 32, "1e-1"], [Math.fround(3.4028235e38), 32, "3.4028235e38"],
-    [Math.fround(16777217), 32, "1.6777216e7"], [0, 64, "0e0"],
+    [1.5, 64, "1.5e0"],
+    [0.1, 64, "1e-1"],
+    [1e300, 64, "1e300"],
+    [123456.789, 64, "1.23456789e5"],
+    [-2.5e-7, 64, "-2.5e-7"],
+    [1, 64, "1e0"],
+    [Math.fround(0.1), 32, "1e-1"],
+    [Math.fround(3.4028235e38), 32, "3.4028235e38"],
+    [Math.fround(16777217), 32, "1.6777216e7"],
+    [0, 64, "0e0"],
   ];
   for (const [v, bits, text] of cases) assert.equal(floatText(v, bits), text, `${v}`);
   const r = new Rng(0xf10a7);
@@ -229,7 +292,9 @@ test("entry sort keys sort by (rest, item path) and split back", () => {
   for (let i = 0; i + 1 < entries.length; i++) {
     const a = entries[i]!;
     const b = entries[i + 1]!;
-    const byParts = compareBytes(a.rest.encode(), b.rest.encode()) || compareBytes(a.base.encode(), b.base.encode());
+    const byParts =
+      compareBytes(a.rest.encode(), b.rest.encode()) ||
+      compareBytes(a.base.encode(), b.base.encode());
     assert.equal(Math.sign(compareBytes(a.sk, b.sk)), Math.sign(byParts));
   }
 });
@@ -244,7 +309,10 @@ test("cursors read back; altered ones are refused", () => {
     assert.equal(back.query, q);
     assert.equal(hex(back.position), hex(position));
     const at = r.below(text.length);
-    const other = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".replace(text[at]!, "")[r.below(63)]!;
+    const other = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".replace(
+      text[at]!,
+      "",
+    )[r.below(63)]!;
     const altered = text.slice(0, at) + other + text.slice(at + 1);
     assert.throws(() => parseCursor(altered), TableError);
   }
@@ -255,7 +323,9 @@ test("decoders given arbitrary bytes throw TableError and nothing else", () => {
   const valid = [
     encodeValue({ a: [1, "x", new Uint8Array(3), 1.5, null, { b: true }] }),
     Uint8Array.from(Buffer.from("0106746963b6574010a62795f75706461746564001862", "hex")),
-    new TextEncoder().encode('{"format":1,"indexes":[{"name":"a","type":"t","kind":"field","field":"f","group":"/g-{g}"}],"types":[]}'),
+    new TextEncoder().encode(
+      '{"format":1,"indexes":[{"name":"a","type":"t","kind":"field","field":"f","group":"/g-{g}"}],"types":[]}',
+    ),
   ];
   const onlyTableErrors = (what: string, f: () => unknown): void => {
     try {
@@ -279,7 +349,16 @@ test("decoders given arbitrary bytes throw TableError and nothing else", () => {
     onlyTableErrors("parseConfig", () => parseConfig(input));
     onlyTableErrors("parseCursor", () => parseCursor(Buffer.from(input).toString("latin1")));
     onlyTableErrors("parseCursor", () => parseCursor(Buffer.from(input).toString("base64url")));
-    const attr = r.pick<unknown>([{ N: "1" }, { N: "x" }, { S: "s" }, { M: { a: { N: "1e400" } } }, { L: [{ NULL: true }] }, {}, null, { B: input }]);
+    const attr = r.pick<unknown>([
+      { N: "1" },
+      { N: "x" },
+      { S: "s" },
+      { M: { a: { N: "1e400" } } },
+      { L: [{ NULL: true }] },
+      {},
+      null,
+      { B: input },
+    ]);
     onlyTableErrors("nativeToTv", () => nativeToTv(attr as Attr, input, "x"));
     onlyTableErrors("toNative", () => toNative(input));
   }

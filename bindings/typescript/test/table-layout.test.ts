@@ -79,10 +79,17 @@ test("envelopes, payloads and the native form", () => {
   const native = toNative(payload);
   assert.ok(native !== undefined);
   assert.equal(hex(native.shape), bytes("native.shape"));
-  assert.deepEqual(native.item, { M: { board: { N: "1" }, title: { S: "Fix" }, updated: { N: "20" } } });
+  assert.deepEqual(native.item, {
+    M: { board: { N: "1" }, title: { S: "Fix" }, updated: { N: "20" } },
+  });
   const score = encodeHeader("score", [{ name: "by_points", path: p("/scores-0/points--40") }]);
   assert.equal(hex(score) + hex(encodeValue([3, -40])), bytes("score.value"));
-  const projected = Uint8Array.of(0x02, 5, ...new TextEncoder().encode("score"), ...encodeValue([3, -40]));
+  const projected = Uint8Array.of(
+    0x02,
+    5,
+    ...new TextEncoder().encode("score"),
+    ...encodeValue([3, -40]),
+  );
   assert.equal(hex(projected), bytes("projected.value"));
   assert.equal(bytes("entry.value"), "01");
 });
@@ -96,7 +103,10 @@ test("the configuration's JSON reads and writes back byte for byte", () => {
   const roots = parseConfig(new TextEncoder().encode(block("config_roots.json").trim()));
   assert.deepEqual(roots.roots.get("customer"), "last");
   assert.deepEqual(roots.roots.get("org"), { before: "user" });
-  assert.equal(parseConfig(new TextEncoder().encode(block("config_counters.json").trim())).groupVersions, true);
+  assert.equal(
+    parseConfig(new TextEncoder().encode(block("config_counters.json").trim())).groupVersions,
+    true,
+  );
 });
 
 test("cursors: bytes and text", () => {
@@ -115,7 +125,10 @@ function withoutToken(body: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-function configRecord(json: string, version: number): Record<string, { B: Uint8Array } | { N: string }> {
+function configRecord(
+  json: string,
+  version: number,
+): Record<string, { B: Uint8Array } | { N: string }> {
   return {
     pk: { B: CONFIG_KEY.pk },
     sk: { B: CONFIG_KEY.sk },
@@ -141,7 +154,9 @@ test("writes send the documented requests: put_new, put_moved, put_same, delete"
   // counters?), as a Rust store's first write does.
   assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "TransactWriteItems"]);
   assert.deepEqual(last(), docRequest("put_new.request"));
-  const read = stub.sent[1]!.body as { RequestItems: Record<string, { ConsistentRead: boolean; Keys: unknown[] }> };
+  const read = stub.sent[1]!.body as {
+    RequestItems: Record<string, { ConsistentRead: boolean; Keys: unknown[] }>;
+  };
   assert.equal(read.RequestItems["keypath"]!.ConsistentRead, true);
   assert.equal(read.RequestItems["keypath"]!.Keys.length, 2, "the item and the configuration");
 
@@ -149,7 +164,10 @@ test("writes send the documented requests: put_new, put_moved, put_same, delete"
   assert.deepEqual(last(), docRequest("put_moved.request"));
 
   stub.sent.length = 0;
-  assert.equal(await table.put("/board-1/ticket-7", { ...TICKET, title: "Fixed", updated: 30 }), 7n);
+  assert.equal(
+    await table.put("/board-1/ticket-7", { ...TICKET, title: "Fixed", updated: 30 }),
+    7n,
+  );
   assert.deepEqual(stub.operations(), ["BatchGetItem", "PutItem"]);
   assert.deepEqual(last(), docRequest("put_same.request"));
 
@@ -193,32 +211,51 @@ test("a list's first page gives the documented cursor, and the cursor resumes it
   const first = await table.list("/board-1", { limit: 1 });
   assert.deepEqual(stub.operations(), ["Query"]);
   assert.equal((stub.sent[0]!.body as { Limit: number }).Limit, 2, "a scan of limit + 1");
-  assert.deepEqual(first.items.map((i) => i.key.toString()), ["/board-1/ticket-7"]);
+  assert.deepEqual(
+    first.items.map((i) => i.key.toString()),
+    ["/board-1/ticket-7"],
+  );
   assert.equal(first.cursor, block("cursor.text").trim());
   const second = await table.list("/board-1", { limit: 1, cursor: first.cursor });
-  assert.deepEqual(second.items.map((i) => [i.key.toString(), i.value]), [["/board-1/ticket-8", { title: "b" }]]);
+  assert.deepEqual(
+    second.items.map((i) => [i.key.toString(), i.value]),
+    [["/board-1/ticket-8", { title: "b" }]],
+  );
   assert.equal(second.cursor, undefined);
   // A range no key can be in sends nothing.
   stub.sent.length = 0;
   const none = await table.list("/board-1", { gt: "/board-1/ticket-7", lt: "/board-1/ticket-7" });
   assert.deepEqual([none.items, none.cursor, stub.operations()], [[], undefined, []]);
   const one = await table.list("/board-1", { gte: "/board-1/ticket-8", lte: "/board-1/ticket-8" });
-  assert.deepEqual(one.items.map((i) => i.key.toString()), ["/board-1/ticket-8"]);
-  await assert.rejects(table.list("/board-1", { limit: 1, reverse: true, cursor: first.cursor }), (e: unknown) => {
-    return e instanceof TableError && e.kind === "invalid" && /different query/.test(e.message);
-  });
+  assert.deepEqual(
+    one.items.map((i) => i.key.toString()),
+    ["/board-1/ticket-8"],
+  );
+  await assert.rejects(
+    table.list("/board-1", { limit: 1, reverse: true, cursor: first.cursor }),
+    (e: unknown) => {
+      return e instanceof TableError && e.kind === "invalid" && /different query/.test(e.message);
+    },
+  );
 });
 
 test("writes of a type indexed by a program are refused before anything is written", async () => {
   const stub = new StubTable();
-  stub.put(configRecord('{"format":1,"indexes":[{"name":"by_points","type":"score","kind":"program"}],"types":["score"]}', 3));
+  stub.put(
+    configRecord(
+      '{"format":1,"indexes":[{"name":"by_points","type":"score","kind":"program"}],"types":["score"]}',
+      3,
+    ),
+  );
   const table = new DynamoDbTable(stub.client, "keypath");
   // A "player" is not indexed by a program: written; a "score" is: refused.
   await table.put("/player-3", { points: 1 });
   stub.sent.length = 0;
-  await assert.rejects(table.put("/board-1/score-3", [3, -40]), (e: unknown) => e instanceof TableError && e.kind === "unsupported");
+  await assert.rejects(
+    table.put("/board-1/score-3", [3, -40]),
+    (e: unknown) => e instanceof TableError && e.kind === "unsupported",
+  );
   assert.deepEqual(stub.operations(), ["BatchGetItem"]);
-
 });
 
 test("a store with group counters: the documented counter_put request, and a delete", async () => {
@@ -227,20 +264,30 @@ test("a store with group counters: the documented counter_put request, and a del
   const table = new DynamoDbTable(stub.client, "keypath");
   assert.equal(await table.put("/board-1/ticket-7", { title: "Fix" }), 1n);
   assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "TransactWriteItems"]);
-  const read = stub.sent[1]!.body as { RequestItems: Record<string, { Keys: { pk: { B: string } }[] }> };
+  const read = stub.sent[1]!.body as {
+    RequestItems: Record<string, { Keys: { pk: { B: string } }[] }>;
+  };
   assert.deepEqual(
     read.RequestItems["keypath"]!.Keys.map((k) => Buffer.from(k.pk.B, "base64").toString("hex")),
     [bytes("counter.pk"), bytes("ticket.pk"), "0003"],
     "the counter, the item, the configuration",
   );
   const last = stub.sent[stub.sent.length - 1]!;
-  assert.deepEqual({ operation: last.operation, body: withoutToken(last.body) }, docRequest("counter_put.request"));
+  assert.deepEqual(
+    { operation: last.operation, body: withoutToken(last.body) },
+    docRequest("counter_put.request"),
+  );
   // The next write of the group: the counter's next value is the item's version.
   assert.equal(await table.put("/board-1/ticket-8", { title: "b" }), 2n);
   stub.sent.length = 0;
   assert.equal(await table.delete("/board-1/ticket-7"), true);
   assert.deepEqual(stub.operations(), ["BatchGetItem", "TransactWriteItems"]);
-  const del = stub.sent[1]!.body as { TransactItems: Record<string, { ConditionExpression?: string; Item?: { ver: { N: string } } }>[] };
+  const del = stub.sent[1]!.body as {
+    TransactItems: Record<
+      string,
+      { ConditionExpression?: string; Item?: { ver: { N: string } } }
+    >[];
+  };
   assert.deepEqual(Object.keys(del.TransactItems[0]!), ["Delete"]);
   assert.equal(del.TransactItems[1]!["Put"]!.Item!.ver.N, "3");
   assert.equal(del.TransactItems[1]!["Put"]!.ConditionExpression, "ver = :kp_ver");
@@ -252,27 +299,49 @@ test("conditions: if absent, if version, and a concurrent write retried", async 
   const table = new DynamoDbTable(stub.client, "keypath");
   const v = await table.put("/board-1/ticket-7", TICKET, { ifAbsent: true });
   assert.ok(v >= 1n && v < 1n << 52n);
-  await assert.rejects(table.put("/board-1/ticket-7", TICKET, { ifAbsent: true }), (e: unknown) => e instanceof TableError && e.kind === "condition_failed");
-  await assert.rejects(table.put("/board-1/ticket-7", TICKET, { ifVersion: v + 1n }), (e: unknown) => e instanceof TableError && e.kind === "condition_failed");
-  await assert.rejects(table.put("/board-1/ticket-8", TICKET, { ifVersion: 1 }), (e: unknown) => e instanceof TableError && e.kind === "condition_failed");
+  await assert.rejects(
+    table.put("/board-1/ticket-7", TICKET, { ifAbsent: true }),
+    (e: unknown) => e instanceof TableError && e.kind === "condition_failed",
+  );
+  await assert.rejects(
+    table.put("/board-1/ticket-7", TICKET, { ifVersion: v + 1n }),
+    (e: unknown) => e instanceof TableError && e.kind === "condition_failed",
+  );
+  await assert.rejects(
+    table.put("/board-1/ticket-8", TICKET, { ifVersion: 1 }),
+    (e: unknown) => e instanceof TableError && e.kind === "condition_failed",
+  );
   // A write that loses to a concurrent one reads again and retries.
-  const lost = Object.assign(new Error("The conditional request failed"), { name: "ConditionalCheckFailedException" });
+  const lost = Object.assign(new Error("The conditional request failed"), {
+    name: "ConditionalCheckFailedException",
+  });
   stub.failures.push(lost);
   stub.sent.length = 0;
   assert.equal(await table.put("/board-1/ticket-7", { ...TICKET, title: "x" }), v + 1n);
   assert.deepEqual(stub.operations(), ["BatchGetItem", "PutItem", "BatchGetItem", "PutItem"]);
   // update: read, function, write at the version read.
   stub.sent.length = 0;
-  const u = await table.update("/board-1/ticket-7", (value) => ({ ...(value as object), title: "y" }));
+  const u = await table.update("/board-1/ticket-7", (value) => ({
+    ...(value as object),
+    title: "y",
+  }));
   assert.equal(u, v + 2n);
   assert.deepEqual(stub.operations(), ["BatchGetItem", "BatchGetItem", "PutItem"]);
   assert.deepEqual((await table.get("/board-1/ticket-7"))?.value, { ...TICKET, title: "y" });
-  await assert.rejects(table.update("/board-1/ticket-9", (x) => x), (e: unknown) => e instanceof TableError && e.kind === "not_found");
+  await assert.rejects(
+    table.update("/board-1/ticket-9", (x) => x),
+    (e: unknown) => e instanceof TableError && e.kind === "not_found",
+  );
 });
 
 test("field index values: integers and ID text, refusals", async () => {
   const stub = new StubTable();
-  stub.put(configRecord('{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/board-{board}"}],"types":[]}', 1));
+  stub.put(
+    configRecord(
+      '{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/board-{board}"}],"types":[]}',
+      1,
+    ),
+  );
   const table = new DynamoDbTable(stub.client, "keypath");
   const entryOf = async (value: Record<string, unknown>): Promise<string[]> => {
     stub.sent.length = 0;
@@ -287,12 +356,18 @@ test("field index values: integers and ID text, refusals", async () => {
     hex(entryKey("by_u", typeof index === "string" ? p(index) : index, p("/board-1/ticket-7")).sk);
   assert.deepEqual(await entryOf({ board: 1, u: 7 }), [expect("/board-1/u-7")]);
   assert.deepEqual(await entryOf({ board: "1", u: "7" }), [expect("/board-1/u-7")]);
-  assert.deepEqual(await entryOf({ board: 1, u: "007" }), [expect(KeyPath.empty().push("board", 1).push("u", "007"))]);
+  assert.deepEqual(await entryOf({ board: 1, u: "007" }), [
+    expect(KeyPath.empty().push("board", 1).push("u", "007")),
+  ]);
   assert.deepEqual(await entryOf({ board: 1, u: "-3" }), [expect("/board-1/u--3")]);
   assert.deepEqual(await entryOf({ board: 1, u: null }), []);
   assert.deepEqual(await entryOf({ board: 1 }), []);
   for (const bad of [true, [1], { a: 1 }, 1.5, new Uint8Array(1)]) {
-    await assert.rejects(table.put("/board-1/ticket-7", { board: 1, u: bad } as never), (e: unknown) => e instanceof TableError && e.kind === "invalid", String(bad));
+    await assert.rejects(
+      table.put("/board-1/ticket-7", { board: 1, u: bad } as never),
+      (e: unknown) => e instanceof TableError && e.kind === "invalid",
+      String(bad),
+    );
   }
 });
 
@@ -303,7 +378,10 @@ test("indexes kept by a GSI: the documented header, put and query", async () => 
       { AttributeName: "pk", KeyType: "HASH" },
       { AttributeName: "sk", KeyType: "RANGE" },
     ],
-    AttributeDefinitions: ["pk", "sk", "gp1", "gs1"].map((a) => ({ AttributeName: a, AttributeType: "B" })),
+    AttributeDefinitions: ["pk", "sk", "gp1", "gs1"].map((a) => ({
+      AttributeName: a,
+      AttributeType: "B",
+    })),
     GlobalSecondaryIndexes: [
       {
         IndexName: "kp_by_updated",
@@ -313,15 +391,30 @@ test("indexes kept by a GSI: the documented header, put and query", async () => 
         ],
         Projection: { ProjectionType: "ALL" },
       },
-      { IndexName: "app_index", KeySchema: [{ AttributeName: "x", KeyType: "HASH" }], Projection: { ProjectionType: "ALL" } },
+      {
+        IndexName: "app_index",
+        KeySchema: [{ AttributeName: "x", KeyType: "HASH" }],
+        Projection: { ProjectionType: "ALL" },
+      },
     ],
   };
   const config = JSON.parse(block("config.json")) as { types: string[] };
   config.types = ["ticket"];
   stub.put(configRecord(JSON.stringify(config), 2));
   const table = new DynamoDbTable(stub.client, "keypath");
-  assert.deepEqual(await table.loadIndexes(), [{ name: "by_updated", pk: "gp1", sk: "gs1", keysOnly: false }]);
-  assert.equal(hex(encodeHeader("ticket", [{ name: "by_updated", path: p("/board-1/updated-20") }], new Set(["by_updated"]))), bytes("gsi.hdr"));
+  assert.deepEqual(await table.loadIndexes(), [
+    { name: "by_updated", pk: "gp1", sk: "gs1", keysOnly: false },
+  ]);
+  assert.equal(
+    hex(
+      encodeHeader(
+        "ticket",
+        [{ name: "by_updated", path: p("/board-1/updated-20") }],
+        new Set(["by_updated"]),
+      ),
+    ),
+    bytes("gsi.hdr"),
+  );
   stub.sent.length = 0;
   assert.equal(await table.put("/board-1/ticket-7", TICKET, { restore: 5 }), 5n);
   assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "PutItem"]);
@@ -333,17 +426,25 @@ test("indexes kept by a GSI: the documented header, put and query", async () => 
   stub.sent.length = 0;
   await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
   assert.deepEqual(stub.operations(), ["GetItem", "Query"]);
-  assert.deepEqual({ operation: "Query", body: stub.sent[1]!.body }, docRequest("gsi_query.request"));
+  assert.deepEqual(
+    { operation: "Query", body: stub.sent[1]!.body },
+    docRequest("gsi_query.request"),
+  );
   await assert.rejects(
     table.queryIndex("by_updated", "/board-1", { consistentRead: true }),
     (e: unknown) => e instanceof TableError && e.kind === "invalid",
   );
   // A header whose path is elided for an index the table keeps no GSI for is refused.
   const other = new StubTable();
-  other.put({ ...stub.records.get([...stub.records.keys()].find((k) => k.startsWith(hex(itemKey(p("/board-1/ticket-7")).pk)))!)! });
+  other.put({
+    ...stub.records.get(
+      [...stub.records.keys()].find((k) => k.startsWith(hex(itemKey(p("/board-1/ticket-7")).pk)))!,
+    )!,
+  });
   await assert.rejects(
     new DynamoDbTable(other.client, "keypath").get("/board-1/ticket-7"),
-    (e: unknown) => e instanceof TableError && e.kind === "foreign" && /keeps no GSI/.test(e.message),
+    (e: unknown) =>
+      e instanceof TableError && e.kind === "foreign" && /keeps no GSI/.test(e.message),
   );
 });
 
@@ -354,14 +455,26 @@ test("a table without a configuration record: created with the first item if the
   stub.sent.length = 0;
   await table.put("/board-1/ticket-7", TICKET);
   assert.deepEqual(stub.operations(), ["GetItem", "Scan", "BatchGetItem", "TransactWriteItems"]);
-  const write = stub.sent[3]!.body as { TransactItems: { Put: { ConditionExpression: string; Item: { val?: { B: string }; ver: { N: string } } } }[] };
+  const write = stub.sent[3]!.body as {
+    TransactItems: {
+      Put: { ConditionExpression: string; Item: { val?: { B: string }; ver: { N: string } } };
+    }[];
+  };
   const config = write.TransactItems[1]!.Put;
   assert.equal(config.ConditionExpression, "attribute_not_exists(pk)");
   assert.equal(config.Item.ver.N, "1");
-  assert.equal(Buffer.from(config.Item.val!.B, "base64").toString(), '{"format":1,"indexes":[],"types":["ticket"]}');
+  assert.equal(
+    Buffer.from(config.Item.val!.B, "base64").toString(),
+    '{"format":1,"indexes":[],"types":["ticket"]}',
+  );
   // A table holding items but no record: no record is written (which types it holds is unknown).
   const other = new StubTable();
-  other.put({ pk: { B: itemKey(p("/a-1")).pk }, sk: { B: Uint8Array.of(0) }, ver: { N: "1" }, val: { B: Uint8Array.of(1, 1, 0x61, 0, 0xc0) } });
+  other.put({
+    pk: { B: itemKey(p("/a-1")).pk },
+    sk: { B: Uint8Array.of(0) },
+    ver: { N: "1" },
+    val: { B: Uint8Array.of(1, 1, 0x61, 0, 0xc0) },
+  });
   const t2 = new DynamoDbTable(other.client, "keypath");
   await t2.loadIndexes();
   other.sent.length = 0;

@@ -31,7 +31,12 @@ test("list pages select exactly the model's paths, in order, across cursors", as
       if (rests.some((x) => x.equals(rest))) return;
       rests.push(rest);
       const key = itemKey(group.join(rest));
-      stub.put({ pk: { B: key.pk }, sk: { B: key.sk }, ver: { N: String(rests.length) }, val: { B: ENVELOPE } });
+      stub.put({
+        pk: { B: key.pk },
+        sk: { B: key.sk },
+        ver: { N: String(rests.length) },
+        val: { B: ENVELOPE },
+      });
     };
     while (rests.length < 60) {
       const rest = genPath(r, { maxLen: 3 });
@@ -60,7 +65,10 @@ test("list pages select exactly the model's paths, in order, across cursors", as
       let prefixRest = KeyPath.empty();
       for (let i = 0; i < keep; i++) {
         const c = base[i]!;
-        prefixRest = i === keep - 1 && r.chance(0.3) ? prefixRest.pushNamespace(c.namespace) : prefixRest.push(c.namespace, c.id!);
+        prefixRest =
+          i === keep - 1 && r.chance(0.3)
+            ? prefixRest.pushNamespace(c.namespace)
+            : prefixRest.push(c.namespace, c.id!);
       }
       const prefix = group.join(prefixRest);
       const bounds: Record<string, string> = {};
@@ -93,9 +101,16 @@ test("list pages select exactly the model's paths, in order, across cursors", as
         cursor = page.cursor;
         if (cursor === undefined) break;
       }
-      assert.deepEqual(got, want, `round ${round}: list ${prefix} ${JSON.stringify(bounds)} reverse ${reverse} limit ${limit}`);
+      assert.deepEqual(
+        got,
+        want,
+        `round ${round}: list ${prefix} ${JSON.stringify(bounds)} reverse ${reverse} limit ${limit}`,
+      );
       const all = await table.list(prefix, { ...bounds, reverse });
-      assert.deepEqual(all.items.map((i) => i.key.toString()), want);
+      assert.deepEqual(
+        all.items.map((i) => i.key.toString()),
+        want,
+      );
       assert.equal(all.cursor, undefined);
     }
   }
@@ -105,7 +120,8 @@ test("index query pages give the items whose header has the entry, in index orde
   const r = new Rng(0x1dc5);
   for (let round = 0; round < 6; round++) {
     const stub = new StubTable();
-    const config = '{"format":1,"indexes":[{"name":"by_u","type":"t","kind":"field","field":"u","group":"/us-0"}],"types":[]}';
+    const config =
+      '{"format":1,"indexes":[{"name":"by_u","type":"t","kind":"field","field":"u","group":"/us-0"}],"types":[]}';
     stub.put({
       pk: { B: Uint8Array.of(0, 3) },
       sk: { B: Uint8Array.of(0) },
@@ -126,38 +142,59 @@ test("index query pages give the items whose header has the entry, in index orde
       const item = KeyPath.parse(r.chance(0.8) ? r.pick([...current.keys()]) : `/g-9/t-${i}`);
       const u = r.pick(values);
       if (current.get(item.toString()) === u) continue;
-      const indexPath = KeyPath.parse("/us-0").push("u", typeof u === "string" && /^-?\d+$/.test(u) ? Number(u) : u);
+      const indexPath = KeyPath.parse("/us-0").push(
+        "u",
+        typeof u === "string" && /^-?\d+$/.test(u) ? Number(u) : u,
+      );
       const k = entryKey("by_u", indexPath, item);
       stub.put({ pk: { B: k.pk }, sk: { B: k.sk }, ver: { N: "1" }, val: { B: Uint8Array.of(1) } });
     }
-    const idOf = (u: number | bigint | string): number | bigint | string => (typeof u === "string" && /^-?\d+$/.test(u) ? Number(u) : u);
+    const idOf = (u: number | bigint | string): number | bigint | string =>
+      typeof u === "string" && /^-?\d+$/.test(u) ? Number(u) : u;
     for (let q = 0; q < 12; q++) {
       const reverse = r.chance(0.5);
       const limit = 1 + r.below(4);
       const bound = r.chance(0.5) ? r.pick(values) : undefined;
       const op = r.pick(["gt", "gte", "lt", "lte"] as const);
-      const boundPath = bound === undefined ? undefined : KeyPath.parse("/us-0").push("u", idOf(bound));
+      const boundPath =
+        bound === undefined ? undefined : KeyPath.parse("/us-0").push("u", idOf(bound));
       const options = boundPath === undefined ? {} : { [op]: boundPath.toString() };
       const want = [...current.entries()]
         .filter((e): e is [string, number | bigint | string] => e[1] !== undefined)
-        .map(([key, u]) => ({ key, rest: KeyPath.empty().push("u", idOf(u)).encode(), path: KeyPath.parse(key).encode() }))
+        .map(([key, u]) => ({
+          key,
+          rest: KeyPath.empty().push("u", idOf(u)).encode(),
+          path: KeyPath.parse(key).encode(),
+        }))
         .filter((e) => {
           if (boundPath === undefined) return true;
           const c = compareBytes(e.rest, KeyPath.empty().push("u", idOf(bound!)).encode());
           return op === "gt" ? c > 0 : op === "gte" ? c >= 0 : op === "lt" ? c < 0 : c <= 0;
         })
-        .sort((a, b) => (compareBytes(a.rest, b.rest) || compareBytes(a.path, b.path)) * (reverse ? -1 : 1))
+        .sort(
+          (a, b) =>
+            (compareBytes(a.rest, b.rest) || compareBytes(a.path, b.path)) * (reverse ? -1 : 1),
+        )
         .map((e) => e.key);
       const got: string[] = [];
       let cursor: string | undefined;
       for (let pages = 0; ; pages++) {
         assert.ok(pages <= want.length + 12, "pages never end");
-        const page = await table.queryIndex("by_u", "/us-0", { ...options, reverse, limit, cursor });
+        const page = await table.queryIndex("by_u", "/us-0", {
+          ...options,
+          reverse,
+          limit,
+          cursor,
+        });
         got.push(...page.items.map((i) => i.key.toString()));
         cursor = page.cursor;
         if (cursor === undefined) break;
       }
-      assert.deepEqual(got, want, `round ${round}: ${JSON.stringify(options)} reverse ${reverse} limit ${limit}`);
+      assert.deepEqual(
+        got,
+        want,
+        `round ${round}: ${JSON.stringify(options)} reverse ${reverse} limit ${limit}`,
+      );
     }
   }
 });
