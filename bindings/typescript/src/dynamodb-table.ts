@@ -73,6 +73,7 @@ import {
   parseHeader,
   placeOf,
   plan as planQuery,
+  rootSortKey,
   sameBytes,
   splitEntry,
   toNative,
@@ -134,6 +135,14 @@ export interface ListOptions {
   readonly cursor?: string | undefined;
   /** Strongly consistent reads (the default) or not. */
   readonly consistentRead?: boolean | undefined;
+  /**
+   * Lists only: from the group's root item on, wherever the configuration places it (the
+   * Rust store's `Query::from_root`; with the root placed last and `reverse`, the root and the
+   * newest children in one `Query`).
+   */
+  readonly fromRoot?: boolean | undefined;
+  /** Lists only: up to the group's root item (`Query::to_root`). */
+  readonly toRoot?: boolean | undefined;
 }
 
 /** Options of {@link DynamoDbTable.put}. */
@@ -730,7 +739,17 @@ export class DynamoDbTable {
    * ```
    */
   async list(prefix: KeyPath | string, options: ListOptions = {}): Promise<Page> {
-    const { group, plan } = planQuery(toPath(prefix, "prefix"), options, false);
+    const path = toPath(prefix, "prefix");
+    let root: { sort: Uint8Array; from: boolean; to: boolean } | undefined;
+    if (options.fromRoot === true || options.toRoot === true) {
+      const { group } = planQuery(path, {}, false);
+      root = {
+        sort: rootSortKey(placeOf(await this.#places(), group)),
+        from: options.fromRoot === true,
+        to: options.toRoot === true,
+      };
+    }
+    const { group, plan } = planQuery(path, options, false, root);
     const groupBytes = group.encode();
     const reverse = options.reverse === true;
     const fp = fingerprint(undefined, reverse, groupBytes, plan.start, plan.end);
@@ -792,6 +811,12 @@ export class DynamoDbTable {
       throw new TableError(
         "invalid",
         `invalid index name ${quote(String(name))}: expected 1 to 64 ASCII letters, digits or '_'`,
+      );
+    }
+    if (options.fromRoot === true || options.toRoot === true) {
+      throw new TableError(
+        "invalid",
+        `index ${name}'s entries have no root item to bound them by (fromRoot and toRoot are for item lists)`,
       );
     }
     const { group, plan } = planQuery(toPath(prefix, "prefix"), options, true);

@@ -1013,6 +1013,7 @@ export function plan(
   prefix: KeyPath,
   bounds: RangeOptions,
   index: boolean,
+  root?: { readonly sort: Uint8Array; readonly from: boolean; readonly to: boolean },
 ): { group: KeyPath; plan: Plan } {
   const { group, rest } = splitPrefix(prefix);
   let start: Uint8Array = Uint8Array.of(0x00);
@@ -1022,6 +1023,10 @@ export function plan(
     if (e !== undefined && (end === undefined || compareBytes(e, end) < 0)) end = e;
   };
   const image = (b: Uint8Array): Uint8Array => (index ? escapeRest(b) : b);
+  // From or up to the root item, by its sort key alone (nothing lies between it and its
+  // successor): `Query::from_root`, `Query::to_root`.
+  if (root?.from === true) narrow(root.sort, undefined);
+  if (root?.to === true) narrow(new Uint8Array(0), concat(root.sort, Uint8Array.of(0x00)));
   const sub = KeyRange.subtree(rest);
   narrow(image(sub.start), sub.end === undefined ? undefined : image(sub.end));
   const filters: ((p: KeyPath) => boolean)[] = [(p) => p.startsWith(rest)];

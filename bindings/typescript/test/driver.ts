@@ -267,6 +267,8 @@ function listOptions(req: Map<Value, Value>): Parameters<DynamoDbTable["list"]>[
     gte: str(req, "gte", true),
     lt: str(req, "lt", true),
     lte: str(req, "lte", true),
+    fromRoot: field(req, "from_root") === true,
+    toRoot: field(req, "to_root") === true,
   };
 }
 

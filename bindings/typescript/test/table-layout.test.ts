@@ -481,3 +481,41 @@ test("a table without a configuration record: created with the first item if the
   await t2.put("/board-1/ticket-7", TICKET);
   assert.deepEqual(other.operations(), ["GetItem", "Scan", "BatchGetItem", "PutItem"]);
 });
+
+test("lists from or up to a placed root item: the root's sort key bounds the Query", async () => {
+  const stub = new StubTable();
+  stub.put(configRecord(block("config_roots.json").trim(), 1));
+  const table = new DynamoDbTable(stub.client, "keypath");
+  await table.list("/customer-7", { fromRoot: true, reverse: true, limit: 2 });
+  await table.list("/customer-7", { toRoot: true });
+  await table.list("/org-1", { fromRoot: true });
+  assert.deepEqual(
+    stub.operations(),
+    ["GetItem", "Query", "Query", "Query"],
+    "the configuration read once",
+  );
+  const bodies = stub.sent
+    .slice(1)
+    .map(
+      (s) =>
+        s.body as {
+          KeyConditionExpression: string;
+          ExpressionAttributeValues: Record<string, { B: string }>;
+        },
+    );
+  const b64 = (h: string): string => Buffer.from(h.replace(/\s+/g, ""), "hex").toString("base64");
+  assert.equal(bodies[0]!.KeyConditionExpression, "pk = :g AND sk >= :lo");
+  assert.equal(bodies[0]!.ExpressionAttributeValues[":lo"]!.B, b64(bytes("customer.root.sk")));
+  // Every item sort key is at least 00: the range is [00, FF 00).
+  assert.equal(bodies[1]!.KeyConditionExpression, "pk = :g AND sk BETWEEN :lo AND :hi");
+  assert.equal(bodies[1]!.ExpressionAttributeValues[":lo"]!.B, b64("00"));
+  assert.equal(
+    bodies[1]!.ExpressionAttributeValues[":hi"]!.B,
+    b64(bytes("customer.root.sk") + "00"),
+  );
+  assert.equal(bodies[2]!.ExpressionAttributeValues[":lo"]!.B, b64(bytes("org.root.sk")));
+  await assert.rejects(
+    table.queryIndex("by_x", "/g-1", { fromRoot: true }),
+    (e: unknown) => e instanceof TableError && e.kind === "invalid",
+  );
+});
