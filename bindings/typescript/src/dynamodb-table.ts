@@ -446,6 +446,11 @@ export class DynamoDbTable {
 
   /**
    * A client of table `tableName` through `client`; no request is sent until the first call.
+   *
+   * ```ts
+   * const local = new DynamoDBClient({ endpoint: "http://127.0.0.1:8000", region: "us-east-1" });
+   * const table = new DynamoDbTable(local, "keypath", { decode: { maps: "map" } });
+   * ```
    */
   constructor(client: DynamoDBClient, tableName: string, options: TableOptions = {}) {
     this.client = client;
@@ -462,6 +467,10 @@ export class DynamoDbTable {
    * keys are not `pk`/`sk` of type `B`, and returns the indexes it keeps as `kp_` GSIs
    * (section 5). Calls that need it (an item whose header has an index key path kept by a
    * GSI, a write with index entries, an index query) describe the table once by themselves.
+   *
+   * ```ts
+   * const kept = await table.loadIndexes(); // [{ name: "by_updated", pk: "gp1", sk: "gs1", keysOnly: false }]
+   * ```
    */
   async loadIndexes(): Promise<readonly KeptIndex[]> {
     let out;
@@ -575,7 +584,14 @@ export class DynamoDbTable {
     return { ...r, value: withIndexPaths(r.value, header, paths) };
   }
 
-  /** The configuration record as last read by this client, or `undefined` before (or without a record). */
+  /**
+   * The configuration record as last read by this client, or `undefined` before (or without
+   * a record).
+   *
+   * ```ts
+   * table.config?.indexes.map((d) => d.name); // ["by_updated"]
+   * ```
+   */
   get config(): StoreConfig | undefined {
     return this.#config?.config;
   }
@@ -584,6 +600,11 @@ export class DynamoDbTable {
    * Reads the configuration record (one consistent `GetItem`) and keeps it for the client's
    * later calls; the configuration of a table without the record (no indexes) if absent.
    * Calls that need it read it once by themselves.
+   *
+   * ```ts
+   * const config = await table.loadConfig();
+   * config.indexes; // [{ name: "by_updated", type: "ticket", kind: "field", field: "updated", group: "/board-{board}" }]
+   * ```
    */
   async loadConfig(): Promise<StoreConfig> {
     let out;
@@ -638,6 +659,11 @@ export class DynamoDbTable {
   /**
    * The items at `keys`, one entry (or `undefined`) per key in the order asked:
    * `BatchGetItem`s of up to 100 distinct keys, unprocessed keys retried.
+   *
+   * ```ts
+   * const [a, b] = await table.batchGet(["/board-1/ticket-7", "/board-1/ticket-9"]);
+   * a?.version; // 1234n; b is undefined if there is no ticket 9
+   * ```
    */
   async batchGet(keys: readonly (KeyPath | string)[]): Promise<(TableItem | undefined)[]> {
     const paths = keys.map((k) => toPath(k));
