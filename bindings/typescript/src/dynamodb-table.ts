@@ -1,0 +1,1574 @@
+/**
+ * `keypath/dynamodb-table`: a client for the DynamoDB table layout of keypath-store
+ * (docs/DYNAMODB_LAYOUT.md in the keypath repository), over the AWS SDK v3
+ * (`@aws-sdk/client-dynamodb`, a peer dependency this module alone needs).
+ *
+ * It reads what the Rust store writes (items in either value form, lists and exact index
+ * queries with the Rust store's cursors) and writes items as data, as `keypath db put` does,
+ * keeping `"kind": "field"` indexes exact. See {@link DynamoDbTable}.
+ *
+ * ```ts
+ * import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+ * import { DynamoDbTable } from "keypath/dynamodb-table";
+ *
+ * const table = new DynamoDbTable(new DynamoDBClient({}), "keypath");
+ * const version = await table.put("/board-1/ticket-7", { board: 1, title: "Fix", updated: 20 });
+ * const item = await table.get("/board-1/ticket-7"); // { key, version, type: "ticket", value, payload }
+ * const page = await table.list("/board-1", { limit: 10 }); // { items, cursor }
+ * const newest = await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
+ * ```
+ */
+
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  DeleteItemCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+} from "@aws-sdk/client-dynamodb";
+
+import { quote } from "./errors.js";
+import { KeyPath, compareBytes } from "./keypath.js";
+import {
+  type DecodeOptions,
+  type Tv,
+  type Value,
+  fromTv,
+  readTvAll,
+  toTv,
+  tvBytes,
+} from "./msgpack.js";
+import {
+  type Attr,
+  type ByteBound,
+  CONFIG_KEY,
+  type Header,
+  type RecordKey,
+  type StoreConfig,
+  absentConfig,
+  concat,
+  configJson,
+  cursorText,
+  describeKey,
+  encodeHeader,
+  entryItem,
+  entryKey,
+  fieldIndexEntries,
+  fingerprint,
+  hex,
+  indexGroupKey,
+  isIndexName,
+  isPlacedRoot,
+  itemKey,
+  keyError,
+  nativeToTv,
+  parseConfig,
+  parseCursor,
+  parseHeader,
+  placeOf,
+  plan as planQuery,
+  rootSortKey,
+  sameBytes,
+  splitEntry,
+  toNative,
+  toPath,
+  type Plan,
+  withIndexPaths,
+} from "./table-format.js";
+import { TableError } from "./table-error.js";
+import { utf8Encode } from "./utf8.js";
+
+export { TableError, type TableErrorKind } from "./table-error.js";
+export type { StoreConfig, IndexDecl, RootPlace } from "./table-format.js";
+export {
+  Float,
+  encodeValue,
+  decodeValue,
+  type Value,
+  type ValueObject,
+  type DecodeOptions,
+} from "./msgpack.js";
+
+/** An item read from the table. */
+export interface TableItem {
+  /** The item's key path. */
+  readonly key: KeyPath;
+  /** The record's version (`ver`), a u64. */
+  readonly version: bigint;
+  /** The item type (from the envelope header). */
+  readonly type: string;
+  /** The payload, decoded (see the client's `decode` option). */
+  readonly value: Value;
+  /** The payload's MessagePack bytes as stored. */
+  readonly payload: Uint8Array;
+}
+
+/** A page of a list or an index query. */
+export interface Page {
+  /** The items, in the query's order. */
+  readonly items: TableItem[];
+  /** The cursor to resume after this page (the Rust store's cursor text), or `undefined` at the end. */
+  readonly cursor: string | undefined;
+}
+
+/** Options of {@link DynamoDbTable.list} and {@link DynamoDbTable.queryIndex}. */
+export interface ListOptions {
+  /** Paths after this one (within the prefix's group). */
+  readonly gt?: KeyPath | string | undefined;
+  /** Paths from this one on. */
+  readonly gte?: KeyPath | string | undefined;
+  /** Paths before this one. */
+  readonly lt?: KeyPath | string | undefined;
+  /** Paths up to this one. */
+  readonly lte?: KeyPath | string | undefined;
+  /** Newest last: `true` lists in reverse key order. */
+  readonly reverse?: boolean | undefined;
+  /** At most this many items (a page has a cursor when more follow). */
+  readonly limit?: number | undefined;
+  /** Resume after the page that returned this cursor (same query only). */
+  readonly cursor?: string | undefined;
+  /** Strongly consistent reads (the default) or not. */
+  readonly consistentRead?: boolean | undefined;
+  /**
+   * Lists only: from the group's root item on, wherever the configuration places it (the
+   * Rust store's `Query::from_root`; with the root placed last and `reverse`, the root and the
+   * newest children in one `Query`).
+   */
+  readonly fromRoot?: boolean | undefined;
+  /** Lists only: up to the group's root item (`Query::to_root`). */
+  readonly toRoot?: boolean | undefined;
+}
+
+/** Options of {@link DynamoDbTable.put}. */
+export interface PutOptions {
+  /** Write only if no item is at the key (else `condition_failed`). */
+  readonly ifAbsent?: boolean | undefined;
+  /** Write only if the item is at this version (else `condition_failed`). */
+  readonly ifVersion?: bigint | number | undefined;
+  /** A new item gets this version (1 to 2^52-1) instead of a random one (the Rust store's `PutMode::Restore`). */
+  readonly restore?: bigint | number | undefined;
+}
+
+/** Options of a {@link DynamoDbTable}. */
+export interface TableOptions {
+  /** How payloads decode into values (default: maps as plain objects, floats as numbers). */
+  readonly decode?: DecodeOptions;
+  /** Attempts of a write whose condition fails because of a concurrent write (default 1000, as the Rust store). */
+  readonly maxAttempts?: number;
+}
+
+type Attrs = Record<string, AttributeValue>;
+
+// The two host functions used, declared here so that the package compiles without DOM or
+// Node.js types (Node.js 20 and later have both as globals).
+declare const setTimeout: (f: (...args: never[]) => void, ms: number) => unknown;
+declare const crypto: { getRandomValues<T extends Uint32Array>(array: T): T };
+
+/** A record as read: its key, version and value bytes (the envelope, rebuilt from the native form if need be). */
+interface RawRecord {
+  readonly pk: Uint8Array;
+  readonly sk: Uint8Array;
+  readonly version: bigint;
+  readonly value: Uint8Array;
+  /** The attributes as read. */
+  readonly attrs: Attrs;
+}
+
+/** An index the table keeps as the GSI `kp_NAME` (section 5): its key attributes and projection. */
+export interface KeptIndex {
+  /** The index name (the GSI is `kp_` ++ name). */
+  readonly name: string;
+  /** The GSI's partition key attribute: enc(the index key path's group). */
+  readonly pk: string;
+  /** The GSI's sort key attribute: the sort key the exact entry would have. */
+  readonly sk: string;
+  /** A `KEYS_ONLY` GSI (else `ALL`). */
+  readonly keysOnly: boolean;
+}
+
+const RESERVED_ATTRS = ["pk", "sk", "ver", "val", "type", "hdr", "item", "shape"];
+
+const U64_MAX = (1n << 64n) - 1n;
+const SCAN_BATCH = 1000;
+const MAX_BATCH_GET = 100;
+const MAX_ITEM_BYTES = 400 * 1024;
+
+function b(bytes: Uint8Array): AttributeValue {
+  return { B: bytes };
+}
+
+function n(v: bigint): AttributeValue {
+  return { N: v.toString() };
+}
+
+function keyAttrs(k: RecordKey): Attrs {
+  return { pk: b(k.pk), sk: b(k.sk) };
+}
+
+function keyId(k: { pk: Uint8Array; sk: Uint8Array }): string {
+  return hex(k.pk) + "|" + hex(k.sk);
+}
+
+/** Reads a record's key, version and value; throws `foreign` naming it (section 10). */
+function readRecord(attrs: Attrs, where?: string): RawRecord {
+  const pk = attrs["pk"]?.B;
+  const sk = attrs["sk"]?.B;
+  if (!(pk instanceof Uint8Array))
+    throw new TableError("foreign", `${where ?? "a record"}: no binary pk`);
+  if (!(sk instanceof Uint8Array))
+    throw new TableError("foreign", `${where ?? `a record of pk ${hex(pk)}`}: no binary sk`);
+  const at = where ?? describeKey(pk, sk);
+  const ver = attrs["ver"]?.N;
+  if (typeof ver !== "string" || !/^[0-9]+$/.test(ver) || BigInt(ver) > U64_MAX) {
+    throw new TableError(
+      "foreign",
+      `${at}: expected ver, an N holding a u64, found ${ver === undefined ? "none" : quote(String(ver))}`,
+    );
+  }
+  return { pk, sk, version: BigInt(ver), value: readValue(attrs, at), attrs };
+}
+
+/** A record's value: `hdr` ++ the payload rebuilt from `item` and `shape`, else `val`, else empty. */
+function readValue(attrs: Attrs, at: string): Uint8Array {
+  let value: Uint8Array;
+  const item = attrs["item"];
+  if (item !== undefined) {
+    const hdr = attrs["hdr"]?.B;
+    const shape = attrs["shape"]?.B;
+    if (!(hdr instanceof Uint8Array) || !(shape instanceof Uint8Array)) {
+      throw new TableError("foreign", `${at}: an item attribute without binary hdr and shape`);
+    }
+    value = concat(hdr, tvBytes(nativeToTv(item as Attr, shape, at)));
+  } else if (attrs["val"] !== undefined) {
+    const val = attrs["val"].B;
+    if (!(val instanceof Uint8Array)) throw new TableError("foreign", `${at}: val is not binary`);
+    value = val;
+  } else {
+    value = new Uint8Array(0);
+  }
+  return value;
+}
+
+/** Whether no byte string lies within the bounds (the Rust backend's `Scan::is_empty_range`): then no request is sent. */
+function isEmptyRange(start: ByteBound, end: ByteBound): boolean {
+  if (end !== undefined && "excluded" in end && end.excluded.length === 0) return true;
+  if (start === undefined || end === undefined) return false;
+  const s = "included" in start ? start.included : start.excluded;
+  const e = "included" in end ? end.included : end.excluded;
+  const c = compareBytes(s, e);
+  if ("included" in start && "included" in end) return c > 0;
+  if ("included" in start || "included" in end) return c >= 0;
+  return (
+    c >= 0 ||
+    (e.length === s.length + 1 &&
+      compareBytes(e.subarray(0, s.length), s) === 0 &&
+      e[s.length] === 0)
+  );
+}
+
+/**
+ * An item read from a GSI as an index entry (the Rust backend's `gsi_entry_record`): keys-only
+ * (no `ver`: the `KEYS_ONLY` projection) or projected (type and payload from the item).
+ */
+function gsiEntry(
+  attrs: Attrs,
+  gsi: KeptIndex,
+): { sk: Uint8Array; version: bigint; value: Uint8Array } {
+  const sk = attrs[gsi.sk]!.B as Uint8Array;
+  if (attrs["ver"] === undefined) return { sk, version: 0n, value: Uint8Array.of(0x01) };
+  const r = readRecord(attrs);
+  const header = parseHeader(r.value, `${describeKey(r.pk, r.sk)} (from the GSI kp_${gsi.name})`);
+  const t = utf8Encode(header.type);
+  return {
+    sk,
+    version: r.version,
+    value: concat(Uint8Array.of(0x02, t.length), t, r.value.subarray(header.payloadStart)),
+  };
+}
+
+/** The attributes of the table item of an envelope: natively when exact (section 4.1), else `val`. */
+function itemAttrs(
+  key: RecordKey,
+  version: bigint,
+  header: Uint8Array,
+  type: string,
+  payload: Uint8Array,
+  gsi: Attrs,
+): Attrs {
+  const isMap =
+    payload.length > 0 &&
+    ((payload[0]! >= 0x80 && payload[0]! <= 0x8f) || payload[0] === 0xde || payload[0] === 0xdf);
+  const native = isMap ? toNative(payload) : undefined;
+  if (native !== undefined) {
+    const attrs: Attrs = {
+      pk: b(key.pk),
+      sk: b(key.sk),
+      ver: n(version),
+      ...gsi,
+      type: { S: type },
+      hdr: b(header),
+      item: native.item as AttributeValue,
+      shape: b(native.shape),
+    };
+    if (itemSize(attrs) <= MAX_ITEM_BYTES) return attrs;
+  }
+  const attrs: Attrs = {
+    pk: b(key.pk),
+    sk: b(key.sk),
+    ver: n(version),
+    ...gsi,
+    val: b(concat(header, payload)),
+  };
+  if (itemSize(attrs) > MAX_ITEM_BYTES) {
+    throw new TableError(
+      "invalid",
+      `the item ${describeKey(key.pk, key.sk)} is over DynamoDB's 400 KB item limit`,
+    );
+  }
+  return attrs;
+}
+
+/** An upper bound of DynamoDB's size of an item (names and values). */
+function itemSize(attrs: Record<string, unknown>): number {
+  let size = 0;
+  for (const [name, v] of Object.entries(attrs)) size += utf8Encode(name).length + valueSize(v);
+  return size;
+}
+
+function valueSize(v: unknown): number {
+  const a = v as Record<string, unknown>;
+  if (a["B"] instanceof Uint8Array) return a["B"].length;
+  if (typeof a["S"] === "string") return utf8Encode(a["S"]).length;
+  if (typeof a["N"] === "string") return a["N"].length + 1;
+  if (a["BOOL"] !== undefined || a["NULL"] !== undefined) return 1;
+  if (Array.isArray(a["L"]))
+    return 3 + a["L"].reduce((s: number, x: unknown) => s + 1 + valueSize(x), 0);
+  if (typeof a["M"] === "object" && a["M"] !== null)
+    return 3 + itemSize(a["M"] as Record<string, unknown>) + Object.keys(a["M"]).length;
+  return 0;
+}
+
+function isConditionFailure(e: unknown): boolean {
+  const name = (e as { name?: string } | null)?.name;
+  // A single write that met a transaction in progress on its item: read again and retry too.
+  if (name === "ConditionalCheckFailedException" || name === "TransactionConflictException")
+    return true;
+  if (name === "TransactionCanceledException") {
+    const reasons = (e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    return reasons.some(
+      (r) => r.Code === "ConditionalCheckFailed" || r.Code === "TransactionConflict",
+    );
+  }
+  return false;
+}
+
+function sdkError(op: string, e: unknown): TableError {
+  if (e instanceof TableError) return e;
+  const name = (e as { name?: string } | null)?.name ?? "Error";
+  const message = e instanceof Error ? e.message : String(e);
+  return new TableError("other", `${op}: ${name}: ${message}`, { cause: e });
+}
+
+function pause(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.min(attempt + 1, 5) * Math.random()));
+}
+
+function toVersion(v: bigint | number, what: string): bigint {
+  const x = typeof v === "bigint" ? v : Number.isInteger(v) ? BigInt(v) : -1n;
+  if (x < 0n || x > U64_MAX)
+    throw new TableError(
+      "invalid",
+      `${what}: expected a version from 0 to 2^64-1, found ${String(v)}`,
+    );
+  return x;
+}
+
+function freshVersion(): bigint {
+  const r = crypto.getRandomValues(new Uint32Array(2));
+  const v = ((BigInt(r[0]! & 0xfffff) << 32n) | BigInt(r[1]!)) % ((1n << 52n) - 1n);
+  return v + 1n;
+}
+
+/** A write of the batch (section 6.2), in order. */
+type Member =
+  | { op: "Put"; item: Attrs; condition?: { notExists: true } | { version: bigint } }
+  | { op: "Delete"; key: RecordKey; condition?: { notExists: true } | { version: bigint } };
+
+/**
+ * A table of keypath-store's layout, read and written through an AWS SDK v3
+ * `DynamoDBClient`.
+ *
+ * What it does (docs/DYNAMODB_LAYOUT.md's sections in brackets):
+ * - reads: {@link get}, {@link batchGet}, {@link list} and {@link queryIndex} (exact
+ *   entries, keys-only or projected), items in either value form [4], placed root items
+ *   [2.1], cursors that resume in the Rust store and back [7.3];
+ * - writes of items as data, as `keypath db put` writes them: {@link put}, {@link update},
+ *   {@link delete}, keeping `"kind": "field"` indexes [2.4.1] exact, with the requests and
+ *   conditions of the Rust store [6.2] and its retries on a concurrent write.
+ *
+ * With `group_versions`, writes read and put the group's counter, whose new value is the
+ * item's version [2.3]. Indexes the table keeps as `kp_` GSIs [5] are read (headers restored
+ * from the GSI key attributes, queries on the GSI, eventually consistent) and written (the
+ * GSI key attributes instead of entries).
+ *
+ * What it refuses, writing nothing (`unsupported`): items of a type that a `"program"` index
+ * indexes, or a type with an index being built; records it does not understand are `foreign`
+ * errors naming their key, never skipped.
+ *
+ * ```ts
+ * const table = new DynamoDbTable(client, "keypath");
+ * await table.put("/board-1/ticket-7", { board: 1, title: "Fix", updated: 20 }, { ifAbsent: true });
+ * await table.update("/board-1/ticket-7", (v) => ({ ...(v as object), title: "Fixed" }));
+ * await table.delete("/board-1/ticket-7"); // true
+ * ```
+ */
+export class DynamoDbTable {
+  /** The SDK client every request goes through. */
+  readonly client: DynamoDBClient;
+  /** The table's name. */
+  readonly tableName: string;
+  readonly #decode: DecodeOptions;
+  readonly #maxAttempts: number;
+  /** The configuration, once read and found (its places never change). */
+  #config: { config: StoreConfig; version: bigint } | undefined;
+  /** Whether the store keeps group counters, once known. */
+  #groupVersions: boolean | undefined;
+  /** Indexes checked not to be building. */
+  readonly #ready = new Set<string>();
+  /** The indexes the table keeps as GSIs, once the table was described. */
+  #kept: KeptIndex[] | undefined;
+
+  /**
+   * A client of table `tableName` through `client`; no request is sent until the first call.
+   *
+   * ```ts
+   * const local = new DynamoDBClient({ endpoint: "http://127.0.0.1:8000", region: "us-east-1" });
+   * const table = new DynamoDbTable(local, "keypath", { decode: { maps: "map" } });
+   * ```
+   */
+  constructor(client: DynamoDBClient, tableName: string, options: TableOptions = {}) {
+    this.client = client;
+    this.tableName = tableName;
+    this.#decode = options.decode ?? {};
+    this.#maxAttempts = options.maxAttempts ?? 1000;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The table and its configuration
+
+  /**
+   * Describes the table (one `DescribeTable`) and keeps what it learns: refuses a table whose
+   * keys are not `pk`/`sk` of type `B`, and returns the indexes it keeps as `kp_` GSIs
+   * (section 5). Calls that need it (an item whose header has an index key path kept by a
+   * GSI, a write with index entries, an index query) describe the table once by themselves.
+   *
+   * ```ts
+   * const kept = await table.loadIndexes(); // [{ name: "by_updated", pk: "gp1", sk: "gs1", keysOnly: false }]
+   * ```
+   */
+  async loadIndexes(): Promise<readonly KeptIndex[]> {
+    let out;
+    try {
+      out = await this.client.send(new DescribeTableCommand({ TableName: this.tableName }));
+    } catch (e) {
+      throw sdkError("DescribeTable", e);
+    }
+    const d = out.Table ?? {};
+    const binary = (name: string): boolean =>
+      (d.AttributeDefinitions ?? []).some(
+        (a) => a.AttributeName === name && a.AttributeType === "B",
+      );
+    const schema = (d.KeySchema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(",");
+    if (schema !== "pk:HASH,sk:RANGE" || !binary("pk") || !binary("sk")) {
+      throw new TableError(
+        "other",
+        `DynamoDB table ${this.tableName} has the key schema [${schema}], expected pk (binary, HASH) and sk (binary, RANGE)`,
+      );
+    }
+    const kept: KeptIndex[] = [];
+    for (const g of d.GlobalSecondaryIndexes ?? []) {
+      const name = g.IndexName?.startsWith("kp_") ? g.IndexName.slice(3) : undefined;
+      if (name === undefined || !isIndexName(name)) continue;
+      const keys = (g.KeySchema ?? []).map(
+        (k) => [k.AttributeName ?? "", k.KeyType ?? ""] as const,
+      );
+      const taken = (a: string): boolean =>
+        RESERVED_ATTRS.includes(a) || kept.some((k) => k.pk === a || k.sk === a);
+      if (
+        keys.length !== 2 ||
+        keys[0]![1] !== "HASH" ||
+        keys[1]![1] !== "RANGE" ||
+        keys[0]![0] === keys[1]![0] ||
+        !binary(keys[0]![0]) ||
+        !binary(keys[1]![0]) ||
+        taken(keys[0]![0]) ||
+        taken(keys[1]![0])
+      ) {
+        throw new TableError(
+          "other",
+          `GSI ${g.IndexName} of table ${this.tableName} has the key schema ${JSON.stringify(keys)}, expected two binary attributes of its own (HASH, then RANGE)`,
+        );
+      }
+      const projection = g.Projection?.ProjectionType;
+      if (projection !== "ALL" && projection !== "KEYS_ONLY") {
+        throw new TableError(
+          "other",
+          `GSI ${g.IndexName} of table ${this.tableName} projects ${String(projection)}, expected ALL or KEYS_ONLY`,
+        );
+      }
+      kept.push({ name, pk: keys[0]![0], sk: keys[1]![0], keysOnly: projection === "KEYS_ONLY" });
+    }
+    this.#kept = kept;
+    return kept;
+  }
+
+  async #keptIndexes(): Promise<readonly KeptIndex[]> {
+    return this.#kept ?? (await this.loadIndexes());
+  }
+
+  /**
+   * The record with the index key paths its header elides (zero-length: kept by a GSI) put
+   * back from the GSI key attributes, as the Rust reader does for every record.
+   */
+  async #restore(r: RawRecord): Promise<RawRecord> {
+    if (r.value[0] !== 0x01 || r.pk[0] === 0x00) return r;
+    let header: Header;
+    try {
+      header = parseHeader(r.value, "");
+    } catch {
+      return r; // not an envelope: reported where an item is wanted
+    }
+    if (header.indexes.every((ix) => ix.path.length > 0)) return r;
+    const where = describeKey(r.pk, r.sk);
+    const kept = await this.#keptIndexes();
+    const paths: Uint8Array[] = [];
+    for (const ix of header.indexes) {
+      if (ix.path.length > 0) {
+        paths.push(ix.path);
+        continue;
+      }
+      const k = kept.find((x) => x.name === ix.name);
+      if (k === undefined) {
+        throw new TableError(
+          "foreign",
+          `${where}: index ${ix.name} has no key path in the item's header and the table keeps no GSI for it`,
+        );
+      }
+      const group = r.attrs[k.pk]?.B;
+      const sort = r.attrs[k.sk]?.B;
+      if (!(group instanceof Uint8Array) || !(sort instanceof Uint8Array)) {
+        throw new TableError(
+          "foreign",
+          `${where}: index ${ix.name} has no key path in the item's header and the item no GSI key attributes ${k.pk} and ${k.sk}`,
+        );
+      }
+      let path: Uint8Array;
+      try {
+        path = KeyPath.decode(group).join(splitEntry(sort, where).rest).encode();
+      } catch (e) {
+        throw keyError(e, "foreign", `${where}: index ${ix.name}'s key path from the GSI keys`);
+      }
+      if (path.length > 0xffff)
+        throw new TableError(
+          "foreign",
+          `${where}: index ${ix.name}'s key path is over 65535 bytes`,
+        );
+      paths.push(path);
+    }
+    return { ...r, value: withIndexPaths(r.value, header, paths) };
+  }
+
+  /**
+   * The configuration record as last read by this client, or `undefined` before (or without
+   * a record).
+   *
+   * ```ts
+   * table.config?.indexes.map((d) => d.name); // ["by_updated"]
+   * ```
+   */
+  get config(): StoreConfig | undefined {
+    return this.#config?.config;
+  }
+
+  /**
+   * Reads the configuration record (one consistent `GetItem`) and keeps it for the client's
+   * later calls; the configuration of a table without the record (no indexes) if absent.
+   * Calls that need it read it once by themselves.
+   *
+   * ```ts
+   * const config = await table.loadConfig();
+   * config.indexes; // [{ name: "by_updated", type: "ticket", kind: "field", field: "updated", group: "/board-{board}" }]
+   * ```
+   */
+  async loadConfig(): Promise<StoreConfig> {
+    let out;
+    try {
+      out = await this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: keyAttrs(CONFIG_KEY),
+          ConsistentRead: true,
+        }),
+      );
+    } catch (e) {
+      throw sdkError("GetItem", e);
+    }
+    if (out.Item === undefined) {
+      this.#groupVersions ??= false;
+      return absentConfig();
+    }
+    const record = readRecord(out.Item as Attrs, "the store configuration (pk 00 03)");
+    const config = parseConfig(record.value);
+    this.#config = { config, version: record.version };
+    this.#groupVersions = config.groupVersions;
+    return config;
+  }
+
+  async #places(): Promise<StoreConfig> {
+    return this.#config?.config ?? (await this.loadConfig());
+  }
+
+  /** The item key of `path`, reading the configuration for a root item's place if need be. */
+  async #itemKey(path: KeyPath): Promise<RecordKey> {
+    if (path.length === 1) return itemKey(path, placeOf(await this.#places(), path));
+    return itemKey(path);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reads
+
+  /**
+   * The item at `key`, or `undefined`: one strongly consistent `BatchGetItem` (and, for a root
+   * item, the configuration once).
+   *
+   * ```ts
+   * const item = await table.get("/board-1/ticket-7");
+   * item?.value; // { board: 1, title: "Fix", updated: 20 }
+   * ```
+   */
+  async get(key: KeyPath | string): Promise<TableItem | undefined> {
+    return (await this.batchGet([key]))[0];
+  }
+
+  /**
+   * The items at `keys`, one entry (or `undefined`) per key in the order asked:
+   * `BatchGetItem`s of up to 100 distinct keys, unprocessed keys retried.
+   *
+   * ```ts
+   * const [a, b] = await table.batchGet(["/board-1/ticket-7", "/board-1/ticket-9"]);
+   * a?.version; // 1234n; b is undefined if there is no ticket 9
+   * ```
+   */
+  async batchGet(keys: readonly (KeyPath | string)[]): Promise<(TableItem | undefined)[]> {
+    const paths = keys.map((k) => toPath(k));
+    const rkeys: RecordKey[] = [];
+    for (const p of paths) rkeys.push(await this.#itemKey(p));
+    const found = await this.#batchGetRecords(rkeys, true);
+    return paths.map((p, i) => {
+      const r = found.get(keyId(rkeys[i]!));
+      return r === undefined ? undefined : this.#item(p, r);
+    });
+  }
+
+  /** The item of a record at `path`; throws `foreign` naming it. */
+  #item(path: KeyPath, r: RawRecord): TableItem {
+    const where = path.toString();
+    const header = parseHeader(r.value, where);
+    return this.#itemOf(path, r.version, header, r.value.subarray(header.payloadStart));
+  }
+
+  #itemOf(
+    path: KeyPath,
+    version: bigint,
+    header: Pick<Header, "type" | "indexes">,
+    payload: Uint8Array,
+  ): TableItem {
+    for (const ix of header.indexes) {
+      if (ix.path.length === 0) {
+        throw new TableError(
+          "foreign",
+          `${path}: its header has no key path for index ${ix.name} (an index kept by a GSI) and none was restored`,
+        );
+      }
+    }
+    let tv: Tv;
+    try {
+      tv = readTvAll(payload);
+    } catch (e) {
+      throw keyError(e, "foreign", `${path}: the payload`);
+    }
+    return {
+      key: path,
+      version,
+      type: header.type,
+      value: fromTv(tv, this.#decode),
+      payload: payload.slice(),
+    };
+  }
+
+  async #batchGetRecords(
+    keys: readonly RecordKey[],
+    consistent: boolean,
+  ): Promise<Map<string, RawRecord>> {
+    const unique = new Map<string, RecordKey>();
+    for (const k of keys) {
+      if (k.pk.length > 2048 || k.sk.length > 1024) continue; // never stored: absent
+      unique.set(keyId(k), k);
+    }
+    const found = new Map<string, RawRecord>();
+    const all = [...unique.values()];
+    for (let i = 0; i < all.length; i += MAX_BATCH_GET) {
+      let pending: Attrs[] = all.slice(i, i + MAX_BATCH_GET).map(keyAttrs);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        let out;
+        try {
+          out = await this.client.send(
+            new BatchGetItemCommand({
+              RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: consistent } },
+            }),
+          );
+        } catch (e) {
+          throw sdkError("BatchGetItem", e);
+        }
+        for (const item of out.Responses?.[this.tableName] ?? []) {
+          const r = await this.#restore(readRecord(item as Attrs));
+          found.set(keyId(r), r);
+        }
+        pending = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Attrs[];
+        if (pending.length > 0) {
+          if (attempt >= 10)
+            throw new TableError(
+              "other",
+              `BatchGetItem: keys still unprocessed after ${attempt + 1} attempts`,
+            );
+          await new Promise((r) => setTimeout(r, Math.min(2 ** attempt * 10, 1000)));
+        }
+      }
+    }
+    return found;
+  }
+
+  /**
+   * A page of the items under `prefix` (its first component is the group; a deeper prefix
+   * narrows the range), as `keypath db list PREFIX` with the same options: the Rust store's
+   * ranges, scans and cursors (section 7.2).
+   *
+   * ```ts
+   * let page = await table.list("/board-1/ticket", { limit: 10 });
+   * while (page.cursor !== undefined) page = await table.list("/board-1/ticket", { limit: 10, cursor: page.cursor });
+   * ```
+   */
+  async list(prefix: KeyPath | string, options: ListOptions = {}): Promise<Page> {
+    const path = toPath(prefix, "prefix");
+    let root: { sort: Uint8Array; from: boolean; to: boolean } | undefined;
+    if (options.fromRoot === true || options.toRoot === true) {
+      const { group } = planQuery(path, {}, false);
+      root = {
+        sort: rootSortKey(placeOf(await this.#places(), group)),
+        from: options.fromRoot === true,
+        to: options.toRoot === true,
+      };
+    }
+    const { group, plan } = planQuery(path, options, false, root);
+    const groupBytes = group.encode();
+    const reverse = options.reverse === true;
+    const fp = fingerprint(undefined, reverse, groupBytes, plan.start, plan.end);
+    const consistent = options.consistentRead !== false;
+    return this.#paged(options, plan, fp, async (scan, needed) => {
+      const records = await this.#scan(groupBytes, scan, reverse, consistent);
+      const steps: Step[] = [];
+      let items = 0;
+      for (const rec of records) {
+        const sk = rec["sk"]!.B!;
+        if (items === needed) {
+          steps.push({ sk, item: undefined, more: true });
+          break;
+        }
+        const item = await this.#listStep(group, plan, rec);
+        if (item !== undefined) items++;
+        steps.push({ sk, item });
+      }
+      return { steps, records: records.length };
+    });
+  }
+
+  async #listStep(group: KeyPath, plan: Plan, rec: Attrs): Promise<TableItem | undefined> {
+    const r = await this.#restore(readRecord(rec));
+    let path: KeyPath;
+    try {
+      path = KeyPath.fromGroup(r.pk, r.sk);
+    } catch (e) {
+      if (!isPlacedRoot(r.sk)) {
+        throw new TableError(
+          "foreign",
+          `the record ${describeKey(r.pk, r.sk)}: its key is not a key path: ${(e as Error).message}`,
+        );
+      }
+      return this.#item(group, r);
+    }
+    const rest = KeyPath.decode(r.sk);
+    if (!plan.matches(rest)) return undefined;
+    return this.#item(path, r);
+  }
+
+  /**
+   * A page of index `name`'s exact entries under `prefix` (the index group, and a narrower
+   * range of index key paths), as `keypath db index NAME PREFIX`: keys-only entries checked
+   * against their item's header with one `BatchGetItem` a scan, projected entries as they are.
+   * The client's first query of an index reads the configuration to check that the index is
+   * not being built.
+   *
+   * ```ts
+   * const newest = await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
+   * ```
+   */
+  async queryIndex(
+    name: string,
+    prefix: KeyPath | string,
+    options: ListOptions = {},
+  ): Promise<Page> {
+    if (typeof name !== "string" || !isIndexName(name)) {
+      throw new TableError(
+        "invalid",
+        `invalid index name ${quote(String(name))}: expected 1 to 64 ASCII letters, digits or '_'`,
+      );
+    }
+    if (options.fromRoot === true || options.toRoot === true) {
+      throw new TableError(
+        "invalid",
+        `index ${name}'s entries have no root item to bound them by (fromRoot and toRoot are for item lists)`,
+      );
+    }
+    const { group, plan } = planQuery(toPath(prefix, "prefix"), options, true);
+    if (!this.#ready.has(name)) {
+      const config = await this.loadConfig();
+      const building = config.indexes.find((d) => d.name === name && d.building === true);
+      if (building !== undefined) {
+        throw new TableError(
+          "unsupported",
+          `index ${name} of type ${building.type} is being built: it cannot answer queries until then`,
+        );
+      }
+      this.#ready.add(name);
+    }
+    const groupBytes = group.encode();
+    const reverse = options.reverse === true;
+    const fp = fingerprint(name, reverse, groupBytes, plan.start, plan.end);
+    const gsi = (await this.#keptIndexes()).find((k) => k.name === name);
+    if (gsi !== undefined && options.consistentRead === true) {
+      throw new TableError(
+        "invalid",
+        `index ${name} is kept by the table (the DynamoDB GSI kp_${name}), which reads only eventually consistent: expected consistentRead false or none, found true`,
+      );
+    }
+    const consistent = gsi === undefined && options.consistentRead !== false;
+    const pk = gsi === undefined ? indexGroupKey(name, groupBytes) : groupBytes;
+    return this.#paged(options, plan, fp, async (scan, needed) => {
+      const records = await this.#scan(pk, scan, reverse, consistent, gsi);
+      const entries = records.map((rec) =>
+        gsi === undefined ? readRecord(rec) : gsiEntry(rec, gsi),
+      );
+      const resolved = await this.#resolveIndex(name, group, plan, entries, consistent);
+      const steps: Step[] = [];
+      let items = 0;
+      for (const s of resolved) {
+        if (items === needed) {
+          steps.push({ sk: s.sk, item: undefined, more: true });
+          break;
+        }
+        steps.push(s);
+        if (s.item !== undefined) items++;
+      }
+      return { steps, records: records.length };
+    });
+  }
+
+  async #resolveIndex(
+    name: string,
+    group: KeyPath,
+    plan: Plan,
+    entries: readonly { sk: Uint8Array; version: bigint; value: Uint8Array }[],
+    consistent: boolean,
+  ): Promise<Step[]> {
+    const steps: Step[] = [];
+    const wanted: { i: number; base: KeyPath; key: RecordKey; full: Uint8Array }[] = [];
+    for (const r of entries) {
+      const where = `the entry of index ${name} in ${group} at sort key ${hex(r.sk)}`;
+      const projected = entryItem(r.value, where);
+      const { rest, base } = splitEntry(r.sk, where);
+      const i = steps.length;
+      steps.push({ sk: r.sk, item: undefined });
+      if (!plan.matches(rest)) continue;
+      if (projected !== undefined) {
+        steps[i]!.item = this.#itemOf(
+          base,
+          r.version,
+          { type: projected.type, indexes: [] },
+          projected.payload,
+        );
+        continue;
+      }
+      let full: KeyPath;
+      try {
+        full = group.join(rest);
+      } catch (e) {
+        throw keyError(e, "foreign", where);
+      }
+      wanted.push({ i, base, key: await this.#itemKey(base), full: full.encode() });
+    }
+    if (wanted.length === 0) return steps;
+    const found = await this.#batchGetRecords(
+      wanted.map((w) => w.key),
+      consistent,
+    );
+    for (const w of wanted) {
+      const r = found.get(keyId(w.key));
+      if (r === undefined) continue;
+      const header = parseHeader(r.value, w.base.toString());
+      if (!header.indexes.some((ix) => ix.name === name && sameBytes(ix.path, w.full))) continue;
+      steps[w.i]!.item = this.#itemOf(
+        w.base,
+        r.version,
+        header,
+        r.value.subarray(header.payloadStart),
+      );
+    }
+    return steps;
+  }
+
+  /** One `Query` range read of up to `scan.limit` records in `[start, end]` (section 7.2). */
+  async #scan(
+    pk: Uint8Array,
+    scan: { start: ByteBound; end: ByteBound; limit: number },
+    reverse: boolean,
+    consistent: boolean,
+    gsi?: KeptIndex,
+  ): Promise<Attrs[]> {
+    const pkName = gsi?.pk ?? "pk";
+    const skName = gsi?.sk ?? "sk";
+    const clamp = (bound: ByteBound, lower: boolean): ByteBound | null => {
+      if (bound === undefined) return undefined;
+      const v = "included" in bound ? bound.included : bound.excluded;
+      if (v.length === 0) return lower ? undefined : null;
+      if (v.length > 1024)
+        return lower ? { excluded: v.slice(0, 1024) } : { included: v.slice(0, 1024) };
+      return bound;
+    };
+    if (
+      scan.limit === 0 ||
+      pk.length === 0 ||
+      pk.length > 2048 ||
+      isEmptyRange(scan.start, scan.end)
+    )
+      return [];
+    const lo = clamp(scan.start, true);
+    const hi = clamp(scan.end, false);
+    if (lo === null || hi === null) return [];
+    const val = (x: Exclude<ByteBound, undefined>): Uint8Array =>
+      "included" in x ? x.included : x.excluded;
+    const values: Attrs = { ":g": b(pk) };
+    let condition = `${pkName} = :g`;
+    let slack = 0;
+    if (lo !== undefined && hi !== undefined) {
+      if (compareBytes(val(lo), val(hi)) > 0) return [];
+      values[":lo"] = b(val(lo));
+      values[":hi"] = b(val(hi));
+      condition += ` AND ${skName} BETWEEN :lo AND :hi`;
+      slack = ("excluded" in lo ? 1 : 0) + ("excluded" in hi ? 1 : 0);
+    } else if (lo !== undefined) {
+      values[":lo"] = b(val(lo));
+      condition += ` AND ${skName} ${"included" in lo ? ">=" : ">"} :lo`;
+    } else if (hi !== undefined) {
+      values[":hi"] = b(val(hi));
+      condition += ` AND ${skName} ${"included" in hi ? "<=" : "<"} :hi`;
+    }
+    const inside = (sk: Uint8Array): boolean => {
+      if (lo !== undefined) {
+        const c = compareBytes(sk, val(lo));
+        if ("included" in lo ? c < 0 : c <= 0) return false;
+      }
+      if (hi !== undefined) {
+        const c = compareBytes(sk, val(hi));
+        if ("included" in hi ? c > 0 : c >= 0) return false;
+      }
+      return true;
+    };
+    const out: Attrs[] = [];
+    let start: Attrs | undefined;
+    for (;;) {
+      let page;
+      try {
+        page = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            ...(gsi === undefined ? {} : { IndexName: `kp_${gsi.name}` }),
+            KeyConditionExpression: condition,
+            ExpressionAttributeValues: values,
+            ScanIndexForward: !reverse,
+            ConsistentRead: consistent,
+            Limit: Math.min(scan.limit - out.length + slack, 2 ** 31 - 1),
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+      } catch (e) {
+        throw sdkError("Query", e);
+      }
+      for (const item of page.Items ?? []) {
+        const sk = item[skName]?.B;
+        if (!(sk instanceof Uint8Array))
+          throw new TableError(
+            "foreign",
+            `a record of ${pkName} ${hex(pk)} without a binary ${skName}`,
+          );
+        if (!inside(sk)) continue;
+        out.push(item as Attrs);
+        if (out.length === scan.limit) return out;
+      }
+      if (page.LastEvaluatedKey === undefined) return out;
+      start = page.LastEvaluatedKey as Attrs;
+    }
+  }
+
+  /** The Rust store's paging (store/list.rs `paged`): scans of limit+1, cursors, passed-over records. */
+  async #paged(
+    options: ListOptions,
+    plan: Plan,
+    fp: bigint,
+    resolve: (
+      scan: { start: ByteBound; end: ByteBound; limit: number },
+      needed: number,
+    ) => Promise<{ steps: Step[]; records: number }>,
+  ): Promise<Page> {
+    const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
+    if (!Number.isInteger(limit) || limit < 0)
+      throw new TableError("invalid", `expected a limit of 0 or more, found ${String(limit)}`);
+    const reverse = options.reverse === true;
+    let position: Uint8Array | undefined;
+    if (options.cursor !== undefined) {
+      const c = parseCursor(options.cursor);
+      if (c.query !== fp) {
+        throw new TableError(
+          "invalid",
+          "cursor belongs to a different query: resume a list with the query that returned the cursor",
+        );
+      }
+      position = c.position;
+    }
+    const items: TableItem[] = [];
+    let lastItemSk: Uint8Array | undefined;
+    if (limit === 0) return { items, cursor: undefined };
+    let atLastItem = false;
+    let more: boolean;
+    for (;;) {
+      if (atLastItem) {
+        atLastItem = false;
+        position = lastItemSk;
+      }
+      const batch = Math.min(limit - items.length + 1, SCAN_BATCH);
+      let start: ByteBound = { included: plan.start };
+      let end: ByteBound = plan.end === undefined ? undefined : { excluded: plan.end };
+      if (position !== undefined) {
+        if (!reverse && compareBytes(position, plan.start) >= 0) start = { excluded: position };
+        if (reverse && (plan.end === undefined || compareBytes(position, plan.end) < 0))
+          end = { excluded: position };
+      }
+      const { steps, records } = await resolve({ start, end, limit: batch }, limit - items.length);
+      const exhausted = records < batch;
+      more = false;
+      let passedAfterLast = false;
+      let passed: Uint8Array | undefined;
+      let got = 0;
+      for (const s of steps) {
+        if (s.more === true) {
+          more = true;
+          break;
+        }
+        if (s.item !== undefined) {
+          items.push(s.item);
+          lastItemSk = s.sk;
+          got++;
+          passedAfterLast = false;
+        } else {
+          passed = s.sk;
+          passedAfterLast = true;
+        }
+      }
+      if (passedAfterLast) position = passed;
+      else atLastItem = got > 0;
+      if (more || exhausted) break;
+    }
+    if (!more) return { items, cursor: undefined };
+    if (atLastItem) position = lastItemSk;
+    return { items, cursor: position === undefined ? undefined : cursorText(fp, position) };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Writes
+
+  /**
+   * Writes `value` at `key` as data, as `keypath db put` does, and returns the new version:
+   * the item type is the namespace of the key's last component, the declared `"kind":
+   * "field"` indexes of that type get their entries, the configuration's `types` gains the
+   * type with its first item. One consistent `BatchGetItem` (the item and the configuration),
+   * then one `PutItem` or `TransactWriteItems`; a concurrent write makes it read and try
+   * again. `ifAbsent`/`ifVersion` fail with `condition_failed`.
+   *
+   * ```ts
+   * const v = await table.put("/board-1/ticket-7", { board: 1, title: "Fix", updated: 20 });
+   * await table.put("/board-1/ticket-7", { board: 1, title: "Fixed", updated: 30 }, { ifVersion: v });
+   * ```
+   */
+  async put(key: KeyPath | string, value: Value, options: PutOptions = {}): Promise<bigint> {
+    const path = toPath(key);
+    itemKey(path); // checked before anything is read: a group and an ID at the end
+    // A value a field index refuses is refused before anything is read, as `keypath db put`
+    // does with the configuration it has (the commit computes the entries again with the
+    // configuration it reads).
+    if (this.#config !== undefined) fieldIndexEntries(this.#config.config, path, value);
+    const comps = path.components();
+    const type = comps[comps.length - 1]!.namespace;
+    const payload = tvBytes(toTv(value));
+    const ifVersion =
+      options.ifVersion === undefined ? undefined : toVersion(options.ifVersion, "ifVersion");
+    let restore: bigint | undefined;
+    if (options.restore !== undefined) {
+      restore = toVersion(options.restore, "restore");
+      if (restore < 1n || restore >= 1n << 52n) {
+        throw new TableError(
+          "invalid",
+          `${path}: version ${restore} to restore is not in 1 to 2^52 - 1`,
+        );
+      }
+    }
+    return this.#commit(
+      path,
+      async ({ key: rkey, old, config, configVersion, counter }) => {
+        if (options.ifAbsent === true && old !== undefined) {
+          throw new TableError(
+            "condition_failed",
+            `condition failed: ${path} exists (at version ${old.version}), a put only if absent was asked`,
+          );
+        }
+        if (ifVersion !== undefined && old?.version !== ifVersion) {
+          throw new TableError(
+            "condition_failed",
+            `condition failed: ${path} is ${old === undefined ? "absent" : `at version ${old.version}`}, a put at version ${ifVersion} was asked`,
+          );
+        }
+        let oldHeader: Header | undefined;
+        if (old !== undefined) {
+          try {
+            oldHeader = parseHeader(old.value, path.toString());
+          } catch (e) {
+            throw keyError(
+              e,
+              "foreign",
+              `${path}: a put over a record that is not an item is refused`,
+            );
+          }
+        }
+        for (const t of new Set([type, ...(oldHeader === undefined ? [] : [oldHeader.type])])) {
+          const program = config.indexes
+            .filter((d) => d.type === t && d.kind === "program")
+            .map((d) => d.name);
+          if (program.length > 0) {
+            throw new TableError(
+              "unsupported",
+              `${path}: items of type ${t} are indexed by a program (${program.join(", ")}), which only the Rust type's code computes; nothing was written`,
+            );
+          }
+          const building = config.indexes
+            .filter((d) => d.type === t && d.building === true)
+            .map((d) => d.name);
+          if (building.length > 0) {
+            throw new TableError(
+              "unsupported",
+              `${path}: the index ${building.join(", ")} of type ${t} is being built; nothing was written`,
+            );
+          }
+        }
+        const entries = fieldIndexEntries(config, path, value);
+        // Indexes the table keeps as GSIs get no entries: their key paths go into the GSI's key
+        // attributes, and the header keeps their names with zero-length paths (section 5).
+        const gsis =
+          entries.length > 0 || (oldHeader?.indexes.length ?? 0) > 0
+            ? await this.#keptIndexes()
+            : [];
+        const maintained = new Set(gsis.map((k) => k.name));
+        const gsiAttrs: Attrs = {};
+        for (const e of entries) {
+          const k = gsis.find((x) => x.name === e.name);
+          if (k === undefined) continue;
+          const entry = entryKey(e.name, e.path, path);
+          const group = e.path.splitGroup().group;
+          if (group.length > 2048 || entry.sk.length > 1024) {
+            throw new TableError(
+              "invalid",
+              `${path}: index ${e.name}'s GSI keys are over DynamoDB's key limits (${group.length} and ${entry.sk.length} bytes)`,
+            );
+          }
+          gsiAttrs[k.pk] = b(group);
+          gsiAttrs[k.sk] = b(entry.sk);
+        }
+        const header = encodeHeader(type, entries, maintained);
+        const version =
+          counter !== undefined
+            ? counter.next
+            : old !== undefined
+              ? (old.version + 1n) & U64_MAX || 1n
+              : (restore ?? freshVersion());
+        const members: Member[] = [];
+        let configAfter: { config: StoreConfig; version: bigint } | undefined;
+        const kept = entries.map(() => false);
+        if (oldHeader !== undefined)
+          members.push(...this.#staleDeletes(path, oldHeader, entries, kept, maintained));
+        entries.forEach((e, i) => {
+          if (kept[i] || maintained.has(e.name)) return;
+          const k = entryKey(e.name, e.path, path);
+          members.push({
+            op: "Put",
+            item: { pk: b(k.pk), sk: b(k.sk), val: b(Uint8Array.of(0x01)), ver: n(version) },
+          });
+        });
+        members.push({
+          op: "Put",
+          item: itemAttrs(rkey, version, header, type, payload, gsiAttrs),
+          condition: old === undefined ? { notExists: true } : { version: old.version },
+        });
+        if (counter !== undefined) members.push(counter.put);
+        if (config.types !== undefined && !config.types.includes(type)) {
+          // The store's first item of its type: the type is listed in the same transaction (the
+          // record created, if an empty table has none).
+          const next = { ...config, types: [...config.types, type] };
+          configAfter = { config: next, version: (configVersion ?? 0n) + 1n };
+          members.push({
+            op: "Put",
+            item: {
+              pk: b(CONFIG_KEY.pk),
+              sk: b(CONFIG_KEY.sk),
+              val: b(configJson(next)),
+              ver: n((configVersion ?? 0n) + 1n),
+            },
+            condition:
+              configVersion === undefined ? { notExists: true } : { version: configVersion },
+          });
+        }
+        return { members, result: version, configAfter };
+      },
+      true,
+    );
+  }
+
+  /**
+   * Deletes of the old item's entries that the new one lacks (but of indexes kept by a GSI);
+   * marks in `kept` the new entries it has.
+   */
+  #staleDeletes(
+    path: KeyPath,
+    old: Header,
+    entries: readonly { name: string; path: KeyPath }[],
+    kept: boolean[],
+    maintained: ReadonlySet<string>,
+  ): Member[] {
+    const out: Member[] = [];
+    for (const ix of old.indexes) {
+      const same = entries.findIndex(
+        (e) => e.name === ix.name && sameBytes(e.path.encode(), ix.path),
+      );
+      if (same >= 0) {
+        kept[same] = true;
+        continue;
+      }
+      let indexPath: KeyPath;
+      try {
+        indexPath = KeyPath.decode(ix.path);
+      } catch (e) {
+        throw keyError(e, "foreign", `${path}: the key path of index ${ix.name} in its header`);
+      }
+      if (!maintained.has(ix.name))
+        out.push({ op: "Delete", key: entryKey(ix.name, indexPath, path) });
+    }
+    return out;
+  }
+
+  /**
+   * Reads the item at `key`, calls `fn` on its value and writes the result only if the item is
+   * still at the version read; on a concurrent write, reads again and calls `fn` again. An
+   * absent item is `not_found`. Returns the new version.
+   *
+   * ```ts
+   * await table.update("/board-1/ticket-7", (v) => ({ ...(v as object), title: "Fixed" }));
+   * ```
+   */
+  async update(
+    key: KeyPath | string,
+    fn: (value: Value, item: TableItem) => Value | Promise<Value>,
+  ): Promise<bigint> {
+    const path = toPath(key);
+    for (let attempt = 0; ; attempt++) {
+      const item = await this.get(path);
+      if (item === undefined) throw new TableError("not_found", `no item at ${path} to update`);
+      const value = await fn(item.value, item);
+      try {
+        return await this.put(path, value, { ifVersion: item.version });
+      } catch (e) {
+        if (
+          !(e instanceof TableError && e.kind === "condition_failed") ||
+          attempt + 1 >= this.#maxAttempts
+        )
+          throw e;
+        await pause(attempt);
+      }
+    }
+  }
+
+  /**
+   * Deletes the item at `key` and its index entries; `true` if it existed. One consistent
+   * `BatchGetItem`, then `DeleteItem` (or `TransactWriteItems` with its entries); nothing
+   * more for an absent item.
+   *
+   * ```ts
+   * await table.delete("/board-1/ticket-7"); // true
+   * ```
+   */
+  async delete(key: KeyPath | string): Promise<boolean> {
+    const path = toPath(key);
+    return this.#commit(
+      path,
+      async ({ key: rkey, old, counter }) => {
+        if (old === undefined) return { members: [], result: false };
+        const members: Member[] = [];
+        let header: Header | undefined;
+        try {
+          header = parseHeader(old.value, path.toString());
+        } catch {
+          header = undefined; // not an envelope: it has no entries, the delete removes just it
+        }
+        if (header !== undefined) {
+          const gsis = header.indexes.length > 0 ? await this.#keptIndexes() : [];
+          members.push(
+            ...this.#staleDeletes(path, header, [], [], new Set(gsis.map((k) => k.name))),
+          );
+        }
+        members.push({ op: "Delete", key: rkey, condition: { version: old.version } });
+        if (counter !== undefined) members.push(counter.put);
+        return { members, result: true };
+      },
+      false,
+    );
+  }
+
+  /**
+   * The Rust store's commit (store/write.rs): one consistent `BatchGetItem` of the group's
+   * counter (with `group_versions`), the item, and the configuration when `withConfig`; the
+   * plan; one write. A failed condition reads again and plans again.
+   */
+  async #commit<T>(
+    path: KeyPath,
+    planWrite: (read: {
+      /** The item's record key. */
+      key: RecordKey;
+      old: RawRecord | undefined;
+      config: StoreConfig;
+      configVersion: bigint | undefined;
+      /** With group_versions: the counter's next version and the Put that writes it. */
+      counter: { next: bigint; put: Member } | undefined;
+    }) => Promise<{
+      members: Member[];
+      result: T;
+      configAfter?: { config: StoreConfig; version: bigint } | undefined;
+    }>,
+    withConfig: boolean,
+  ): Promise<T> {
+    const rkey = await this.#itemKey(path);
+    // Whether the store keeps group counters: known from the configuration, read once.
+    if (this.#groupVersions === undefined) await this.loadConfig();
+    const counterKey: RecordKey = {
+      pk: concat(Uint8Array.of(0x00, 0x01), rkey.pk),
+      sk: Uint8Array.of(0x00),
+    };
+    // Without a configuration record seen yet, whether the table holds items decides what the
+    // record would say about types (as the Rust store's first write to such a table).
+    const holdsItems =
+      withConfig && this.#config === undefined ? await this.#holdsItems() : undefined;
+    for (let attempt = 0; ; attempt++) {
+      const counted = this.#groupVersions === true;
+      const keys = [...(counted ? [counterKey] : []), rkey, ...(withConfig ? [CONFIG_KEY] : [])];
+      const got = await this.#batchGetRecords(keys, true);
+      const old = got.get(keyId(rkey));
+      let config = this.#config?.config ?? absentConfig();
+      let configVersion: bigint | undefined;
+      if (withConfig) {
+        const c = got.get(keyId(CONFIG_KEY));
+        if (c === undefined) {
+          config = absentConfig();
+          // An empty table: the record is created listing the type; else which types the
+          // table holds is unknown, and no record is written.
+          if (holdsItems === false) config.types = [];
+        } else {
+          config = parseConfig(c.value);
+          configVersion = c.version;
+          this.#config = { config, version: c.version };
+          this.#groupVersions = config.groupVersions;
+          if (config.groupVersions !== counted) continue; // created meanwhile: read the counter too
+        }
+      }
+      let counter: { next: bigint; put: Member } | undefined;
+      if (counted) {
+        const c = got.get(keyId(counterKey));
+        const next = (c?.version ?? 0n) + 1n;
+        if (next > U64_MAX)
+          throw new TableError(
+            "other",
+            `${path}: the group's version counter is at its largest value`,
+          );
+        counter = {
+          next,
+          put: {
+            op: "Put",
+            item: { pk: b(counterKey.pk), sk: b(counterKey.sk), ver: n(next) },
+            condition: c === undefined ? { notExists: true } : { version: c.version },
+          },
+        };
+      }
+      const { members, result, configAfter } = await planWrite({
+        key: rkey,
+        old,
+        config,
+        configVersion,
+        counter,
+      });
+      if (members.length === 0) return result;
+      try {
+        await this.#send(members);
+        if (configAfter !== undefined) this.#config = configAfter;
+        return result;
+      } catch (e) {
+        if (!isConditionFailure(e) || attempt + 1 >= this.#maxAttempts) {
+          if (isConditionFailure(e)) {
+            throw new TableError(
+              "other",
+              `${path}: still contended after ${attempt + 1} attempts`,
+              { cause: e },
+            );
+          }
+          throw sdkError(members.length === 1 ? `${members[0]!.op}Item` : "TransactWriteItems", e);
+        }
+        await pause(attempt);
+      }
+    }
+  }
+
+  /** Whether the table holds any item (a `Scan` of partition keys until one of an item group). */
+  async #holdsItems(): Promise<boolean> {
+    let start: Attrs | undefined;
+    for (;;) {
+      let out;
+      try {
+        out = await this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            ProjectionExpression: "pk",
+            ConsistentRead: true,
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+      } catch (e) {
+        throw sdkError("Scan", e);
+      }
+      if (
+        (out.Items ?? []).some(
+          (i) => i["pk"]?.B instanceof Uint8Array && i["pk"].B.length > 0 && i["pk"].B[0]! >= 1,
+        )
+      )
+        return true;
+      if (out.LastEvaluatedKey === undefined) return false;
+      start = out.LastEvaluatedKey as Attrs;
+    }
+  }
+
+  /** One `PutItem`/`DeleteItem` for one member, else one `TransactWriteItems` in order. */
+  async #send(members: readonly Member[]): Promise<void> {
+    for (const m of members) {
+      const pk = m.op === "Put" ? (m.item["pk"]!.B as Uint8Array) : m.key.pk;
+      const sk = m.op === "Put" ? (m.item["sk"]!.B as Uint8Array) : m.key.sk;
+      if (pk.length === 0 || pk.length > 2048 || sk.length === 0 || sk.length > 1024) {
+        throw new TableError(
+          "invalid",
+          `the record ${describeKey(pk, sk)}: a partition key of 1 to 2048 bytes and a sort key of 1 to 1024 bytes, found ${pk.length} and ${sk.length}`,
+        );
+      }
+    }
+    const cond = (
+      m: Member,
+    ): { ConditionExpression?: string; ExpressionAttributeValues?: Attrs } => {
+      if (m.condition === undefined) return {};
+      if ("notExists" in m.condition) return { ConditionExpression: "attribute_not_exists(pk)" };
+      return {
+        ConditionExpression: "ver = :kp_ver",
+        ExpressionAttributeValues: { ":kp_ver": n(m.condition.version) },
+      };
+    };
+    if (members.length === 1) {
+      const m = members[0]!;
+      if (m.op === "Put") {
+        await this.client.send(
+          new PutItemCommand({
+            TableName: this.tableName,
+            Item: m.item,
+            ...cond(m),
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          }),
+        );
+      } else {
+        await this.client.send(
+          new DeleteItemCommand({
+            TableName: this.tableName,
+            Key: keyAttrs(m.key),
+            ...cond(m),
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          }),
+        );
+      }
+      return;
+    }
+    if (members.length > 100)
+      throw new TableError(
+        "invalid",
+        `a write of ${members.length} records, over DynamoDB's 100 a transaction`,
+      );
+    const items: TransactWriteItem[] = members.map((m) =>
+      m.op === "Put"
+        ? {
+            Put: {
+              TableName: this.tableName,
+              Item: m.item,
+              ...cond(m),
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+            },
+          }
+        : {
+            Delete: {
+              TableName: this.tableName,
+              Key: keyAttrs(m.key),
+              ...cond(m),
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+            },
+          },
+    );
+    await this.client.send(new TransactWriteItemsCommand({ TransactItems: items }));
+  }
+}
+
+/** One record of a scan: an item, or a record passed over, or the first record past a full page. */
+interface Step {
+  sk: Uint8Array;
+  item: TableItem | undefined;
+  more?: boolean;
+}

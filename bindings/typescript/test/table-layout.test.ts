@@ -1,0 +1,567 @@
+// The DynamoDB table client against docs/DYNAMODB_LAYOUT.md: every `<!-- check: NAME -->`
+// example the client produces (keys, values, headers, shapes, cursors, the configuration's
+// JSON, and the request bodies of writes and queries, captured by a stub in front of the SDK),
+// read from the repository at test time.
+
+import assert from "node:assert/strict";
+import test from "node:test";
+
+import { KeyPath } from "../dist/index.js";
+import { DynamoDbTable, TableError, encodeValue } from "../dist/dynamodb-table.js";
+import {
+  CONFIG_KEY,
+  configJson,
+  cursorBytes,
+  cursorText,
+  encodeHeader,
+  entryKey,
+  fingerprint,
+  itemKey,
+  parseConfig,
+  rootSortKey,
+  toNative,
+} from "../dist/table-format.js";
+import { StubTable } from "./stub.js";
+import { hex, readRepoFile, unhex } from "./support.js";
+
+const DOC = readRepoFile("docs/DYNAMODB_LAYOUT.md");
+
+/** The block after each `<!-- check: NAME -->` marker. */
+function checks(): Map<string, string> {
+  const out = new Map<string, string>();
+  const re = /<!-- check: ([A-Za-z0-9_.]+) -->\s*```[a-z]*\n([\s\S]*?)```/g;
+  for (let m = re.exec(DOC); m !== null; m = re.exec(DOC)) out.set(m[1]!, m[2]!);
+  return out;
+}
+
+const CHECKS = checks();
+
+function block(name: string): string {
+  const b = CHECKS.get(name);
+  assert.ok(b !== undefined, `docs/DYNAMODB_LAYOUT.md has no check ${name}`);
+  return b;
+}
+
+function bytes(name: string): string {
+  return block(name).replace(/\s+/g, "");
+}
+
+const p = (s: string): KeyPath => KeyPath.parse(s);
+const TICKET = { board: 1, title: "Fix", updated: 20 };
+
+/** The examples this suite checks, and those the client does not produce (and why). */
+const CHECKED = [
+  "ticket.pk",
+  "ticket.sk",
+  "score.pk",
+  "score.sk",
+  "customer.root.sk",
+  "org.root.sk",
+  "entry.pk",
+  "entry.sk",
+  "entry.value",
+  "projected.sk",
+  "projected.value",
+  "counter.pk",
+  "counter.sk",
+  "config.pk",
+  "config.sk",
+  "config.json",
+  "config_roots.json",
+  "config_counters.json",
+  "ticket.value",
+  "score.value",
+  "native.hdr",
+  "native.shape",
+  "gsi.hdr",
+  "gsi_put.request",
+  "put_new.request",
+  "put_moved.request",
+  "put_same.request",
+  "delete.request",
+  "counter_put.request",
+  "index_query.request",
+  "gsi_query.request",
+  "cursor.text",
+  "cursor.bytes",
+];
+const NOT_PRODUCED: Record<string, string> = {
+  "config.request":
+    "the client declares no indexes: it creates a configuration record only listing a type",
+  "score_new.request": "a type indexed by a program is refused",
+  "list.request": "Query::children: the client lists by prefix and path bounds",
+};
+
+test("every example of the doc is checked here or named as not produced by the client", () => {
+  const names = [...CHECKS.keys()].filter((n) => n !== "NAME").sort();
+  assert.deepEqual(names, [...CHECKED, ...Object.keys(NOT_PRODUCED)].sort());
+});
+
+test("item, root and entry keys", () => {
+  const ticket = itemKey(p("/board-1/ticket-7"));
+  assert.equal(hex(ticket.pk), bytes("ticket.pk"));
+  assert.equal(hex(ticket.sk), bytes("ticket.sk"));
+  const score = itemKey(p("/player-3"));
+  assert.equal(hex(score.pk), bytes("score.pk"));
+  assert.equal(hex(score.sk), bytes("score.sk"));
+  assert.equal(hex(itemKey(p("/customer-7"), "last").sk), bytes("customer.root.sk"));
+  assert.equal(hex(rootSortKey({ before: "user" })), bytes("org.root.sk"));
+  const entry = entryKey("by_updated", p("/board-1/updated-20"), p("/board-1/ticket-7"));
+  assert.equal(hex(entry.pk), bytes("entry.pk"));
+  assert.equal(hex(entry.sk), bytes("entry.sk"));
+  const projected = entryKey("by_points", p("/scores-0/points--40"), p("/player-3"));
+  assert.equal(hex(projected.sk), bytes("projected.sk"));
+  assert.equal(hex(CONFIG_KEY.pk), bytes("config.pk"));
+  assert.equal(hex(CONFIG_KEY.sk), bytes("config.sk"));
+});
+
+test("envelopes, payloads and the native form", () => {
+  const header = encodeHeader("ticket", [{ name: "by_updated", path: p("/board-1/updated-20") }]);
+  const payload = encodeValue(TICKET);
+  assert.equal(hex(header) + hex(payload), bytes("ticket.value"));
+  assert.equal(hex(header), bytes("native.hdr"));
+  const native = toNative(payload);
+  assert.ok(native !== undefined);
+  assert.equal(hex(native.shape), bytes("native.shape"));
+  assert.deepEqual(native.item, {
+    M: { board: { N: "1" }, title: { S: "Fix" }, updated: { N: "20" } },
+  });
+  const score = encodeHeader("score", [{ name: "by_points", path: p("/scores-0/points--40") }]);
+  assert.equal(hex(score) + hex(encodeValue([3, -40])), bytes("score.value"));
+  const projected = Uint8Array.of(
+    0x02,
+    5,
+    ...new TextEncoder().encode("score"),
+    ...encodeValue([3, -40]),
+  );
+  assert.equal(hex(projected), bytes("projected.value"));
+  assert.equal(bytes("entry.value"), "01");
+});
+
+test("the configuration's JSON reads and writes back byte for byte", () => {
+  for (const name of ["config.json", "config_roots.json", "config_counters.json"]) {
+    const text = block(name).trim();
+    const config = parseConfig(new TextEncoder().encode(text));
+    assert.equal(new TextDecoder().decode(configJson(config)), text, name);
+  }
+  const roots = parseConfig(new TextEncoder().encode(block("config_roots.json").trim()));
+  assert.deepEqual(roots.roots.get("customer"), "last");
+  assert.deepEqual(roots.roots.get("org"), { before: "user" });
+  assert.equal(
+    parseConfig(new TextEncoder().encode(block("config_counters.json").trim())).groupVersions,
+    true,
+  );
+});
+
+test("cursors: bytes and text", () => {
+  const fp = fingerprint(undefined, false, p("/board-1").encode(), Uint8Array.of(0), undefined);
+  const position = p("/ticket-7").encode();
+  assert.equal(hex(cursorBytes(fp, position)), bytes("cursor.bytes"));
+  assert.equal(cursorText(fp, position), block("cursor.text").trim());
+});
+
+function docRequest(name: string): { operation: string; body: unknown } {
+  return JSON.parse(block(name)) as { operation: string; body: unknown };
+}
+
+function withoutToken(body: Record<string, unknown>): Record<string, unknown> {
+  const { ClientRequestToken: _token, ...rest } = body;
+  return rest;
+}
+
+function configRecord(
+  json: string,
+  version: number,
+): Record<string, { B: Uint8Array } | { N: string }> {
+  return {
+    pk: { B: CONFIG_KEY.pk },
+    sk: { B: CONFIG_KEY.sk },
+    val: { B: new TextEncoder().encode(json) },
+    ver: { N: String(version) },
+  };
+}
+
+test("writes send the documented requests: put_new, put_moved, put_same, delete", async () => {
+  const stub = new StubTable();
+  stub.put(configRecord(block("config.json").trim(), 1));
+  const table = new DynamoDbTable(stub.client, "keypath");
+  // Described once, as the Rust backend describes the table when it opens it.
+  await table.loadIndexes();
+  stub.sent.length = 0;
+  const last = (): { operation: string; body: unknown } => {
+    const s = stub.sent[stub.sent.length - 1]!;
+    return { operation: s.operation, body: withoutToken(s.body) };
+  };
+
+  assert.equal(await table.put("/board-1/ticket-7", TICKET, { restore: 5 }), 5n);
+  // The client's first write reads the configuration once (does the store keep group
+  // counters?), as a Rust store's first write does.
+  assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "TransactWriteItems"]);
+  assert.deepEqual(last(), docRequest("put_new.request"));
+  const read = stub.sent[1]!.body as {
+    RequestItems: Record<string, { ConsistentRead: boolean; Keys: unknown[] }>;
+  };
+  assert.equal(read.RequestItems["keypath"]!.ConsistentRead, true);
+  assert.equal(read.RequestItems["keypath"]!.Keys.length, 2, "the item and the configuration");
+
+  assert.equal(await table.put("/board-1/ticket-7", { ...TICKET, updated: 30 }), 6n);
+  assert.deepEqual(last(), docRequest("put_moved.request"));
+
+  stub.sent.length = 0;
+  assert.equal(
+    await table.put("/board-1/ticket-7", { ...TICKET, title: "Fixed", updated: 30 }),
+    7n,
+  );
+  assert.deepEqual(stub.operations(), ["BatchGetItem", "PutItem"]);
+  assert.deepEqual(last(), docRequest("put_same.request"));
+
+  stub.sent.length = 0;
+  assert.equal(await table.delete("/board-1/ticket-7"), true);
+  assert.deepEqual(stub.operations(), ["BatchGetItem", "TransactWriteItems"]);
+  assert.deepEqual(last(), docRequest("delete.request"));
+  const deleteRead = stub.sent[0]!.body as { RequestItems: Record<string, { Keys: unknown[] }> };
+  assert.equal(deleteRead.RequestItems["keypath"]!.Keys.length, 1, "a delete reads the item alone");
+
+  stub.sent.length = 0;
+  assert.equal(await table.delete("/board-1/ticket-7"), false);
+  assert.deepEqual(stub.operations(), ["BatchGetItem"]);
+});
+
+test("an index query sends the documented Query", async () => {
+  const stub = new StubTable();
+  stub.put(configRecord(block("config.json").trim(), 1));
+  const table = new DynamoDbTable(stub.client, "keypath");
+  await table.loadIndexes();
+  stub.sent.length = 0;
+  const page = await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
+  assert.deepEqual(page.items, []);
+  assert.deepEqual(stub.operations(), ["GetItem", "Query"]);
+  assert.deepEqual(
+    { operation: "Query", body: stub.sent[1]!.body },
+    docRequest("index_query.request"),
+  );
+  // The index was checked once: the next query sends no GetItem.
+  stub.sent.length = 0;
+  await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
+  assert.deepEqual(stub.operations(), ["Query"]);
+});
+
+test("a list's first page gives the documented cursor, and the cursor resumes it", async () => {
+  const stub = new StubTable();
+  const table = new DynamoDbTable(stub.client, "keypath");
+  await table.put("/board-1/ticket-7", { title: "a" });
+  await table.put("/board-1/ticket-8", { title: "b" });
+  stub.sent.length = 0;
+  const first = await table.list("/board-1", { limit: 1 });
+  assert.deepEqual(stub.operations(), ["Query"]);
+  assert.equal((stub.sent[0]!.body as { Limit: number }).Limit, 2, "a scan of limit + 1");
+  assert.deepEqual(
+    first.items.map((i) => i.key.toString()),
+    ["/board-1/ticket-7"],
+  );
+  assert.equal(first.cursor, block("cursor.text").trim());
+  const second = await table.list("/board-1", { limit: 1, cursor: first.cursor });
+  assert.deepEqual(
+    second.items.map((i) => [i.key.toString(), i.value]),
+    [["/board-1/ticket-8", { title: "b" }]],
+  );
+  assert.equal(second.cursor, undefined);
+  // A range no key can be in sends nothing.
+  stub.sent.length = 0;
+  const none = await table.list("/board-1", { gt: "/board-1/ticket-7", lt: "/board-1/ticket-7" });
+  assert.deepEqual([none.items, none.cursor, stub.operations()], [[], undefined, []]);
+  const one = await table.list("/board-1", { gte: "/board-1/ticket-8", lte: "/board-1/ticket-8" });
+  assert.deepEqual(
+    one.items.map((i) => i.key.toString()),
+    ["/board-1/ticket-8"],
+  );
+  await assert.rejects(
+    table.list("/board-1", { limit: 1, reverse: true, cursor: first.cursor }),
+    (e: unknown) => {
+      return e instanceof TableError && e.kind === "invalid" && /different query/.test(e.message);
+    },
+  );
+});
+
+test("writes of a type indexed by a program are refused before anything is written", async () => {
+  const stub = new StubTable();
+  stub.put(
+    configRecord(
+      '{"format":1,"indexes":[{"name":"by_points","type":"score","kind":"program"}],"types":["score"]}',
+      3,
+    ),
+  );
+  const table = new DynamoDbTable(stub.client, "keypath");
+  // A "player" is not indexed by a program: written; a "score" is: refused.
+  await table.put("/player-3", { points: 1 });
+  stub.sent.length = 0;
+  await assert.rejects(
+    table.put("/board-1/score-3", [3, -40]),
+    (e: unknown) => e instanceof TableError && e.kind === "unsupported",
+  );
+  assert.deepEqual(stub.operations(), ["BatchGetItem"]);
+});
+
+test("a store with group counters: the documented counter_put request, and a delete", async () => {
+  const stub = new StubTable();
+  stub.put(configRecord(block("config_counters.json").trim(), 1));
+  const table = new DynamoDbTable(stub.client, "keypath");
+  assert.equal(await table.put("/board-1/ticket-7", { title: "Fix" }), 1n);
+  assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "TransactWriteItems"]);
+  const read = stub.sent[1]!.body as {
+    RequestItems: Record<string, { Keys: { pk: { B: string } }[] }>;
+  };
+  assert.deepEqual(
+    read.RequestItems["keypath"]!.Keys.map((k) => Buffer.from(k.pk.B, "base64").toString("hex")),
+    [bytes("counter.pk"), bytes("ticket.pk"), "0003"],
+    "the counter, the item, the configuration",
+  );
+  const sorts = read.RequestItems["keypath"]!.Keys.map((k) =>
+    Buffer.from((k as unknown as { sk: { B: string } }).sk.B, "base64").toString("hex"),
+  );
+  assert.equal(sorts[0], bytes("counter.sk"));
+  const last = stub.sent[stub.sent.length - 1]!;
+  assert.deepEqual(
+    { operation: last.operation, body: withoutToken(last.body) },
+    docRequest("counter_put.request"),
+  );
+  // The next write of the group: the counter's next value is the item's version.
+  assert.equal(await table.put("/board-1/ticket-8", { title: "b" }), 2n);
+  stub.sent.length = 0;
+  assert.equal(await table.delete("/board-1/ticket-7"), true);
+  assert.deepEqual(stub.operations(), ["BatchGetItem", "TransactWriteItems"]);
+  const del = stub.sent[1]!.body as {
+    TransactItems: Record<
+      string,
+      { ConditionExpression?: string; Item?: { ver: { N: string } } }
+    >[];
+  };
+  assert.deepEqual(Object.keys(del.TransactItems[0]!), ["Delete"]);
+  assert.equal(del.TransactItems[1]!["Put"]!.Item!.ver.N, "3");
+  assert.equal(del.TransactItems[1]!["Put"]!.ConditionExpression, "ver = :kp_ver");
+});
+
+test("conditions: if absent, if version, and a concurrent write retried", async () => {
+  const stub = new StubTable();
+  stub.put(configRecord(block("config.json").trim(), 1));
+  const table = new DynamoDbTable(stub.client, "keypath");
+  const v = await table.put("/board-1/ticket-7", TICKET, { ifAbsent: true });
+  assert.ok(v >= 1n && v < 1n << 52n);
+  await assert.rejects(
+    table.put("/board-1/ticket-7", TICKET, { ifAbsent: true }),
+    (e: unknown) => e instanceof TableError && e.kind === "condition_failed",
+  );
+  await assert.rejects(
+    table.put("/board-1/ticket-7", TICKET, { ifVersion: v + 1n }),
+    (e: unknown) => e instanceof TableError && e.kind === "condition_failed",
+  );
+  await assert.rejects(
+    table.put("/board-1/ticket-8", TICKET, { ifVersion: 1 }),
+    (e: unknown) => e instanceof TableError && e.kind === "condition_failed",
+  );
+  // A write that loses to a concurrent one reads again and retries.
+  const lost = Object.assign(new Error("The conditional request failed"), {
+    name: "ConditionalCheckFailedException",
+  });
+  stub.failures.push(lost);
+  stub.sent.length = 0;
+  assert.equal(await table.put("/board-1/ticket-7", { ...TICKET, title: "x" }), v + 1n);
+  assert.deepEqual(stub.operations(), ["BatchGetItem", "PutItem", "BatchGetItem", "PutItem"]);
+  // update: read, function, write at the version read.
+  stub.sent.length = 0;
+  const u = await table.update("/board-1/ticket-7", (value) => ({
+    ...(value as object),
+    title: "y",
+  }));
+  assert.equal(u, v + 2n);
+  assert.deepEqual(stub.operations(), ["BatchGetItem", "BatchGetItem", "PutItem"]);
+  assert.deepEqual((await table.get("/board-1/ticket-7"))?.value, { ...TICKET, title: "y" });
+  await assert.rejects(
+    table.update("/board-1/ticket-9", (x) => x),
+    (e: unknown) => e instanceof TableError && e.kind === "not_found",
+  );
+});
+
+test("field index values: integers and ID text, refusals", async () => {
+  const stub = new StubTable();
+  stub.put(
+    configRecord(
+      '{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/board-{board}"}],"types":[]}',
+      1,
+    ),
+  );
+  const table = new DynamoDbTable(stub.client, "keypath");
+  const entryOf = async (value: Record<string, unknown>): Promise<string[]> => {
+    stub.sent.length = 0;
+    await table.put("/board-1/ticket-7", value as never);
+    const got = await table.get("/board-1/ticket-7");
+    assert.ok(got !== undefined);
+    return [...stub.records.values()]
+      .filter((r) => r["pk"]!.B![0] === 0 && r["pk"]!.B![1] === 2)
+      .map((r) => hex(r["sk"]!.B!));
+  };
+  const expect = (index: KeyPath | string): string =>
+    hex(entryKey("by_u", typeof index === "string" ? p(index) : index, p("/board-1/ticket-7")).sk);
+  assert.deepEqual(await entryOf({ board: 1, u: 7 }), [expect("/board-1/u-7")]);
+  assert.deepEqual(await entryOf({ board: "1", u: "7" }), [expect("/board-1/u-7")]);
+  assert.deepEqual(await entryOf({ board: 1, u: "007" }), [
+    expect(KeyPath.empty().push("board", 1).push("u", "007")),
+  ]);
+  assert.deepEqual(await entryOf({ board: 1, u: "-3" }), [expect("/board-1/u--3")]);
+  assert.deepEqual(await entryOf({ board: 1, u: null }), []);
+  assert.deepEqual(await entryOf({ board: 1 }), []);
+  for (const bad of [true, [1], { a: 1 }, 1.5, new Uint8Array(1)]) {
+    await assert.rejects(
+      table.put("/board-1/ticket-7", { board: 1, u: bad } as never),
+      (e: unknown) => e instanceof TableError && e.kind === "invalid",
+      String(bad),
+    );
+  }
+});
+
+test("indexes kept by a GSI: the documented header, put and query", async () => {
+  const stub = new StubTable();
+  stub.description = {
+    KeySchema: [
+      { AttributeName: "pk", KeyType: "HASH" },
+      { AttributeName: "sk", KeyType: "RANGE" },
+    ],
+    AttributeDefinitions: ["pk", "sk", "gp1", "gs1"].map((a) => ({
+      AttributeName: a,
+      AttributeType: "B",
+    })),
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: "kp_by_updated",
+        KeySchema: [
+          { AttributeName: "gp1", KeyType: "HASH" },
+          { AttributeName: "gs1", KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "ALL" },
+      },
+      {
+        IndexName: "app_index",
+        KeySchema: [{ AttributeName: "x", KeyType: "HASH" }],
+        Projection: { ProjectionType: "ALL" },
+      },
+    ],
+  };
+  const config = JSON.parse(block("config.json")) as { types: string[] };
+  config.types = ["ticket"];
+  stub.put(configRecord(JSON.stringify(config), 2));
+  const table = new DynamoDbTable(stub.client, "keypath");
+  assert.deepEqual(await table.loadIndexes(), [
+    { name: "by_updated", pk: "gp1", sk: "gs1", keysOnly: false },
+  ]);
+  assert.equal(
+    hex(
+      encodeHeader(
+        "ticket",
+        [{ name: "by_updated", path: p("/board-1/updated-20") }],
+        new Set(["by_updated"]),
+      ),
+    ),
+    bytes("gsi.hdr"),
+  );
+  stub.sent.length = 0;
+  assert.equal(await table.put("/board-1/ticket-7", TICKET, { restore: 5 }), 5n);
+  assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "PutItem"]);
+  const put = stub.sent[2]!;
+  assert.deepEqual({ operation: put.operation, body: put.body }, docRequest("gsi_put.request"));
+  // Read back: the header's elided path is restored from gp1/gs1.
+  const item = await table.get("/board-1/ticket-7");
+  assert.deepEqual(item?.value, TICKET);
+  stub.sent.length = 0;
+  await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
+  assert.deepEqual(stub.operations(), ["GetItem", "Query"]);
+  assert.deepEqual(
+    { operation: "Query", body: stub.sent[1]!.body },
+    docRequest("gsi_query.request"),
+  );
+  await assert.rejects(
+    table.queryIndex("by_updated", "/board-1", { consistentRead: true }),
+    (e: unknown) => e instanceof TableError && e.kind === "invalid",
+  );
+  // A header whose path is elided for an index the table keeps no GSI for is refused.
+  const other = new StubTable();
+  other.put({
+    ...stub.records.get(
+      [...stub.records.keys()].find((k) => k.startsWith(hex(itemKey(p("/board-1/ticket-7")).pk)))!,
+    )!,
+  });
+  await assert.rejects(
+    new DynamoDbTable(other.client, "keypath").get("/board-1/ticket-7"),
+    (e: unknown) =>
+      e instanceof TableError && e.kind === "foreign" && /keeps no GSI/.test(e.message),
+  );
+});
+
+test("a table without a configuration record: created with the first item if the table is empty", async () => {
+  const stub = new StubTable();
+  const table = new DynamoDbTable(stub.client, "keypath");
+  await table.loadIndexes();
+  stub.sent.length = 0;
+  await table.put("/board-1/ticket-7", TICKET);
+  assert.deepEqual(stub.operations(), ["GetItem", "Scan", "BatchGetItem", "TransactWriteItems"]);
+  const write = stub.sent[3]!.body as {
+    TransactItems: {
+      Put: { ConditionExpression: string; Item: { val?: { B: string }; ver: { N: string } } };
+    }[];
+  };
+  const config = write.TransactItems[1]!.Put;
+  assert.equal(config.ConditionExpression, "attribute_not_exists(pk)");
+  assert.equal(config.Item.ver.N, "1");
+  assert.equal(
+    Buffer.from(config.Item.val!.B, "base64").toString(),
+    '{"format":1,"indexes":[],"types":["ticket"]}',
+  );
+  // A table holding items but no record: no record is written (which types it holds is unknown).
+  const other = new StubTable();
+  other.put({
+    pk: { B: itemKey(p("/a-1")).pk },
+    sk: { B: Uint8Array.of(0) },
+    ver: { N: "1" },
+    val: { B: Uint8Array.of(1, 1, 0x61, 0, 0xc0) },
+  });
+  const t2 = new DynamoDbTable(other.client, "keypath");
+  await t2.loadIndexes();
+  other.sent.length = 0;
+  await t2.put("/board-1/ticket-7", TICKET);
+  assert.deepEqual(other.operations(), ["GetItem", "Scan", "BatchGetItem", "PutItem"]);
+});
+
+test("lists from or up to a placed root item: the root's sort key bounds the Query", async () => {
+  const stub = new StubTable();
+  stub.put(configRecord(block("config_roots.json").trim(), 1));
+  const table = new DynamoDbTable(stub.client, "keypath");
+  await table.list("/customer-7", { fromRoot: true, reverse: true, limit: 2 });
+  await table.list("/customer-7", { toRoot: true });
+  await table.list("/org-1", { fromRoot: true });
+  assert.deepEqual(
+    stub.operations(),
+    ["GetItem", "Query", "Query", "Query"],
+    "the configuration read once",
+  );
+  const bodies = stub.sent.slice(1).map(
+    (s) =>
+      s.body as {
+        KeyConditionExpression: string;
+        ExpressionAttributeValues: Record<string, { B: string }>;
+      },
+  );
+  const b64 = (h: string): string => Buffer.from(h.replace(/\s+/g, ""), "hex").toString("base64");
+  assert.equal(bodies[0]!.KeyConditionExpression, "pk = :g AND sk >= :lo");
+  assert.equal(bodies[0]!.ExpressionAttributeValues[":lo"]!.B, b64(bytes("customer.root.sk")));
+  // Every item sort key is at least 00: the range is [00, FF 00).
+  assert.equal(bodies[1]!.KeyConditionExpression, "pk = :g AND sk BETWEEN :lo AND :hi");
+  assert.equal(bodies[1]!.ExpressionAttributeValues[":lo"]!.B, b64("00"));
+  assert.equal(
+    bodies[1]!.ExpressionAttributeValues[":hi"]!.B,
+    b64(bytes("customer.root.sk") + "00"),
+  );
+  assert.equal(bodies[2]!.ExpressionAttributeValues[":lo"]!.B, b64(bytes("org.root.sk")));
+  await assert.rejects(
+    table.queryIndex("by_x", "/g-1", { fromRoot: true }),
+    (e: unknown) => e instanceof TableError && e.kind === "invalid",
+  );
+});
