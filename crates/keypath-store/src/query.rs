@@ -133,10 +133,11 @@ fn has_uuid<'a>(mut segments: impl Iterator<Item = Segment<'a>>) -> bool {
 }
 
 fn split(path: &KeyPath) -> Result<(KeyPath, KeyPath), StoreError> {
-    path.group_parts().map_err(|e| StoreError::InvalidKey {
-        key: path.to_string(),
-        reason: e.to_string(),
-    })
+    path.split_group_paths()
+        .map_err(|e| StoreError::InvalidKey {
+            key: path.to_string(),
+            reason: e.to_string(),
+        })
 }
 
 impl Query {

@@ -8,7 +8,7 @@
 //! - [`path`]: typed key paths (`/user-1/post-42`). A [`KeyPath`] holds its binary form,
 //!   whose byte order is its logical order, and has a text form; [`KeyPathRef`] views encoded
 //!   bytes without allocating; [`KeyRange`] gives prefix and range queries. The format is
-//!   specified in `docs/FORMAT.md`.
+//!   specified in [`spec`] (`docs/FORMAT.md`).
 //! - [`I65`]: the sort-byte integer encoding every format shares.
 #![cfg_attr(
     feature = "serde",
@@ -102,6 +102,12 @@ pub(crate) fn test_cases(release: u32) -> u32 {
             release
         })
 }
+
+/// The key path format, byte by byte: the specification other implementations follow
+/// (`docs/FORMAT.md` in the repository; this module holds nothing else).
+#[doc = ""]
+#[doc = include_str!("../FORMAT.md")]
+pub mod spec {}
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -565,7 +565,7 @@ pub(crate) fn entry_key(
         reason,
     };
     let (group, rest) = index_path
-        .group_parts()
+        .split_group_paths()
         .map_err(|e| invalid(e.to_string()))?;
     if rest.segments().any(|c| c.id_type().is_none()) {
         return Err(invalid(

@@ -103,7 +103,7 @@
 //! by time (the crates' own serde forms are text, which does not).
 //!
 //! ## Descending fields
-//! [`Desc<T>`] encodes `T` and inverts every byte of it (`b -> !b`). [`Order::Descending`](crate::Order::Descending)
+//! [`Desc<T>`] encodes `T` and inverts every byte of it (`b -> !b`). [`Order::Descending`]
 //! does the same to a whole key.
 //! ```text
 //! (7u64, Desc("ab"), 3u16)     08 07 | 9E 9D FF | 08 03
@@ -273,7 +273,7 @@ pub use native::{Decode, Decoder, Encode, Encoder};
 pub mod __private {
     pub use serde::{Deserialize, Serialize};
 }
-pub use prefix::{prefix_range, KeyRange};
+pub use prefix::prefix_range;
 pub use write::Sink;
 
 /// `false`.

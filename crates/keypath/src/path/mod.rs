@@ -503,7 +503,7 @@ impl KeyPath {
     /// # Ok::<(), keypath::path::PathError>(())
     /// ```
     pub fn split_group(&self) -> Result<(Vec<u8>, Vec<u8>), PathError> {
-        // One walk over the segments, each part copied once: the slices `group_parts` makes
+        // One walk over the segments, each part copied once: the slices `split_group_paths` makes
         // paths of (a property test checks that both agree).
         let bytes = self.as_bytes();
         let metadata_start = binary::find_layout(bytes).map_or(bytes.len(), |l| l.metadata_start);
@@ -539,11 +539,11 @@ impl KeyPath {
     ///
     /// ```
     /// let path: keypath::KeyPath = "/user-1/post-2".parse().unwrap();
-    /// let (group, rest) = path.group_parts()?;
+    /// let (group, rest) = path.split_group_paths()?;
     /// assert_eq!((group.to_string(), rest.to_string()), ("/user-1".into(), "/post-2".into()));
     /// # Ok::<(), keypath::path::PathError>(())
     /// ```
-    pub fn group_parts(&self) -> Result<(KeyPath, KeyPath), PathError> {
+    pub fn split_group_paths(&self) -> Result<(KeyPath, KeyPath), PathError> {
         match self.segments().next() {
             Some(first) if first.id_type().is_some() => {
                 let view = self.as_path_ref();

@@ -1,4 +1,5 @@
-//! Byte ranges of key path encodings for prefix and range queries.
+//! Byte ranges for prefix and range queries: of key path encodings, and of any keys that
+//! share a byte prefix (the codec's tuple prefixes, [`KeyRange::from_prefix`]).
 //!
 //! Every range is half-open, `start <= key < end`, over full encodings (or over sort keys,
 //! when built from the sort-key part of a path; see [`KeyPath::split_group`]). Because the
@@ -19,7 +20,7 @@
 //! whole paths instead, so for such a key the two can differ.
 
 use std::borrow::Cow;
-use std::ops::Bound;
+use std::ops::{Bound, RangeBounds};
 
 use super::binary::{encode_id, SEPARATOR, TERMINATOR};
 use super::id::{Id, IdType};
@@ -66,6 +67,8 @@ enum Select {
         upper_segment: Bound<Vec<u8>>,
     },
     Paths(Bound<KeyPath>, Bound<KeyPath>),
+    /// Every key starting with the range's start ([`KeyRange::from_prefix`]).
+    Prefix,
 }
 
 /// A half-open byte range `start <= key < end` of encoded key paths (`end` of `None` is
@@ -76,8 +79,8 @@ enum Select {
 /// let range = KeyRange::subtree(&"/user-1/post-ab".parse().unwrap());
 /// let inside: KeyPath = "/user-1/post-ab/comment-7".parse().unwrap();
 /// let sibling: KeyPath = "/user-1/post-abc".parse().unwrap();
-/// assert!(range.contains_key(&inside.encode()));
-/// assert!(!range.contains_key(&sibling.encode()));
+/// assert!(range.contains(&inside.encode()));
+/// assert!(!range.contains(&sibling.encode()));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyRange {
@@ -104,8 +107,8 @@ impl KeyRange {
     /// ```
     /// use keypath::{KeyPath, KeyRange};
     /// let posts = KeyRange::subtree(&"/user-1/post".parse().unwrap());
-    /// assert!(posts.contains_key(&"/user-1/post-9".parse::<KeyPath>().unwrap().encode()));
-    /// assert!(!posts.contains_key(&"/user-1/posts-9".parse::<KeyPath>().unwrap().encode()));
+    /// assert!(posts.contains(&"/user-1/post-9".parse::<KeyPath>().unwrap().encode()));
+    /// assert!(!posts.contains(&"/user-1/posts-9".parse::<KeyPath>().unwrap().encode()));
     /// ```
     pub fn subtree(path: &KeyPath) -> KeyRange {
         let (start, end) = if path.is_empty() {
@@ -130,8 +133,8 @@ impl KeyRange {
     /// use keypath::{KeyPath, KeyRange};
     /// let post: KeyPath = "/user-1/post-2".parse().unwrap();
     /// let range = KeyRange::descendants(&post);
-    /// assert!(!range.contains_key(&post.encode()));
-    /// assert!(range.contains_key(&"/user-1/post-2/comment-3".parse::<KeyPath>().unwrap().encode()));
+    /// assert!(!range.contains(&post.encode()));
+    /// assert!(range.contains(&"/user-1/post-2/comment-3".parse::<KeyPath>().unwrap().encode()));
     /// ```
     pub fn descendants(path: &KeyPath) -> KeyRange {
         let (start, end) = if path.is_empty() {
@@ -157,8 +160,8 @@ impl KeyRange {
     /// use keypath::{KeyPath, KeyRange};
     /// let parent: KeyPath = "/user-1".parse().unwrap();
     /// let range = KeyRange::children(&parent, "post");
-    /// assert!(range.contains_key(&"/user-1/post-x".parse::<KeyPath>().unwrap().encode()));
-    /// assert!(!range.contains_key(&"/user-1/photo-x".parse::<KeyPath>().unwrap().encode()));
+    /// assert!(range.contains(&"/user-1/post-x".parse::<KeyPath>().unwrap().encode()));
+    /// assert!(!range.contains(&"/user-1/photo-x".parse::<KeyPath>().unwrap().encode()));
     /// ```
     pub fn children(parent: &KeyPath, namespace: &str) -> KeyRange {
         KeyRange::between(parent, namespace, Bound::Unbounded, Bound::Unbounded)
@@ -174,10 +177,10 @@ impl KeyRange {
     /// let parent: KeyPath = "/user-1".parse().unwrap();
     /// let range = KeyRange::between(&parent, "post", Bound::Included(Id::from(10u64)), Bound::Excluded(Id::from(100u64)));
     /// let key = |t: &str| t.parse::<KeyPath>().unwrap().encode();
-    /// assert!(range.contains_key(&key("/user-1/post-42")));
-    /// assert!(range.contains_key(&key("/user-1/post-10/comment-1")));
-    /// assert!(!range.contains_key(&key("/user-1/post-100")));
-    /// assert!(!range.contains_key(&key("/user-1/post-9")));
+    /// assert!(range.contains(&key("/user-1/post-42")));
+    /// assert!(range.contains(&key("/user-1/post-10/comment-1")));
+    /// assert!(!range.contains(&key("/user-1/post-100")));
+    /// assert!(!range.contains(&key("/user-1/post-9")));
     /// ```
     pub fn between(
         parent: &KeyPath,
@@ -228,10 +231,10 @@ impl KeyRange {
     /// use keypath::{KeyPath, KeyRange};
     /// let p = |t: &str| t.parse::<KeyPath>().unwrap();
     /// let range = KeyRange::between_paths(Bound::Excluded(p("/a-1")), Bound::Included(p("/a-5")));
-    /// assert!(!range.contains_key(&p("/a-1").encode()));
-    /// assert!(range.contains_key(&p("/a-1/b-1").encode()));
-    /// assert!(range.contains_key(&p("/a-5").encode()));
-    /// assert!(!range.contains_key(&p("/a-5/b-1").encode()));
+    /// assert!(!range.contains(&p("/a-1").encode()));
+    /// assert!(range.contains(&p("/a-1/b-1").encode()));
+    /// assert!(range.contains(&p("/a-5").encode()));
+    /// assert!(!range.contains(&p("/a-5/b-1").encode()));
     /// ```
     pub fn between_paths(lower: Bound<KeyPath>, upper: Bound<KeyPath>) -> KeyRange {
         let start = match &lower {
@@ -248,6 +251,33 @@ impl KeyRange {
             start,
             end,
             select: Select::Paths(lower, upper),
+        }
+    }
+
+    /// The range of all keys starting with the bytes `prefix`: `start` is the prefix itself,
+    /// `end` the smallest byte string above every extension of it (`None` when there is
+    /// none: the prefix is empty or all `0xFF`). The codec's
+    /// [`prefix_range`](crate::codec::prefix_range) is this range of an encoded tuple prefix;
+    /// [`KeyRange::matches`] of such a range is [`KeyRange::contains`] of the path's
+    /// encoding.
+    ///
+    /// ```
+    /// let r = keypath::KeyRange::from_prefix(vec![0x61, 0xFF]);
+    /// assert_eq!(r.start(), [0x61, 0xFF]);
+    /// assert_eq!(r.end(), Some(&[0x62][..]));
+    /// assert!(r.contains(&[0x61, 0xFF, 0x00]) && !r.contains(&[0x62]));
+    /// assert_eq!(keypath::KeyRange::from_prefix(vec![0xFF]).end(), None);
+    /// ```
+    pub fn from_prefix(prefix: Vec<u8>) -> KeyRange {
+        let end = prefix.iter().rposition(|&b| b != 0xFF).map(|i| {
+            let mut end = prefix[..=i].to_vec();
+            end[i] += 1;
+            end
+        });
+        KeyRange {
+            start: prefix,
+            end,
+            select: Select::Prefix,
         }
     }
 
@@ -287,14 +317,14 @@ impl KeyRange {
     ///
     /// ```
     /// let range = keypath::KeyRange::subtree(&"/a-1".parse().unwrap());
-    /// assert!(range.contains_key(&"/a-1".parse::<keypath::KeyPath>().unwrap().encode()));
+    /// assert!(range.contains(&"/a-1".parse::<keypath::KeyPath>().unwrap().encode()));
     /// ```
-    pub fn contains_key(&self, key: &[u8]) -> bool {
+    pub fn contains(&self, key: &[u8]) -> bool {
         key >= self.start.as_slice() && self.end.as_ref().is_none_or(|end| key < end.as_slice())
     }
 
     /// Whether a path logically matches the selection. For keys inside the byte range this
-    /// differs from [`KeyRange::contains_key`] only for UUIDs mixed with other ID types at
+    /// differs from [`KeyRange::contains`] only for UUIDs mixed with other ID types at
     /// one position (see the module docs).
     ///
     /// ```
@@ -375,11 +405,12 @@ impl KeyRange {
                 }
                 if mixes_uuid(id_type == IdType::Uuid, lower, upper) {
                     // No ID order agrees with the bytes here: the byte range decides.
-                    self.contains_key(&Self::tail_bytes(path, skip))
+                    self.contains(&Self::tail_bytes(path, skip))
                 } else {
                     in_bounds(id, lower_segment, upper_segment)
                 }
             }
+            Select::Prefix => self.contains(&Self::tail_bytes(path, skip)),
             Select::Paths(lower, upper) => {
                 let key = Self::tail_bytes(path, skip);
                 let bounds = (
@@ -389,6 +420,30 @@ impl KeyRange {
                 in_bounds(&key, &bounds.0, &bounds.1)
             }
         }
+    }
+}
+
+/// A range is the byte range `start..end`, for `BTreeMap<Vec<u8>, _>::range` and friends.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use keypath::{KeyPath, KeyRange};
+/// let mut map = BTreeMap::new();
+/// for text in ["/user-1", "/user-1/post-2", "/user-2"] {
+///     map.insert(text.parse::<KeyPath>().unwrap().encode(), text);
+/// }
+/// let range = KeyRange::subtree(&"/user-1".parse().unwrap());
+/// let hits: Vec<_> = map.range::<[u8], _>(range).map(|(_, t)| *t).collect();
+/// assert_eq!(hits, ["/user-1", "/user-1/post-2"]);
+/// ```
+impl RangeBounds<[u8]> for KeyRange {
+    fn start_bound(&self) -> Bound<&[u8]> {
+        Bound::Included(&self.start)
+    }
+    fn end_bound(&self) -> Bound<&[u8]> {
+        self.end
+            .as_deref()
+            .map_or(Bound::Unbounded, Bound::Excluded)
     }
 }
 

@@ -57,7 +57,7 @@ fn uuid_shadowing_an_id_in_between() {
     ] {
         let range = KeyRange::between(&root, "a", lo.clone(), hi.clone());
         assert_eq!(range.matches(&k), inside, "{lo:?} {hi:?}");
-        assert_eq!(range.contains_key(&k.encode()), inside, "{lo:?} {hi:?}");
+        assert_eq!(range.contains(&k.encode()), inside, "{lo:?} {hi:?}");
     }
     let after_one = KeyRange::between_paths(Bound::Excluded(one.clone()), Bound::Unbounded);
     assert!(after_one.matches(&k));
@@ -570,7 +570,7 @@ impl Query {
                 if mixed {
                     // Documented: UUID against a non-UUID bound follows the byte range.
                     let structural = component_prefix(path, parent) && c_ns == *ns;
-                    return structural && self.range().contains_key(&path.encode());
+                    return structural && self.range().contains(&path.encode());
                 }
                 let above = match lo {
                     Bound::Unbounded => true,
@@ -734,11 +734,11 @@ proptest! {
 
     #[test]
     fn group_split_round_trip(a in any_path()) {
-        prop_assert_eq!(a.split_group().is_ok(), a.group_parts().is_ok());
+        prop_assert_eq!(a.split_group().is_ok(), a.split_group_paths().is_ok());
         if let Ok((group, sort)) = a.split_group() {
             prop_assert!(!group.is_empty() && !sort.is_empty());
             prop_assert_eq!(KeyPath::from_group(&group, &sort), Ok(a.clone()));
-            let (g, rest) = a.group_parts().unwrap();
+            let (g, rest) = a.split_group_paths().unwrap();
             prop_assert_eq!(g.as_bytes(), &group[..]);
             prop_assert_eq!(rest.as_bytes(), &sort[..]);
             prop_assert_eq!(KeyPath::from_group_path(&g, &sort), Ok(a.clone()));
@@ -752,7 +752,7 @@ proptest! {
     #[test]
     fn from_group_path_matches_decode_and_join(
         group in prop_oneof![
-            any_path_with(true, 2).prop_filter_map("a group", |p| p.group_parts().ok().map(|(g, _)| g)),
+            any_path_with(true, 2).prop_filter_map("a group", |p| p.split_group_paths().ok().map(|(g, _)| g)),
             Just(KeyPath::new().push("g", 1u64).unwrap()),
             Just(KeyPath::new().push("board", 7u64).unwrap()),
         ],
@@ -1003,7 +1003,7 @@ fn check_range(paths: &[KeyPath], query: &Query, filter: bool) -> Result<(), Tes
     keys.dedup();
     let got: Vec<KeyPath> = keys
         .iter()
-        .filter(|k| range.contains_key(k))
+        .filter(|k| range.contains(k))
         .map(|k| KeyPath::decode(k).unwrap())
         .filter(|p| !filter || range.matches(p))
         .collect();

@@ -16,7 +16,7 @@
 //!
 //! The integer part is the shared [`I65`](crate::I65) encoding, so seconds are
 //! variable-length, negatives sort first, and the whole key is prefix-free.
-//! [`Order::Descending`] complements every byte; because the ascending encoding is
+//! [`Order::Descending`](crate::Order::Descending) complements every byte; because the ascending encoding is
 //! prefix-free, the complement sorts in exactly the reverse order.
 //!
 //! Keep one precision per key position. Keys of different precisions are not prefix-free

@@ -130,7 +130,7 @@ pub(crate) fn gsi_keys<'k>(
             ))
         };
         let path = keypath::KeyPath::decode(path).map_err(|e| bad(e.to_string()))?;
-        let (group, rest) = path.group_parts().map_err(|e| bad(e.to_string()))?;
+        let (group, rest) = path.split_group_paths().map_err(|e| bad(e.to_string()))?;
         if base.is_none() {
             let item = crate::layout::item_path_at(&key.group, &key.sort)
                 .map_err(|e| bad(e.to_string()))?;
