@@ -17,6 +17,7 @@ from keypath import _config as configs
 from keypath import _layout as layout
 from keypath.dynamodb import (
     ConditionFailed,
+    DynamoDbError,
     ForeignRecord,
     InvalidRequest,
     ItemNotFound,
@@ -25,7 +26,7 @@ from keypath.dynamodb import (
     Unsupported,
 )
 
-from stubddb import StubDynamoDB
+from stubddb import StubDynamoDB, StubError
 
 CONFIG = (
     b'{"format":2,"indexes":[{"name":"by_updated","type":"ticket","kind":"field",'
@@ -200,6 +201,81 @@ def test_bad_input_is_refused_before_anything_is_written() -> None:
         client.query_index("nope", "/board-1")
     with pytest.raises(InvalidRequest):
         client.list("/board", limit=1)
+
+
+def test_bad_versions_limits_and_key_lists_are_refused_as_such() -> None:
+    stub, client = make()
+    version = client.put("/board-1/ticket-1", {"board": 1, "updated": 1})
+    bad_versions: List[Any] = [-1, 1.5, float(version), str(version), True, 2**64, object()]
+    for bad in bad_versions:
+        before = dict(stub.records)
+        stub.requests.clear()
+        with pytest.raises(InvalidRequest, match="if_version: expected a version"):
+            client.put("/board-1/ticket-1", {"board": 1, "updated": 2}, if_version=bad)
+        assert stub.records == before and stub.operations() == []
+    assert client.put("/board-1/ticket-1", {"board": 1, "updated": 2}, if_version=version) > version
+    bad_limits: List[Any] = [1.5, "3", True, -1, object()]
+    for limit in bad_limits:
+        with pytest.raises(InvalidRequest, match="limit: expected an int of 0 or more"):
+            client.list("/board-1", limit=limit)
+        with pytest.raises(InvalidRequest, match="limit: expected an int of 0 or more"):
+            client.query_index("by_updated", "/board-1", limit=limit)
+    assert [str(i["key"]) for i in client.list("/board-1", limit=1).items] == ["/board-1/ticket-1"]
+    for keys in ["/board-1/ticket-1", b"/board-1/ticket-1", KeyPath.parse("/board-1/ticket-1")]:
+        with pytest.raises(InvalidRequest, match="batch_get: expected a sequence of keys"):
+            client.batch_get(keys)  # type: ignore[arg-type]
+    assert [i is not None for i in client.batch_get(("/board-1/ticket-1", "/board-1/ticket-2"))] == [True, False]
+
+
+class _Failing:
+    """A boto3 client whose every request fails as ``error`` does."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def __getattr__(self, name: str) -> Any:
+        def fail(**request: Any) -> Any:
+            raise self.error
+
+        return fail
+
+
+def test_dynamodb_failures_are_table_errors_naming_operation_and_table() -> None:
+    missing = StubError("ResourceNotFoundException")
+    missing.response["Error"]["Message"] = "Cannot do operations on a non-existent table"
+    unreachable = ConnectionError('Could not connect to the endpoint URL: "http://127.0.0.1:1/"')
+    cases: List[Tuple[Exception, str, str]] = [
+        (missing, "ResourceNotFoundException", "Cannot do operations on a non-existent table"),
+        (unreachable, "ConnectionError", "Could not connect to the endpoint URL"),
+    ]
+    for error, code, message in cases:
+        client = TableClient(_Failing(error), "tickets")
+        calls: List[Tuple[str, Any]] = [
+            ("BatchGetItem", lambda: client.get("/board-1/ticket-1")),
+            ("GetItem", lambda: client.put("/board-1/ticket-1", {"board": 1})),
+            ("Query", lambda: client.list("/board-1")),
+            ("GetItem", lambda: client.query_index("by_updated", "/board-1")),
+            ("DescribeTable", lambda: TableClient.open(_Failing(error), "tickets")),
+        ]
+        for operation, call in calls:
+            with pytest.raises(DynamoDbError) as info:
+                call()
+            assert info.value.code == code and info.value.operation == operation
+            assert info.value.__cause__ is error
+            assert str(info.value).startswith(f"{operation} on table 'tickets': {code}: {message}")
+    # A failure of the write itself (not a lost race) is reported too, after the read.
+    stub, client = make()
+    refused = StubError("ValidationException")
+
+    def put_item(**body: Any) -> Any:
+        raise refused
+
+    client.put("/board-1/note-1", {"x": 1})  # the type is listed: the next write is one PutItem
+    stub.put_item = put_item  # type: ignore[method-assign]
+    before = dict(stub.records)
+    with pytest.raises(DynamoDbError, match="^PutItem on table 't': ValidationException") as info:
+        client.put("/board-1/note-2", {"x": 2})
+    assert info.value.__cause__ is refused and stub.records == before
 
 
 def test_a_table_without_configuration_gets_one_as_the_rust_store_gives_it() -> None:

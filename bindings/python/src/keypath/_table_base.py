@@ -28,6 +28,7 @@ from ._table_types import (
     InvalidRequest,
     ForeignRecord,
     KeptIndex,
+    DynamoDbError,
 )
 from ._records import (
     _MAX_BATCH_GET,
@@ -37,6 +38,37 @@ from ._records import (
     _stored_record,
     _item,
 )
+
+
+_METHODS = {
+    "BatchGetItem": "batch_get_item",
+    "DeleteItem": "delete_item",
+    "DescribeTable": "describe_table",
+    "GetItem": "get_item",
+    "PutItem": "put_item",
+    "Query": "query",
+    "Scan": "scan",
+    "TransactWriteItems": "transact_write_items",
+}
+
+
+def _request(client: Any, table: str, operation: str, **request: Any) -> Dict[str, Any]:
+    """One request through the boto3 client; whatever it raises (botocore's errors: a
+    missing table, a refused key, an unreachable endpoint) as a :class:`DynamoDbError`
+    naming the operation and the table."""
+    try:
+        out: Dict[str, Any] = getattr(client, _METHODS[operation])(**request)
+    except TableError:
+        raise
+    except Exception as e:
+        response = getattr(e, "response", None)
+        error = response.get("Error") if isinstance(response, dict) else None
+        if isinstance(error, dict) and error.get("Code"):
+            code, message = str(error["Code"]), str(error.get("Message") or e)
+        else:
+            code, message = type(e).__name__, str(e)
+        raise DynamoDbError(operation, table, code, message) from e
+    return out
 
 
 class _TableBase:
@@ -115,8 +147,12 @@ class _TableBase:
         """The table's name."""
         return self._table
 
+    def _call(self, operation: str, **request: Any) -> Dict[str, Any]:
+        return _request(self._client, self._table, operation, **request)
+
     def _read_config(self) -> Optional[Config]:
-        out = self._client.get_item(
+        out = self._call(
+            "GetItem",
             TableName=self._table,
             Key={"pk": _b(CONFIG_PK), "sk": _b(CONFIG_SK)},
             ConsistentRead=True,
@@ -166,7 +202,8 @@ class _TableBase:
             ]
             attempt = 0
             while pending:
-                out = self._client.batch_get_item(
+                out = self._call(
+                    "BatchGetItem",
                     RequestItems={self._table: {"Keys": pending, "ConsistentRead": consistent}}
                 )
                 for attrs in out.get("Responses", {}).get(self._table, []):
@@ -197,6 +234,11 @@ class _TableBase:
 
     def batch_get(self, keys: Sequence[KeyLike]) -> List[Optional[Item]]:
         """The items at ``keys``, one item or ``None`` per key in the order asked."""
+        if isinstance(keys, (str, bytes, bytearray, KeyPath)):
+            raise InvalidRequest(
+                f"batch_get: expected a sequence of keys (KeyPaths or their text), found one "
+                f"{type(keys).__name__}; for one key use get"
+            )
         paths = [_path(k) for k in keys]
         located = [self._key(p) for p in paths]
         records = self._batch_get(located)

@@ -51,6 +51,7 @@ from ._records import (
     _empty_range,
     _clamp,
 )
+from ._table_base import _request
 from ._table_write import _Writes
 from ._table_types import (
     KeyLike,
@@ -61,6 +62,7 @@ from ._table_types import (
     InvalidRequest,
     ForeignRecord,
     Unsupported,
+    DynamoDbError,
     Page,
     KeptIndex,
 )
@@ -74,6 +76,7 @@ __all__ = [
     "InvalidRequest",
     "ForeignRecord",
     "Unsupported",
+    "DynamoDbError",
     "KeptIndex",
     "KeyLike",
     "Item",
@@ -104,7 +107,7 @@ class TableClient(_Writes):
         """A client of ``table`` after one ``DescribeTable``, as the Rust store opens a
         table: refuses a table whose keys are not ``pk``/``sk`` of type ``B``, and learns
         the indexes it keeps as ``kp_`` GSIs (GSI mode)."""
-        out = client.describe_table(TableName=table)["Table"]
+        out = _request(client, table, "DescribeTable", TableName=table)["Table"]
         types = {a["AttributeName"]: a["AttributeType"] for a in out.get("AttributeDefinitions", [])}
         schema = {k["KeyType"]: k["AttributeName"] for k in out.get("KeySchema", [])}
         problems = []
@@ -213,7 +216,7 @@ class TableClient(_Writes):
             }
             if exclusive is not None:
                 request["ExclusiveStartKey"] = exclusive
-            out = self._client.query(**request)
+            out = self._call("Query", **request)
             for attrs in out.get("Items", []):
                 sk = attrs.get(sk_name, {}).get("B") if isinstance(attrs.get(sk_name), dict) else None
                 if sk is None:
@@ -252,8 +255,10 @@ class TableClient(_Writes):
                     "returned the cursor"
                 )
             position = at
-        if limit is not None and limit < 0:
-            raise InvalidRequest(f"limit {limit}: expected 0 or more")
+        if limit is not None and (
+            not isinstance(limit, int) or isinstance(limit, bool) or limit < 0
+        ):
+            raise InvalidRequest(f"limit: expected an int of 0 or more, found {limit!r}")
         wanted = limit if limit is not None else 1 << 62
         items: List[Tuple[Item, bytes]] = []
         if wanted == 0:
