@@ -486,9 +486,16 @@ export class DynamoDbTable {
       );
     const schema = (d.KeySchema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(",");
     if (schema !== "pk:HASH,sk:RANGE" || !binary("pk") || !binary("sk")) {
+      const typeOf = (name: string | undefined): string => {
+        const t = (d.AttributeDefinitions ?? []).find((a) => a.AttributeName === name)?.AttributeType;
+        return t === "B" ? "binary" : t === "S" ? "string" : t === "N" ? "number" : String(t);
+      };
+      const found = (d.KeySchema ?? [])
+        .map((k) => `${k.AttributeName} (${typeOf(k.AttributeName)}, ${k.KeyType})`)
+        .join(" and ");
       throw new TableError(
-        "other",
-        `DynamoDB table ${this.tableName} has the key schema [${schema}], expected pk (binary, HASH) and sk (binary, RANGE)`,
+        "unsupported",
+        `DynamoDB table ${this.tableName}: expected the key schema pk (binary, HASH) and sk (binary, RANGE), found ${found || "none"}`,
       );
     }
     const kept: KeptIndex[] = [];
@@ -848,6 +855,13 @@ export class DynamoDbTable {
     const { group, plan } = planQuery(toPath(prefix, "prefix"), options, true);
     if (!this.#ready.has(name)) {
       const config = await this.loadConfig();
+      if (!config.indexes.some((d) => d.name === name)) {
+        const names = [...new Set(config.indexes.map((d) => d.name))];
+        throw new TableError(
+          "invalid",
+          `unknown index ${quote(name)}: expected an index the table's configuration declares, ${names.length === 0 ? "and it declares none" : `one of ${names.map(quote).join(", ")}`}`,
+        );
+      }
       const building = config.indexes.find((d) => d.name === name && d.building === true);
       if (building !== undefined) {
         throw new TableError(
@@ -1215,6 +1229,16 @@ export class DynamoDbTable {
           }
           gsiAttrs[k.pk] = b(group);
           gsiAttrs[k.sk] = b(entry.sk);
+        }
+        for (const e of entries) {
+          if (maintained.has(e.name)) continue;
+          const k = entryKey(e.name, e.path, path);
+          if (k.pk.length > 2048 || k.sk.length > 1024) {
+            throw new TableError(
+              "invalid",
+              `${path}: index ${e.name}'s entry key is over DynamoDB's key limits: expected a partition key of at most 2048 bytes and a sort key of at most 1024, found ${k.pk.length} and ${k.sk.length} (the item's fields make its index key path too long); nothing was written`,
+            );
+          }
         }
         const header = encodeHeader(type, entries, maintained);
         const version =
