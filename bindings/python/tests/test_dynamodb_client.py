@@ -459,3 +459,27 @@ def test_values_an_index_refuses_send_nothing() -> None:
     with pytest.raises(InvalidRequest):
         client.put("/board-1/ticket-1", {"board": 1, "n": 2**64})
     assert stub.operations() == []
+
+
+def test_values_nested_as_deep_as_allowed_read_back() -> None:
+    # 512 levels (the codec's MAX_DEPTH) are written, so they must read back: the decoder
+    # does not recurse per level (it did, two frames a level, past Python's stack limit).
+    stub, client = make()
+    for depth in (500, 512):
+        nested_list: Any = []
+        nested_map: Any = {}
+        for _ in range(depth):
+            nested_list = [nested_list]
+            nested_map = {"a": nested_map}
+        client.put("/board-1/note-1", nested_list)
+        client.put("/board-1/note-2", nested_map)
+        got = client.batch_get(["/board-1/note-1", "/board-1/note-2"])
+        assert [g["value"] if g is not None else None for g in got] == [nested_list, nested_map]
+    # Deeper bytes (a record another writer made) are a foreign record, not a RecursionError.
+    group = KeyPath.parse("/board-1").encode()
+    sort = KeyPath.parse("/note-3").encode()
+    too_deep = bytes([0x91]) * 600 + bytes([0x90])
+    header = layout.encode_header("note", [])
+    _put_raw(stub, group, sort, {"ver": {"N": "1"}, "val": {"B": header + too_deep}})
+    with pytest.raises(ForeignRecord, match="nested more than 512 levels"):
+        client.get("/board-1/note-3")
