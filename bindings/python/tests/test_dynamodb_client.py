@@ -483,3 +483,17 @@ def test_values_nested_as_deep_as_allowed_read_back() -> None:
     _put_raw(stub, group, sort, {"ver": {"N": "1"}, "val": {"B": header + too_deep}})
     with pytest.raises(ForeignRecord, match="nested more than 512 levels"):
         client.get("/board-1/note-3")
+
+
+def test_a_value_whose_map_key_could_not_be_read_back_is_refused() -> None:
+    # A tuple key encodes as an array, which no reader can take back as a dict key: the
+    # item would be written and then reported as a foreign record by this client's get.
+    stub, client = make()
+    for value in [{(1, 2): 3}, [{(): 1}], {"a": {frozenset({1}): 2}}]:
+        before = dict(stub.records)
+        with pytest.raises(InvalidRequest, match="a map key of type (tuple|frozenset)"):
+            client.put("/board-1/note-1", value)
+        assert stub.records == before
+    client.put("/board-1/note-1", {None: 1, 1.5: 2, b"k": 3, 7: [(1, 2)]})
+    got = client.get("/board-1/note-1")
+    assert got is not None and got["value"] == {None: 1, 1.5: 2, b"k": 3, 7: [[1, 2]]}

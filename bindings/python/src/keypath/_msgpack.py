@@ -115,6 +115,13 @@ def _encode(value: Any, out: bytearray, depth: int) -> None:
             out.append(0xDF)
             out += struct.pack(">I", n)
         for k, v in value.items():
+            if isinstance(k, (tuple, frozenset)):
+                # decode() gives a map key that is an array back as nothing hashable:
+                # the value could be written but never read.
+                raise LayoutError(
+                    f"a map key of type {type(k).__name__} ({k!r}): expected a key that is "
+                    "not an array or a map (decoding could not give it back)"
+                )
             _encode(k, out, depth + 1)
             _encode(v, out, depth + 1)
     else:
