@@ -15,6 +15,7 @@ from ._layout import (
     CONFIG_SK,
     MAX_PARTITION_KEY,
     MAX_SORT_KEY,
+    is_valid_index_name,
     item_key,
     parse_header,
     split_entry_sort,
@@ -29,6 +30,7 @@ from ._table_types import (
     ForeignRecord,
     KeptIndex,
     DynamoDbError,
+    Unsupported,
 )
 from ._records import (
     _MAX_BATCH_GET,
@@ -71,6 +73,47 @@ def _request(client: Any, table: str, operation: str, **request: Any) -> Dict[st
     return out
 
 
+def _describe(client: Any, table: str) -> List[KeptIndex]:
+    """The indexes ``table`` keeps as ``kp_`` GSIs (GSI mode), after one ``DescribeTable``,
+    as the Rust store opens a table: refuses a table whose keys are not ``pk``/``sk`` of
+    type ``B``."""
+    out = _request(client, table, "DescribeTable", TableName=table)["Table"]
+    types = {a["AttributeName"]: a["AttributeType"] for a in out.get("AttributeDefinitions", [])}
+    schema = {k["KeyType"]: k["AttributeName"] for k in out.get("KeySchema", [])}
+    problems = []
+    for kind, name in (("HASH", "pk"), ("RANGE", "sk")):
+        if schema.get(kind) != name or types.get(name) != "B":
+            problems.append(
+                f"{kind} is {schema.get(kind)!r} of type {types.get(schema.get(kind, ''))!r}"
+            )
+    if problems:
+        raise Unsupported(
+            f"DynamoDB table {table!r} has the wrong key schema: {'; '.join(problems)}; "
+            "expected pk (binary, HASH) and sk (binary, RANGE)"
+        )
+    kept = []
+    for gsi in out.get("GlobalSecondaryIndexes", []) or []:
+        name = gsi.get("IndexName", "")
+        if not name.startswith("kp_") or not is_valid_index_name(name[3:]):
+            continue
+        keys = gsi.get("KeySchema", [])
+        projection = gsi.get("Projection", {}).get("ProjectionType")
+        if (
+            len(keys) != 2
+            or [k["KeyType"] for k in keys] != ["HASH", "RANGE"]
+            or any(types.get(k["AttributeName"]) != "B" for k in keys)
+            or projection not in ("ALL", "KEYS_ONLY")
+        ):
+            raise Unsupported(
+                f"DynamoDB table {table!r}: GSI {name} is not a keypath index (two binary "
+                "keys, HASH then RANGE, projecting ALL or KEYS_ONLY)"
+            )
+        kept.append(
+            KeptIndex(name[3:], keys[0]["AttributeName"], keys[1]["AttributeName"], projection == "KEYS_ONLY")
+        )
+    return kept
+
+
 class _TableBase:
     """The client's state and its point reads."""
 
@@ -78,10 +121,14 @@ class _TableBase:
         self, client: Any, table: str, gsis: Optional[Sequence[KeptIndex]] = None
     ) -> None:
         """A client of ``table``; ``gsis``: the indexes the table keeps as GSIs (GSI mode),
-        as :meth:`open` finds them (none if not given)."""
+        as :meth:`open` finds them; if not given, learned with one ``DescribeTable`` when a
+        write with index entries, an index query or a stored header first needs them."""
         self._client = client
         self._table = table
-        self._kept: Dict[str, KeptIndex] = {k.name: k for k in (gsis or [])}
+        # None until known: learned with one DescribeTable when first needed.
+        self._kept: Optional[Dict[str, KeptIndex]] = (
+            None if gsis is None else {k.name: k for k in gsis}
+        )
         self._config: Optional[Config] = None
         self._config_read = False
         self._ready: set[str] = set()
@@ -105,7 +152,7 @@ class _TableBase:
         for name, at, path in header.indexes:
             if path:
                 continue
-            index = self._kept.get(name)
+            index = self._kept_indexes().get(name)
             if index is None:
                 raise _foreign(
                     pk,
@@ -146,6 +193,14 @@ class _TableBase:
     def table(self) -> str:
         """The table's name."""
         return self._table
+
+    def _kept_indexes(self) -> Dict[str, KeptIndex]:
+        """The indexes the table keeps as GSIs: as given to the constructor, else learned
+        with one ``DescribeTable`` the first time a write, an index query or a header
+        needs them."""
+        if self._kept is None:
+            self._kept = {k.name: k for k in _describe(self._client, self._table)}
+        return self._kept
 
     def _call(self, operation: str, **request: Any) -> Dict[str, Any]:
         return _request(self._client, self._table, operation, **request)

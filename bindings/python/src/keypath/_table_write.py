@@ -165,7 +165,7 @@ class _Writes(_TableBase):
             if same is not None:
                 kept[same] = True
                 continue
-            if name in self._kept:
+            if name in self._kept_indexes():
                 continue  # a GSI's: DynamoDB removes it with the item's attributes
             try:
                 path = KeyPath.decode(old_path)
@@ -208,7 +208,8 @@ class _Writes(_TableBase):
             raise InvalidRequest(str(e)) from None
         try:
             # The store's header elides the key paths its GSIs keep (section 5).
-            header = encode_header(item_type, indexes, [n for n, _ in indexes if n in self._kept])
+            kept = self._kept_indexes() if indexes else {}
+            header = encode_header(item_type, indexes, [n for n, _ in indexes if n in kept])
         except LayoutError as e:
             raise InvalidRequest(f"{path}: {e}") from None
         if len(header) + len(payload) > MAX_ITEM_SIZE:
@@ -222,7 +223,7 @@ class _Writes(_TableBase):
             epk, esk = self._entry_key(name, ipath, path)
             if len(epk) > MAX_PARTITION_KEY or len(esk) > MAX_SORT_KEY:
                 raise InvalidRequest(f"{path}: index {name}'s entry key is over DynamoDB's key limits")
-            gsi = self._kept.get(name)
+            gsi = kept.get(name)
             if gsi is None:
                 entries.append((epk, esk))
                 continue

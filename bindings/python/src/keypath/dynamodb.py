@@ -51,7 +51,7 @@ from ._records import (
     _empty_range,
     _clamp,
 )
-from ._table_base import _request
+from ._table_base import _describe
 from ._table_write import _Writes
 from ._table_types import (
     KeyLike,
@@ -107,41 +107,7 @@ class TableClient(_Writes):
         """A client of ``table`` after one ``DescribeTable``, as the Rust store opens a
         table: refuses a table whose keys are not ``pk``/``sk`` of type ``B``, and learns
         the indexes it keeps as ``kp_`` GSIs (GSI mode)."""
-        out = _request(client, table, "DescribeTable", TableName=table)["Table"]
-        types = {a["AttributeName"]: a["AttributeType"] for a in out.get("AttributeDefinitions", [])}
-        schema = {k["KeyType"]: k["AttributeName"] for k in out.get("KeySchema", [])}
-        problems = []
-        for kind, name in (("HASH", "pk"), ("RANGE", "sk")):
-            if schema.get(kind) != name or types.get(name) != "B":
-                problems.append(
-                    f"{kind} is {schema.get(kind)!r} of type {types.get(schema.get(kind, ''))!r}"
-                )
-        if problems:
-            raise Unsupported(
-                f"DynamoDB table {table!r} has the wrong key schema: {'; '.join(problems)}; "
-                "expected pk (binary, HASH) and sk (binary, RANGE)"
-            )
-        kept = []
-        for gsi in out.get("GlobalSecondaryIndexes", []) or []:
-            name = gsi.get("IndexName", "")
-            if not name.startswith("kp_") or not is_valid_index_name(name[3:]):
-                continue
-            keys = gsi.get("KeySchema", [])
-            projection = gsi.get("Projection", {}).get("ProjectionType")
-            if (
-                len(keys) != 2
-                or [k["KeyType"] for k in keys] != ["HASH", "RANGE"]
-                or any(types.get(k["AttributeName"]) != "B" for k in keys)
-                or projection not in ("ALL", "KEYS_ONLY")
-            ):
-                raise Unsupported(
-                    f"DynamoDB table {table!r}: GSI {name} is not a keypath index (two binary "
-                    "keys, HASH then RANGE, projecting ALL or KEYS_ONLY)"
-                )
-            kept.append(
-                KeptIndex(name[3:], keys[0]["AttributeName"], keys[1]["AttributeName"], projection == "KEYS_ONLY")
-            )
-        return cls(client, table, kept)
+        return cls(client, table, _describe(client, table))
 
     @classmethod
     def connect(cls, table: str, endpoint_url: Optional[str] = None, **kwargs: Any) -> TableClient:
@@ -436,7 +402,7 @@ class TableClient(_Writes):
         group, the_plan = self._query_plan(prefix, gt, gte, lt, lte, True)
         self._check_index(name)
         group_bytes = group.encode()
-        gsi = self._kept.get(name)
+        gsi = self._kept_indexes().get(name)
         pk = index_group(name, group_bytes) if gsi is None else group_bytes
 
         def entry(attrs: Dict[str, Any], sort: bytes) -> Tuple[int, bytes]:
