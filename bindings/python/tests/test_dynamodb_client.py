@@ -497,3 +497,10 @@ def test_a_value_whose_map_key_could_not_be_read_back_is_refused() -> None:
     client.put("/board-1/note-1", {None: 1, 1.5: 2, b"k": 3, 7: [(1, 2)]})
     got = client.get("/board-1/note-1")
     assert got is not None and got["value"] == {None: 1, 1.5: 2, b"k": 3, 7: [[1, 2]]}
+
+
+def test_connect_reports_a_client_boto3_cannot_make_as_a_table_error() -> None:
+    pytest.importorskip("boto3")
+    with pytest.raises(DynamoDbError, match="^the boto3 client on table 'tickets': ValueError: Invalid endpoint: not a url") as info:
+        TableClient.connect("tickets", endpoint_url="not a url", region_name="us-east-1")
+    assert isinstance(info.value.__cause__, ValueError)

@@ -61,7 +61,8 @@ class Unsupported(TableError):
 class DynamoDbError(TableError):
     """DynamoDB (or the boto3 client) failed a request: a missing table, a table whose keys
     are not ``pk``/``sk`` of type ``B``, wrong credentials, an unreachable endpoint,
-    throttling. The message names the operation, the table and DynamoDB's error; ``code``
+    throttling; or :meth:`TableClient.connect` could not make the boto3 client (no region,
+    a bad endpoint URL). The message names the operation, the table and the error; ``code``
     is DynamoDB's error code (``"ResourceNotFoundException"``), or the exception's class
     name when there is none; ``__cause__`` is the exception boto3 raised.
 

@@ -120,7 +120,11 @@ class TableClient(_Writes):
                 f"TableClient.connect needs boto3 (pip install 'keypath[dynamodb]'): {e}"
             ) from None
 
-        return cls.open(boto3.client("dynamodb", endpoint_url=endpoint_url, **kwargs), table)
+        try:
+            client = boto3.client("dynamodb", endpoint_url=endpoint_url, **kwargs)
+        except Exception as e:  # botocore's: no region, a bad endpoint URL, bad arguments
+            raise DynamoDbError("the boto3 client", table, type(e).__name__, str(e)) from e
+        return cls.open(client, table)
 
     def _scan(
         self,
