@@ -159,7 +159,7 @@ export interface PutOptions {
 export interface TableOptions {
   /** How payloads decode into values (default: maps as plain objects, floats as numbers). */
   readonly decode?: DecodeOptions;
-  /** Attempts of a write whose condition fails because of a concurrent write (default 1000, as the Rust store). */
+  /** Attempts of a write whose condition fails because of a concurrent write: an integer of 1 or more (default 1000, as the Rust store; else the constructor throws `invalid`). */
   readonly maxAttempts?: number;
 }
 
@@ -456,7 +456,15 @@ export class DynamoDbTable {
     this.client = client;
     this.tableName = tableName;
     this.#decode = options.decode ?? {};
-    this.#maxAttempts = options.maxAttempts ?? 1000;
+    const attempts = options.maxAttempts ?? 1000;
+    if (!Number.isSafeInteger(attempts) || attempts < 1) {
+      // 0 or NaN gave no attempt or endless ones under contention.
+      throw new TableError(
+        "invalid",
+        `maxAttempts: expected an integer of 1 or more, found ${String(attempts)}`,
+      );
+    }
+    this.#maxAttempts = attempts;
   }
 
   // ---------------------------------------------------------------------------------------------

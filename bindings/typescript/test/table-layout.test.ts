@@ -684,3 +684,32 @@ test("a table whose keys are not pk and sk of type B is refused, naming what it 
     );
   }
 });
+
+test("maxAttempts is an integer of 1 or more, and bounds the attempts of a contended write", async () => {
+  const stub = new StubTable();
+  for (const maxAttempts of [0, -1, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
+    assert.throws(
+      () => new DynamoDbTable(stub.client, "keypath", { maxAttempts }),
+      (e: unknown) =>
+        e instanceof TableError &&
+        e.kind === "invalid" &&
+        e.message === `maxAttempts: expected an integer of 1 or more, found ${String(maxAttempts)}`,
+    );
+  }
+  const table = new DynamoDbTable(stub.client, "keypath", { maxAttempts: 2 });
+  await table.put("/board-1/note-1", { a: 1 });
+  const lost = (): Error =>
+    Object.assign(new Error("The conditional request failed"), {
+      name: "ConditionalCheckFailedException",
+    });
+  stub.failures.push(lost(), lost());
+  stub.sent.length = 0;
+  await assert.rejects(
+    table.put("/board-1/note-1", { a: 2 }),
+    (e: unknown) =>
+      e instanceof TableError &&
+      e.kind === "other" &&
+      e.message === "/board-1/note-1: still contended after 2 attempts",
+  );
+  assert.deepEqual(stub.operations(), ["BatchGetItem", "PutItem", "BatchGetItem", "PutItem"]);
+});
