@@ -221,6 +221,9 @@ def test_bad_versions_limits_and_key_lists_are_refused_as_such() -> None:
         with pytest.raises(InvalidRequest, match="limit: expected an int of 0 or more"):
             client.query_index("by_updated", "/board-1", limit=limit)
     assert [str(i["key"]) for i in client.list("/board-1", limit=1).items] == ["/board-1/ticket-1"]
+    for children in [5, b"ticket", ["ticket"]]:
+        with pytest.raises(InvalidRequest, match="children: expected a namespace"):
+            client.list("/board-1", children=children)  # type: ignore[arg-type]
     for keys in ["/board-1/ticket-1", b"/board-1/ticket-1", KeyPath.parse("/board-1/ticket-1")]:
         with pytest.raises(InvalidRequest, match="batch_get: expected a sequence of keys"):
             client.batch_get(keys)  # type: ignore[arg-type]

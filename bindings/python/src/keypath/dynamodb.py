@@ -291,6 +291,10 @@ class TableClient(_Writes):
             if not bc or bc[0].id is None or KeyPath([(bc[0].namespace, bc[0].id)]) != group:
                 raise InvalidRequest(f"--{op} {str(bp)!r}: bound {bp} is not in the query's group {group}")
             bounds.append((op, KeyPath(list(bc[1:]))))
+        if children is not None and not isinstance(children, str):
+            raise InvalidRequest(
+                f"children: expected a namespace (a str), found {type(children).__name__}"
+            )
         if children is not None and components[-1].id is None:
             raise InvalidRequest(
                 f"parent {p} ends without an ID; list its namespace with a prefix"
