@@ -428,6 +428,21 @@ type Member =
  * await table.delete("/board-1/ticket-7"); // true
  * ```
  */
+/** What a caller gave where an object or an array was expected, for messages. */
+function describeArg(x: unknown): string {
+  if (x === null) return "null";
+  if (typeof x === "string") return `the string ${quote(x)}`;
+  if (typeof x === "bigint") return `the bigint ${x}n`;
+  return Array.isArray(x) ? "an array" : typeof x;
+}
+
+/** Options are an object (or left out): JavaScript callers can pass anything. */
+function checkOptions(options: unknown): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TableError("invalid", `expected options as an object, found ${describeArg(options)}`);
+  }
+}
+
 export class DynamoDbTable {
   /** The SDK client every request goes through. */
   readonly client: DynamoDBClient;
@@ -681,6 +696,12 @@ export class DynamoDbTable {
    * ```
    */
   async batchGet(keys: readonly (KeyPath | string)[]): Promise<(TableItem | undefined)[]> {
+    if (!Array.isArray(keys)) {
+      throw new TableError(
+        "invalid",
+        `batchGet: expected an array of keys (KeyPaths or their text), found ${describeArg(keys)}`,
+      );
+    }
     const paths = keys.map((k) => toPath(k));
     const rkeys: RecordKey[] = [];
     for (const p of paths) rkeys.push(await this.#itemKey(p));
@@ -780,6 +801,7 @@ export class DynamoDbTable {
    * ```
    */
   async list(prefix: KeyPath | string, options: ListOptions = {}): Promise<Page> {
+    checkOptions(options);
     const path = toPath(prefix, "prefix");
     let root: { sort: Uint8Array; from: boolean; to: boolean } | undefined;
     if (options.fromRoot === true || options.toRoot === true) {
@@ -848,6 +870,7 @@ export class DynamoDbTable {
     prefix: KeyPath | string,
     options: ListOptions = {},
   ): Promise<Page> {
+    checkOptions(options);
     if (typeof name !== "string" || !isIndexName(name)) {
       throw new TableError(
         "invalid",
@@ -1069,7 +1092,10 @@ export class DynamoDbTable {
   ): Promise<Page> {
     const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isInteger(limit) || limit < 0)
-      throw new TableError("invalid", `expected a limit of 0 or more, found ${String(limit)}`);
+      throw new TableError(
+        "invalid",
+        `expected a limit of 0 or more, found ${typeof limit === "number" ? String(limit) : describeArg(limit)}`,
+      );
     const reverse = options.reverse === true;
     let position: Uint8Array | undefined;
     if (options.cursor !== undefined) {
@@ -1147,6 +1173,7 @@ export class DynamoDbTable {
    * ```
    */
   async put(key: KeyPath | string, value: Value, options: PutOptions = {}): Promise<bigint> {
+    checkOptions(options);
     const path = toPath(key);
     itemKey(path); // checked before anything is read: a group and an ID at the end
     // A value a field index refuses is refused before anything is read, as `keypath db put`

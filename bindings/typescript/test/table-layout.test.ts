@@ -713,3 +713,26 @@ test("maxAttempts is an integer of 1 or more, and bounds the attempts of a conte
   );
   assert.deepEqual(stub.operations(), ["BatchGetItem", "PutItem", "BatchGetItem", "PutItem"]);
 });
+
+test("arguments of the wrong type from JavaScript are invalid, not a TypeError", async () => {
+  const stub = new StubTable();
+  const table = new DynamoDbTable(stub.client, "keypath");
+  const any = (x: unknown): never => x as never;
+  const cases: [string, () => Promise<unknown>, string][] = [
+    ["batchGet of a string", () => table.batchGet(any("/board-1/ticket-1")), 'batchGet: expected an array of keys (KeyPaths or their text), found the string "/board-1/ticket-1"'],
+    ["batchGet of null", () => table.batchGet(any(null)), "batchGet: expected an array of keys (KeyPaths or their text), found null"],
+    ["list options null", () => table.list("/board-1", any(null)), "expected options as an object, found null"],
+    ["queryIndex options a string", () => table.queryIndex("by_u", "/board-1", any("reverse")), 'expected options as an object, found the string "reverse"'],
+    ["put options an array", () => table.put("/board-1/note-1", {}, any([])), "expected options as an object, found an array"],
+    ["limit a string", () => table.list("/board-1", { limit: any("2") }), 'expected a limit of 0 or more, found the string "2"'],
+    ["limit a bigint", () => table.list("/board-1", { limit: any(2n) }), "expected a limit of 0 or more, found the bigint 2n"],
+  ];
+  for (const [what, call, message] of cases) {
+    await assert.rejects(
+      call(),
+      (e: unknown) => e instanceof TableError && e.kind === "invalid" && e.message === message,
+      what,
+    );
+  }
+  assert.deepEqual(stub.operations(), [], "nothing is sent");
+});
