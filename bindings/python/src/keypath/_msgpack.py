@@ -115,13 +115,6 @@ def _encode(value: Any, out: bytearray, depth: int) -> None:
             out.append(0xDF)
             out += struct.pack(">I", n)
         for k, v in value.items():
-            if isinstance(k, (tuple, frozenset)):
-                # decode() gives a map key that is an array back as nothing hashable:
-                # the value could be written but never read.
-                raise LayoutError(
-                    f"a map key of type {type(k).__name__} ({k!r}): expected a key that is "
-                    "not an array or a map (decoding could not give it back)"
-                )
             _encode(k, out, depth + 1)
             _encode(v, out, depth + 1)
     else:
@@ -171,7 +164,8 @@ def decode(data: bytes) -> Any:
     """The value of the MessagePack bytes ``data``, which must hold exactly one value.
 
     Maps become ``dict`` (in their order; a later duplicate key replaces an earlier one),
-    arrays ``list``, binary ``bytes``, float 32 a :class:`Float32`. Ext types, truncated
+    arrays ``list`` (``tuple`` in a map key), binary ``bytes``, float 32 a :class:`Float32`.
+    A map key that is or holds a map, ext types, truncated
     input, invalid UTF-8 and trailing bytes raise :class:`LayoutError`.
     """
     value, end = decode_prefix(data, 0)
@@ -220,18 +214,29 @@ _FIXED = {
 def _decode(data: bytes, at: int, depth: int) -> Tuple[Any, int]:
     """The value at ``at`` (nested ``depth`` deep) and the offset after it: a loop over an
     explicit stack of the arrays and maps being filled, so that a value nested
-    :data:`MAX_DEPTH` deep decodes on any Python stack (no recursion)."""
-    # Each open container: [the list or dict, the values or entries still to read, the
-    # key read of the entry being read, or _NO_KEY].
+    :data:`MAX_DEPTH` deep decodes on any Python stack (no recursion). An array that is a
+    map key (or inside one) becomes a ``tuple``, hashable as a ``dict`` key must be."""
+    # Each open container: [the list or dict, the values or entries still to read, the key
+    # read of the entry being read or _NO_KEY, the offset where that key started, whether
+    # the container is (inside) a map key].
     stack: List[List[Any]] = []
     while True:
-        start = at
+        in_key = False
+        if stack:
+            parent = stack[-1]
+            if isinstance(parent[0], dict) and parent[2] is _NO_KEY:
+                parent[3] = at
+                in_key = True
+            else:
+                in_key = parent[4]
         if depth + len(stack) > MAX_DEPTH:
             raise LayoutError(f"MessagePack: nested more than {MAX_DEPTH} levels at byte {at}")
         value, at, count = _decode_one(data, at)
         if count is not None and count > 0:
-            stack.append([value, count, _NO_KEY])
+            stack.append([value, count, _NO_KEY, 0, in_key])
             continue
+        if in_key and isinstance(value, list):
+            value = ()
         # A complete value: place it in the open containers, closing those it fills.
         while True:
             if not stack:
@@ -245,7 +250,7 @@ def _decode(data: bytes, at: int, depth: int) -> Tuple[Any, int]:
                     hash(value)
                 except TypeError:
                     raise LayoutError(
-                        f"MessagePack: the map key at byte {start} is an array or a map"
+                        f"MessagePack: the map key at byte {frame[3]} is a map or holds one"
                     ) from None
                 frame[2] = value
                 break
@@ -256,7 +261,7 @@ def _decode(data: bytes, at: int, depth: int) -> Tuple[Any, int]:
             if frame[1] > 0:
                 break
             stack.pop()
-            value = container
+            value = tuple(container) if frame[4] and isinstance(container, list) else container
 
 
 _NO_KEY = object()
