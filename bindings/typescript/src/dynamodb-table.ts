@@ -136,12 +136,16 @@ export interface ListOptions {
   /** Strongly consistent reads (the default) or not. */
   readonly consistentRead?: boolean | undefined;
   /**
-   * Lists only: from the group's root item on, wherever the configuration places it (the
-   * Rust store's `Query::from_root`; with the root placed last and `reverse`, the root and the
-   * newest children in one `Query`).
+   * Lists only: the group's root item and what sorts after it, wherever the configuration
+   * places it (the Rust store's `Query::from_root`; with the root placed first, the whole
+   * group; with the root placed last, the root alone).
    */
   readonly fromRoot?: boolean | undefined;
-  /** Lists only: up to the group's root item (`Query::to_root`). */
+  /**
+   * Lists only: what sorts before the group's root item, and the root (`Query::to_root`);
+   * with the root placed last and `reverse`, the root and then the newest children, in one
+   * `Query`.
+   */
   readonly toRoot?: boolean | undefined;
 }
 
