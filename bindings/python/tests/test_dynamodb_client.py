@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 from keypath import KeyPath
 from keypath import _config as configs
 from keypath import _layout as layout
+from keypath import _msgpack as msgpack
 from keypath.dynamodb import (
     ConditionFailed,
+    DynamoDbError,
     ForeignRecord,
     InvalidRequest,
     ItemNotFound,
@@ -25,7 +27,7 @@ from keypath.dynamodb import (
     Unsupported,
 )
 
-from stubddb import StubDynamoDB
+from stubddb import StubDynamoDB, StubError
 
 CONFIG = (
     b'{"format":2,"indexes":[{"name":"by_updated","type":"ticket","kind":"field",'
@@ -200,6 +202,84 @@ def test_bad_input_is_refused_before_anything_is_written() -> None:
         client.query_index("nope", "/board-1")
     with pytest.raises(InvalidRequest):
         client.list("/board", limit=1)
+
+
+def test_bad_versions_limits_and_key_lists_are_refused_as_such() -> None:
+    stub, client = make()
+    version = client.put("/board-1/ticket-1", {"board": 1, "updated": 1})
+    bad_versions: List[Any] = [-1, 1.5, float(version), str(version), True, 2**64, object()]
+    for bad in bad_versions:
+        before = dict(stub.records)
+        stub.requests.clear()
+        with pytest.raises(InvalidRequest, match="if_version: expected a version"):
+            client.put("/board-1/ticket-1", {"board": 1, "updated": 2}, if_version=bad)
+        assert stub.records == before and stub.operations() == []
+    assert client.put("/board-1/ticket-1", {"board": 1, "updated": 2}, if_version=version) > version
+    bad_limits: List[Any] = [1.5, "3", True, -1, object()]
+    for limit in bad_limits:
+        with pytest.raises(InvalidRequest, match="limit: expected an int of 0 or more"):
+            client.list("/board-1", limit=limit)
+        with pytest.raises(InvalidRequest, match="limit: expected an int of 0 or more"):
+            client.query_index("by_updated", "/board-1", limit=limit)
+    assert [str(i["key"]) for i in client.list("/board-1", limit=1).items] == ["/board-1/ticket-1"]
+    for children in [5, b"ticket", ["ticket"]]:
+        with pytest.raises(InvalidRequest, match="children: expected a namespace"):
+            client.list("/board-1", children=children)  # type: ignore[arg-type]
+    for keys in ["/board-1/ticket-1", b"/board-1/ticket-1", KeyPath.parse("/board-1/ticket-1")]:
+        with pytest.raises(InvalidRequest, match="batch_get: expected a sequence of keys"):
+            client.batch_get(keys)  # type: ignore[arg-type]
+    assert [i is not None for i in client.batch_get(("/board-1/ticket-1", "/board-1/ticket-2"))] == [True, False]
+
+
+class _Failing:
+    """A boto3 client whose every request fails as ``error`` does."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def __getattr__(self, name: str) -> Any:
+        def fail(**request: Any) -> Any:
+            raise self.error
+
+        return fail
+
+
+def test_dynamodb_failures_are_table_errors_naming_operation_and_table() -> None:
+    missing = StubError("ResourceNotFoundException")
+    missing.response["Error"]["Message"] = "Cannot do operations on a non-existent table"
+    unreachable = ConnectionError('Could not connect to the endpoint URL: "http://127.0.0.1:1/"')
+    cases: List[Tuple[Exception, str, str]] = [
+        (missing, "ResourceNotFoundException", "Cannot do operations on a non-existent table"),
+        (unreachable, "ConnectionError", "Could not connect to the endpoint URL"),
+    ]
+    for error, code, message in cases:
+        client = TableClient(_Failing(error), "tickets")
+        calls: List[Tuple[str, Any]] = [
+            ("BatchGetItem", lambda: client.get("/board-1/ticket-1")),
+            ("GetItem", lambda: client.put("/board-1/ticket-1", {"board": 1})),
+            ("Query", lambda: client.list("/board-1")),
+            ("GetItem", lambda: client.query_index("by_updated", "/board-1")),
+            ("DescribeTable", lambda: TableClient.open(_Failing(error), "tickets")),
+        ]
+        for operation, call in calls:
+            with pytest.raises(DynamoDbError) as info:
+                call()
+            assert info.value.code == code and info.value.operation == operation
+            assert info.value.__cause__ is error
+            assert str(info.value).startswith(f"{operation} on table 'tickets': {code}: {message}")
+    # A failure of the write itself (not a lost race) is reported too, after the read.
+    stub, client = make()
+    refused = StubError("ValidationException")
+
+    def put_item(**body: Any) -> Any:
+        raise refused
+
+    client.put("/board-1/note-1", {"x": 1})  # the type is listed: the next write is one PutItem
+    stub.put_item = put_item  # type: ignore[method-assign]
+    before = dict(stub.records)
+    with pytest.raises(DynamoDbError, match="^PutItem on table 't': ValidationException") as info:
+        client.put("/board-1/note-2", {"x": 2})
+    assert info.value.__cause__ is refused and stub.records == before
 
 
 def test_a_table_without_configuration_gets_one_as_the_rust_store_gives_it() -> None:
@@ -383,3 +463,59 @@ def test_values_an_index_refuses_send_nothing() -> None:
     with pytest.raises(InvalidRequest):
         client.put("/board-1/ticket-1", {"board": 1, "n": 2**64})
     assert stub.operations() == []
+
+
+def test_values_nested_as_deep_as_allowed_read_back() -> None:
+    # 512 levels (the codec's MAX_DEPTH) are written, so they must read back: the decoder
+    # does not recurse per level (it did, two frames a level, past Python's stack limit).
+    stub, client = make()
+    for depth in (500, 512):
+        nested_list: Any = []
+        nested_map: Any = {}
+        for _ in range(depth):
+            nested_list = [nested_list]
+            nested_map = {"a": nested_map}
+        client.put("/board-1/note-1", nested_list)
+        client.put("/board-1/note-2", nested_map)
+        got = client.batch_get(["/board-1/note-1", "/board-1/note-2"])
+        assert [g["value"] if g is not None else None for g in got] == [nested_list, nested_map]
+    # Deeper bytes (a record another writer made) are a foreign record, not a RecursionError.
+    group = KeyPath.parse("/board-1").encode()
+    sort = KeyPath.parse("/note-3").encode()
+    too_deep = bytes([0x91]) * 600 + bytes([0x90])
+    header = layout.encode_header("note", [])
+    _put_raw(stub, group, sort, {"ver": {"N": "1"}, "val": {"B": header + too_deep}})
+    with pytest.raises(ForeignRecord, match="nested more than 512 levels"):
+        client.get("/board-1/note-3")
+
+
+def test_map_keys_that_are_arrays_read_back_as_tuples() -> None:
+    # A map key that is an array (a tuple here; a Rust map keyed by tuples, a TypeScript Map
+    # keyed by arrays) was written, and then every read reported the item as foreign.
+    stub, client = make()
+    values: List[Any] = [
+        {(1, 2): 3},
+        [{(): 1}],
+        {"a": {(1, ("x", b"y"), ()): 2}},
+        {None: 1, 1.5: 2, b"k": 3, 7: [(1, 2)]},
+    ]
+    for value in values:
+        client.put("/board-1/note-1", value)
+        got = client.get("/board-1/note-1")
+        expected = value if value is not values[-1] else {None: 1, 1.5: 2, b"k": 3, 7: [[1, 2]]}
+        assert got is not None and got["value"] == expected
+        assert msgpack.encode(got["value"]) == msgpack.encode(value)
+    # A key that is or holds a map has no Python form: a foreign record, named.
+    group = KeyPath.parse("/board-1").encode()
+    header = layout.encode_header("note", [])
+    for payload, at in [(b"\x81\x81\x01\x02\x03", 1), (b"\x82\x01\x02\x92\x01\x80\x03", 3)]:
+        _put_raw(stub, group, KeyPath.parse("/note-2").encode(), {"ver": {"N": "1"}, "val": {"B": header + payload}})
+        with pytest.raises(ForeignRecord, match=f"the map key at byte {at} is a map or holds one"):
+            client.get("/board-1/note-2")
+
+
+def test_connect_reports_a_client_boto3_cannot_make_as_a_table_error() -> None:
+    pytest.importorskip("boto3")
+    with pytest.raises(DynamoDbError, match="^the boto3 client on table 'tickets': ValueError: Invalid endpoint: not a url") as info:
+        TableClient.connect("tickets", endpoint_url="not a url", region_name="us-east-1")
+    assert isinstance(info.value.__cause__, ValueError)

@@ -138,9 +138,17 @@ def _last_write(stub: StubDynamoDB) -> Any:
     return {"body": to_json_body(body), "operation": op}
 
 
+def _opened(stub: StubDynamoDB) -> TableClient:
+    """A client of the stub's table after ``TableClient.open`` (its ``DescribeTable``), as
+    the Rust store after it opened the table: the requests counted are the operations'."""
+    client = TableClient.open(stub, "keypath")
+    stub.requests.clear()
+    return client
+
+
 def test_writes_send_the_documented_requests() -> None:
     stub = _store()
-    client = TableClient(stub, "keypath")
+    client = _opened(stub)
     client._fresh_version = lambda: 5
     assert client.put(TICKET, dict(TICKET_VALUE)) == 5
     assert stub.operations() == ["GetItem", "BatchGetItem", "TransactWriteItems"]
@@ -168,7 +176,7 @@ def test_writes_send_the_documented_requests() -> None:
 
 def test_reads_send_the_documented_requests() -> None:
     stub = _store()
-    client = TableClient(stub, "keypath")
+    client = _opened(stub)
     client.list("/board-1", children="ticket", limit=10)
     assert stub.operations() == ["Query"]
     assert _last_write(stub) == request("list.request")
@@ -183,7 +191,7 @@ def test_group_versions_send_the_documented_request() -> None:
     stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"] = {
         "B": CHECKS["config_counters.json"].strip().encode()
     }
-    client = TableClient(stub, "keypath")
+    client = _opened(stub)
     assert client.put(TICKET, {"title": "Fix"}) == 1
     assert stub.operations() == ["GetItem", "BatchGetItem", "TransactWriteItems"]
     assert _last_write(stub) == request("counter_put.request")
@@ -237,3 +245,31 @@ def test_gsi_mode_sends_the_documented_requests() -> None:
     assert not [k for k in stub.records if k[0].startswith(b"\x00\x02")]
     assert [i["value"]["updated"] for i in client.query_index("by_updated", "/board-1/updated-30").items] == [30]
     assert client.delete(TICKET) is True and stub.operations()[-1] == "DeleteItem"
+
+
+def test_a_client_made_without_open_learns_the_gsis_when_it_needs_them() -> None:
+    # TableClient(client, table), as the README's example makes it, on a table in GSI mode:
+    # one DescribeTable the first time a write, an index query or a header needs the GSIs,
+    # then what an opened client does. (It wrote exact entries and no GSI keys, so the item
+    # was missing from the GSI, and read items written by Rust as foreign records.)
+    stub = _store()
+    config = CHECKS["config.json"].strip().replace('"types":[]', '"types":["ticket"]').encode()
+    stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"] = {"B": config}
+    stub.keep("by_updated", 1)
+    opened = TableClient.open(stub, "keypath")
+    opened.put("/board-1/ticket-1", {"board": 1, "updated": 10})
+    stub.requests.clear()
+    client = TableClient(stub, "keypath")
+    client._fresh_version = lambda: 5
+    item = client.get("/board-1/ticket-1")  # its header's path is in gp1/gs1
+    assert item is not None and item["value"] == {"board": 1, "updated": 10}
+    assert stub.operations() == ["BatchGetItem", "DescribeTable"]
+    stub.requests.clear()
+    assert client.put(TICKET, dict(TICKET_VALUE)) == 5
+    assert stub.operations() == ["GetItem", "BatchGetItem", "PutItem"]
+    assert _last_write(stub) == request("gsi_put.request")
+    assert not [k for k in stub.records if k[0].startswith(b"\x00\x02")]
+    fresh = TableClient(stub, "keypath")
+    page = fresh.query_index("by_updated", "/board-1", reverse=True)
+    assert [str(i["key"]) for i in page.items] == [str(TICKET), "/board-1/ticket-1"]
+    assert [op for op, _ in stub.requests[-3:]] == ["GetItem", "DescribeTable", "Query"]

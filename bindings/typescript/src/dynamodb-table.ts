@@ -136,12 +136,16 @@ export interface ListOptions {
   /** Strongly consistent reads (the default) or not. */
   readonly consistentRead?: boolean | undefined;
   /**
-   * Lists only: from the group's root item on, wherever the configuration places it (the
-   * Rust store's `Query::from_root`; with the root placed last and `reverse`, the root and the
-   * newest children in one `Query`).
+   * Lists only: the group's root item and what sorts after it, wherever the configuration
+   * places it (the Rust store's `Query::from_root`; with the root placed first, the whole
+   * group; with the root placed last, the root alone).
    */
   readonly fromRoot?: boolean | undefined;
-  /** Lists only: up to the group's root item (`Query::to_root`). */
+  /**
+   * Lists only: what sorts before the group's root item, and the root (`Query::to_root`);
+   * with the root placed last and `reverse`, the root and then the newest children, in one
+   * `Query`.
+   */
   readonly toRoot?: boolean | undefined;
 }
 
@@ -159,7 +163,7 @@ export interface PutOptions {
 export interface TableOptions {
   /** How payloads decode into values (default: maps as plain objects, floats as numbers). */
   readonly decode?: DecodeOptions;
-  /** Attempts of a write whose condition fails because of a concurrent write (default 1000, as the Rust store). */
+  /** Attempts of a write whose condition fails because of a concurrent write: an integer of 1 or more (default 1000, as the Rust store; else the constructor throws `invalid`). */
   readonly maxAttempts?: number;
 }
 
@@ -428,6 +432,21 @@ type Member =
  * await table.delete("/board-1/ticket-7"); // true
  * ```
  */
+/** What a caller gave where an object or an array was expected, for messages. */
+function describeArg(x: unknown): string {
+  if (x === null) return "null";
+  if (typeof x === "string") return `the string ${quote(x)}`;
+  if (typeof x === "bigint") return `the bigint ${x}n`;
+  return Array.isArray(x) ? "an array" : typeof x;
+}
+
+/** Options are an object (or left out): JavaScript callers can pass anything. */
+function checkOptions(options: unknown): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TableError("invalid", `expected options as an object, found ${describeArg(options)}`);
+  }
+}
+
 export class DynamoDbTable {
   /** The SDK client every request goes through. */
   readonly client: DynamoDBClient;
@@ -456,7 +475,15 @@ export class DynamoDbTable {
     this.client = client;
     this.tableName = tableName;
     this.#decode = options.decode ?? {};
-    this.#maxAttempts = options.maxAttempts ?? 1000;
+    const attempts = options.maxAttempts ?? 1000;
+    if (!Number.isSafeInteger(attempts) || attempts < 1) {
+      // 0 or NaN gave no attempt or endless ones under contention.
+      throw new TableError(
+        "invalid",
+        `maxAttempts: expected an integer of 1 or more, found ${String(attempts)}`,
+      );
+    }
+    this.#maxAttempts = attempts;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -486,9 +513,16 @@ export class DynamoDbTable {
       );
     const schema = (d.KeySchema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(",");
     if (schema !== "pk:HASH,sk:RANGE" || !binary("pk") || !binary("sk")) {
+      const typeOf = (name: string | undefined): string => {
+        const t = (d.AttributeDefinitions ?? []).find((a) => a.AttributeName === name)?.AttributeType;
+        return t === "B" ? "binary" : t === "S" ? "string" : t === "N" ? "number" : String(t);
+      };
+      const found = (d.KeySchema ?? [])
+        .map((k) => `${k.AttributeName} (${typeOf(k.AttributeName)}, ${k.KeyType})`)
+        .join(" and ");
       throw new TableError(
-        "other",
-        `DynamoDB table ${this.tableName} has the key schema [${schema}], expected pk (binary, HASH) and sk (binary, RANGE)`,
+        "unsupported",
+        `DynamoDB table ${this.tableName}: expected the key schema pk (binary, HASH) and sk (binary, RANGE), found ${found || "none"}`,
       );
     }
     const kept: KeptIndex[] = [];
@@ -666,6 +700,12 @@ export class DynamoDbTable {
    * ```
    */
   async batchGet(keys: readonly (KeyPath | string)[]): Promise<(TableItem | undefined)[]> {
+    if (!Array.isArray(keys)) {
+      throw new TableError(
+        "invalid",
+        `batchGet: expected an array of keys (KeyPaths or their text), found ${describeArg(keys)}`,
+      );
+    }
     const paths = keys.map((k) => toPath(k));
     const rkeys: RecordKey[] = [];
     for (const p of paths) rkeys.push(await this.#itemKey(p));
@@ -765,6 +805,7 @@ export class DynamoDbTable {
    * ```
    */
   async list(prefix: KeyPath | string, options: ListOptions = {}): Promise<Page> {
+    checkOptions(options);
     const path = toPath(prefix, "prefix");
     let root: { sort: Uint8Array; from: boolean; to: boolean } | undefined;
     if (options.fromRoot === true || options.toRoot === true) {
@@ -833,6 +874,7 @@ export class DynamoDbTable {
     prefix: KeyPath | string,
     options: ListOptions = {},
   ): Promise<Page> {
+    checkOptions(options);
     if (typeof name !== "string" || !isIndexName(name)) {
       throw new TableError(
         "invalid",
@@ -848,6 +890,13 @@ export class DynamoDbTable {
     const { group, plan } = planQuery(toPath(prefix, "prefix"), options, true);
     if (!this.#ready.has(name)) {
       const config = await this.loadConfig();
+      if (!config.indexes.some((d) => d.name === name)) {
+        const names = [...new Set(config.indexes.map((d) => d.name))];
+        throw new TableError(
+          "invalid",
+          `unknown index ${quote(name)}: expected an index the table's configuration declares, ${names.length === 0 ? "and it declares none" : `one of ${names.map(quote).join(", ")}`}`,
+        );
+      }
       const building = config.indexes.find((d) => d.name === name && d.building === true);
       if (building !== undefined) {
         throw new TableError(
@@ -1047,7 +1096,10 @@ export class DynamoDbTable {
   ): Promise<Page> {
     const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isInteger(limit) || limit < 0)
-      throw new TableError("invalid", `expected a limit of 0 or more, found ${String(limit)}`);
+      throw new TableError(
+        "invalid",
+        `expected a limit of 0 or more, found ${typeof limit === "number" ? String(limit) : describeArg(limit)}`,
+      );
     const reverse = options.reverse === true;
     let position: Uint8Array | undefined;
     if (options.cursor !== undefined) {
@@ -1125,6 +1177,7 @@ export class DynamoDbTable {
    * ```
    */
   async put(key: KeyPath | string, value: Value, options: PutOptions = {}): Promise<bigint> {
+    checkOptions(options);
     const path = toPath(key);
     itemKey(path); // checked before anything is read: a group and an ID at the end
     // A value a field index refuses is refused before anything is read, as `keypath db put`
@@ -1215,6 +1268,16 @@ export class DynamoDbTable {
           }
           gsiAttrs[k.pk] = b(group);
           gsiAttrs[k.sk] = b(entry.sk);
+        }
+        for (const e of entries) {
+          if (maintained.has(e.name)) continue;
+          const k = entryKey(e.name, e.path, path);
+          if (k.pk.length > 2048 || k.sk.length > 1024) {
+            throw new TableError(
+              "invalid",
+              `${path}: index ${e.name}'s entry key is over DynamoDB's key limits: expected a partition key of at most 2048 bytes and a sort key of at most 1024, found ${k.pk.length} and ${k.sk.length} (the item's fields make its index key path too long); nothing was written`,
+            );
+          }
         }
         const header = encodeHeader(type, entries, maintained);
         const version =

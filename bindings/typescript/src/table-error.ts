@@ -11,7 +11,8 @@
  *   MessagePack cannot hold, bytes that are not what they should be);
  * - `foreign`: a record of the table the client does not understand (the message names its key);
  * - `unsupported`: a write or read this client does not do (a type indexed by a program, an
- *   index being built, indexes kept by the table); nothing was written;
+ *   index being built, a table whose keys are not `pk` and `sk` of type `B`); nothing was
+ *   written;
  * - `other`: anything else (DynamoDB's own errors, contention).
  */
 export type TableErrorKind =

@@ -565,3 +565,174 @@ test("lists from or up to a placed root item: the root's sort key bounds the Que
     (e: unknown) => e instanceof TableError && e.kind === "invalid",
   );
 });
+
+test("an index the configuration does not declare is refused, not answered as empty", async () => {
+  const stub = new StubTable();
+  stub.put(
+    configRecord(
+      '{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/board-{board}"}],"types":[]}',
+      1,
+    ),
+  );
+  const table = new DynamoDbTable(stub.client, "keypath");
+  await table.put("/board-1/ticket-7", { board: 1, u: 7 });
+  stub.sent.length = 0;
+  await assert.rejects(
+    table.queryIndex("by_x", "/board-1"),
+    (e: unknown) =>
+      e instanceof TableError &&
+      e.kind === "invalid" &&
+      e.message ===
+        'unknown index "by_x": expected an index the table\'s configuration declares, one of "by_u"',
+  );
+  assert.deepEqual(
+    stub.sent.map((s) => s.operation),
+    ["GetItem"],
+    "only the configuration is read",
+  );
+  const page = await table.queryIndex("by_u", "/board-1");
+  assert.deepEqual(
+    page.items.map((i) => i.key.toString()),
+    ["/board-1/ticket-7"],
+  );
+  // A table without a configuration record declares no index.
+  const bare = new DynamoDbTable(new StubTable().client, "keypath");
+  await assert.rejects(
+    bare.queryIndex("by_u", "/board-1"),
+    (e: unknown) =>
+      e instanceof TableError &&
+      e.kind === "invalid" &&
+      e.message.endsWith("configuration declares, and it declares none"),
+  );
+});
+
+test("an index entry over DynamoDB's key limits is refused naming the item and the index", async () => {
+  const stub = new StubTable();
+  stub.put(
+    configRecord(
+      '{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/board-{board}"}],"types":["ticket"]}',
+      1,
+    ),
+  );
+  const table = new DynamoDbTable(stub.client, "keypath");
+  const before = [...stub.records.keys()];
+  for (const [value, sizes] of [
+    [{ board: "q".repeat(2500), u: 1 }, /found 25\d\d and \d\d /],
+    [{ board: 1, u: "q".repeat(1500) }, /found \d\d and 15\d\d /],
+    [{ board: 1, u: "q".repeat(300 * 1024) }, /found \d\d and 30\d{4} /],
+  ] as const) {
+    stub.sent.length = 0;
+    await assert.rejects(
+      table.put("/board-1/ticket-7", value),
+      (e: unknown) =>
+        e instanceof TableError &&
+        e.kind === "invalid" &&
+        e.message.startsWith(
+          "/board-1/ticket-7: index by_u's entry key is over DynamoDB's key limits: expected a partition key of at most 2048 bytes and a sort key of at most 1024, found ",
+        ) &&
+        sizes.test(e.message),
+    );
+    assert.deepEqual(
+      stub.sent.filter((s) => !["GetItem", "BatchGetItem", "DescribeTable"].includes(s.operation)),
+      [],
+      "nothing is written",
+    );
+  }
+  assert.deepEqual([...stub.records.keys()], before);
+});
+
+test("a table whose keys are not pk and sk of type B is refused, naming what it has", async () => {
+  const cases: [unknown[], unknown[], string][] = [
+    [
+      [
+        { AttributeName: "pk", KeyType: "HASH" },
+        { AttributeName: "sk", KeyType: "RANGE" },
+      ],
+      [
+        { AttributeName: "pk", AttributeType: "S" },
+        { AttributeName: "sk", AttributeType: "S" },
+      ],
+      "pk (string, HASH) and sk (string, RANGE)",
+    ],
+    [
+      [{ AttributeName: "pk", KeyType: "HASH" }],
+      [{ AttributeName: "pk", AttributeType: "B" }],
+      "pk (binary, HASH)",
+    ],
+    [
+      [
+        { AttributeName: "id", KeyType: "HASH" },
+        { AttributeName: "sort", KeyType: "RANGE" },
+      ],
+      [
+        { AttributeName: "id", AttributeType: "B" },
+        { AttributeName: "sort", AttributeType: "N" },
+      ],
+      "id (binary, HASH) and sort (number, RANGE)",
+    ],
+  ];
+  for (const [keys, attrs, found] of cases) {
+    const stub = new StubTable();
+    stub.description = { KeySchema: keys, AttributeDefinitions: attrs };
+    await assert.rejects(
+      new DynamoDbTable(stub.client, "keypath").loadIndexes(),
+      (e: unknown) =>
+        e instanceof TableError &&
+        e.kind === "unsupported" &&
+        e.message ===
+          `DynamoDB table keypath: expected the key schema pk (binary, HASH) and sk (binary, RANGE), found ${found}`,
+    );
+  }
+});
+
+test("maxAttempts is an integer of 1 or more, and bounds the attempts of a contended write", async () => {
+  const stub = new StubTable();
+  for (const maxAttempts of [0, -1, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
+    assert.throws(
+      () => new DynamoDbTable(stub.client, "keypath", { maxAttempts }),
+      (e: unknown) =>
+        e instanceof TableError &&
+        e.kind === "invalid" &&
+        e.message === `maxAttempts: expected an integer of 1 or more, found ${String(maxAttempts)}`,
+    );
+  }
+  const table = new DynamoDbTable(stub.client, "keypath", { maxAttempts: 2 });
+  await table.put("/board-1/note-1", { a: 1 });
+  const lost = (): Error =>
+    Object.assign(new Error("The conditional request failed"), {
+      name: "ConditionalCheckFailedException",
+    });
+  stub.failures.push(lost(), lost());
+  stub.sent.length = 0;
+  await assert.rejects(
+    table.put("/board-1/note-1", { a: 2 }),
+    (e: unknown) =>
+      e instanceof TableError &&
+      e.kind === "other" &&
+      e.message === "/board-1/note-1: still contended after 2 attempts",
+  );
+  assert.deepEqual(stub.operations(), ["BatchGetItem", "PutItem", "BatchGetItem", "PutItem"]);
+});
+
+test("arguments of the wrong type from JavaScript are invalid, not a TypeError", async () => {
+  const stub = new StubTable();
+  const table = new DynamoDbTable(stub.client, "keypath");
+  const any = (x: unknown): never => x as never;
+  const cases: [string, () => Promise<unknown>, string][] = [
+    ["batchGet of a string", () => table.batchGet(any("/board-1/ticket-1")), 'batchGet: expected an array of keys (KeyPaths or their text), found the string "/board-1/ticket-1"'],
+    ["batchGet of null", () => table.batchGet(any(null)), "batchGet: expected an array of keys (KeyPaths or their text), found null"],
+    ["list options null", () => table.list("/board-1", any(null)), "expected options as an object, found null"],
+    ["queryIndex options a string", () => table.queryIndex("by_u", "/board-1", any("reverse")), 'expected options as an object, found the string "reverse"'],
+    ["put options an array", () => table.put("/board-1/note-1", {}, any([])), "expected options as an object, found an array"],
+    ["limit a string", () => table.list("/board-1", { limit: any("2") }), 'expected a limit of 0 or more, found the string "2"'],
+    ["limit a bigint", () => table.list("/board-1", { limit: any(2n) }), "expected a limit of 0 or more, found the bigint 2n"],
+  ];
+  for (const [what, call, message] of cases) {
+    await assert.rejects(
+      call(),
+      (e: unknown) => e instanceof TableError && e.kind === "invalid" && e.message === message,
+      what,
+    );
+  }
+  assert.deepEqual(stub.operations(), [], "nothing is sent");
+});

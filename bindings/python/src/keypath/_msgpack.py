@@ -21,7 +21,7 @@ other keys: integers, for instance).
 from __future__ import annotations
 
 import struct
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ._layout_error import LayoutError
 
@@ -164,7 +164,8 @@ def decode(data: bytes) -> Any:
     """The value of the MessagePack bytes ``data``, which must hold exactly one value.
 
     Maps become ``dict`` (in their order; a later duplicate key replaces an earlier one),
-    arrays ``list``, binary ``bytes``, float 32 a :class:`Float32`. Ext types, truncated
+    arrays ``list`` (``tuple`` in a map key), binary ``bytes``, float 32 a :class:`Float32`.
+    A map key that is or holds a map, ext types, truncated
     input, invalid UTF-8 and trailing bytes raise :class:`LayoutError`.
     """
     value, end = decode_prefix(data, 0)
@@ -211,74 +212,117 @@ _FIXED = {
 
 
 def _decode(data: bytes, at: int, depth: int) -> Tuple[Any, int]:
-    if depth > MAX_DEPTH:
-        raise LayoutError(f"MessagePack: nested more than {MAX_DEPTH} levels at byte {at}")
+    """The value at ``at`` (nested ``depth`` deep) and the offset after it: a loop over an
+    explicit stack of the arrays and maps being filled, so that a value nested
+    :data:`MAX_DEPTH` deep decodes on any Python stack (no recursion). An array that is a
+    map key (or inside one) becomes a ``tuple``, hashable as a ``dict`` key must be."""
+    # Each open container: [the list or dict, the values or entries still to read, the key
+    # read of the entry being read or _NO_KEY, the offset where that key started, whether
+    # the container is (inside) a map key].
+    stack: List[List[Any]] = []
+    while True:
+        in_key = False
+        if stack:
+            parent = stack[-1]
+            if isinstance(parent[0], dict) and parent[2] is _NO_KEY:
+                parent[3] = at
+                in_key = True
+            else:
+                in_key = parent[4]
+        if depth + len(stack) > MAX_DEPTH:
+            raise LayoutError(f"MessagePack: nested more than {MAX_DEPTH} levels at byte {at}")
+        value, at, count = _decode_one(data, at)
+        if count is not None and count > 0:
+            stack.append([value, count, _NO_KEY, 0, in_key])
+            continue
+        if in_key and isinstance(value, list):
+            value = ()
+        # A complete value: place it in the open containers, closing those it fills.
+        while True:
+            if not stack:
+                return value, at
+            frame = stack[-1]
+            container = frame[0]
+            if isinstance(container, list):
+                container.append(value)
+            elif frame[2] is _NO_KEY:
+                try:
+                    hash(value)
+                except TypeError:
+                    raise LayoutError(
+                        f"MessagePack: the map key at byte {frame[3]} is a map or holds one"
+                    ) from None
+                frame[2] = value
+                break
+            else:
+                container[frame[2]] = value
+                frame[2] = _NO_KEY
+            frame[1] -= 1
+            if frame[1] > 0:
+                break
+            stack.pop()
+            value = tuple(container) if frame[4] and isinstance(container, list) else container
+
+
+_NO_KEY = object()
+
+
+def _decode_one(data: bytes, at: int) -> Tuple[Any, int, Optional[int]]:
+    """One value at ``at`` and the offset after it; for an array or a map, an empty
+    ``list``/``dict`` and the number of values or entries that follow, else
+    ``None`` as that number."""
     b = _take(data, at, 1)[0]
     at += 1
     if b < 0x80:
-        return b, at
+        return b, at, None
     if b >= 0xE0:
-        return b - 0x100, at
+        return b - 0x100, at, None
     if 0xA0 <= b <= 0xBF:
-        return _str(data, at, b & 0x1F)
+        text, at = _str(data, at, b & 0x1F)
+        return text, at, None
     if 0x90 <= b <= 0x9F:
-        return _array(data, at, b & 0x0F, depth)
+        return _array(data, at, b & 0x0F)
     if 0x80 <= b <= 0x8F:
-        return _map(data, at, b & 0x0F, depth)
+        return _map(data, at, b & 0x0F)
     if b == 0xC0:
-        return None, at
+        return None, at, None
     if b == 0xC2:
-        return False, at
+        return False, at, None
     if b == 0xC3:
-        return True, at
+        return True, at, None
     fmt = _FIXED.get(b)
     if fmt is not None:
         size = struct.calcsize(fmt)
-        return struct.unpack(fmt, _take(data, at, size))[0], at + size
+        return struct.unpack(fmt, _take(data, at, size))[0], at + size, None
     if b == 0xCA:
-        return Float32(struct.unpack(">f", _take(data, at, 4))[0]), at + 4
+        return Float32(struct.unpack(">f", _take(data, at, 4))[0]), at + 4, None
     if b == 0xCB:
-        return struct.unpack(">d", _take(data, at, 8))[0], at + 8
+        return struct.unpack(">d", _take(data, at, 8))[0], at + 8, None
     if b in (0xD9, 0xDA, 0xDB, 0xC4, 0xC5, 0xC6, 0xDC, 0xDD, 0xDE, 0xDF):
         width = {0xD9: 1, 0xC4: 1, 0xDA: 2, 0xC5: 2, 0xDC: 2, 0xDE: 2}.get(b, 4)
         n = int.from_bytes(_take(data, at, width), "big")
         at += width
         if b in (0xD9, 0xDA, 0xDB):
-            return _str(data, at, n)
+            text, at = _str(data, at, n)
+            return text, at, None
         if b in (0xC4, 0xC5, 0xC6):
-            return _take(data, at, n), at + n
+            return _take(data, at, n), at + n, None
         if b in (0xDC, 0xDD):
-            return _array(data, at, n, depth)
-        return _map(data, at, n, depth)
+            return _array(data, at, n)
+        return _map(data, at, n)
     raise LayoutError(
         f"MessagePack: expected a value at byte {at - 1}, found the marker {b:02x} "
         "(an ext type or a reserved byte)"
     )
 
 
-def _array(data: bytes, at: int, n: int, depth: int) -> Tuple[List[Any], int]:
+def _array(data: bytes, at: int, n: int) -> Tuple[List[Any], int, int]:
     if n > len(data) - at:
         raise LayoutError(f"MessagePack: an array of {n} values in {len(data) - at} bytes")
-    items: List[Any] = []
-    for _ in range(n):
-        v, at = _decode(data, at, depth + 1)
-        items.append(v)
-    return items, at
+    return [], at, n
 
 
-def _map(data: bytes, at: int, n: int, depth: int) -> Tuple[Dict[Any, Any], int]:
+def _map(data: bytes, at: int, n: int) -> Tuple[Dict[Any, Any], int, int]:
     if 2 * n > len(data) - at:
         raise LayoutError(f"MessagePack: a map of {n} entries in {len(data) - at} bytes")
-    out: Dict[Any, Any] = {}
-    for _ in range(n):
-        key_at = at
-        k, at = _decode(data, at, depth + 1)
-        try:
-            hash(k)
-        except TypeError:
-            raise LayoutError(
-                f"MessagePack: the map key at byte {key_at} is an array or a map"
-            ) from None
-        v, at = _decode(data, at, depth + 1)
-        out[k] = v
-    return out, at
+    return {}, at, n

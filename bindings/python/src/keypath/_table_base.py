@@ -15,6 +15,7 @@ from ._layout import (
     CONFIG_SK,
     MAX_PARTITION_KEY,
     MAX_SORT_KEY,
+    is_valid_index_name,
     item_key,
     parse_header,
     split_entry_sort,
@@ -28,6 +29,8 @@ from ._table_types import (
     InvalidRequest,
     ForeignRecord,
     KeptIndex,
+    DynamoDbError,
+    Unsupported,
 )
 from ._records import (
     _MAX_BATCH_GET,
@@ -39,6 +42,78 @@ from ._records import (
 )
 
 
+_METHODS = {
+    "BatchGetItem": "batch_get_item",
+    "DeleteItem": "delete_item",
+    "DescribeTable": "describe_table",
+    "GetItem": "get_item",
+    "PutItem": "put_item",
+    "Query": "query",
+    "Scan": "scan",
+    "TransactWriteItems": "transact_write_items",
+}
+
+
+def _request(client: Any, table: str, operation: str, **request: Any) -> Dict[str, Any]:
+    """One request through the boto3 client; whatever it raises (botocore's errors: a
+    missing table, a refused key, an unreachable endpoint) as a :class:`DynamoDbError`
+    naming the operation and the table."""
+    try:
+        out: Dict[str, Any] = getattr(client, _METHODS[operation])(**request)
+    except TableError:
+        raise
+    except Exception as e:
+        response = getattr(e, "response", None)
+        error = response.get("Error") if isinstance(response, dict) else None
+        if isinstance(error, dict) and error.get("Code"):
+            code, message = str(error["Code"]), str(error.get("Message") or e)
+        else:
+            code, message = type(e).__name__, str(e)
+        raise DynamoDbError(operation, table, code, message) from e
+    return out
+
+
+def _describe(client: Any, table: str) -> List[KeptIndex]:
+    """The indexes ``table`` keeps as ``kp_`` GSIs (GSI mode), after one ``DescribeTable``,
+    as the Rust store opens a table: refuses a table whose keys are not ``pk``/``sk`` of
+    type ``B``."""
+    out = _request(client, table, "DescribeTable", TableName=table)["Table"]
+    types = {a["AttributeName"]: a["AttributeType"] for a in out.get("AttributeDefinitions", [])}
+    schema = {k["KeyType"]: k["AttributeName"] for k in out.get("KeySchema", [])}
+    problems = []
+    for kind, name in (("HASH", "pk"), ("RANGE", "sk")):
+        if schema.get(kind) != name or types.get(name) != "B":
+            problems.append(
+                f"{kind} is {schema.get(kind)!r} of type {types.get(schema.get(kind, ''))!r}"
+            )
+    if problems:
+        raise Unsupported(
+            f"DynamoDB table {table!r} has the wrong key schema: {'; '.join(problems)}; "
+            "expected pk (binary, HASH) and sk (binary, RANGE)"
+        )
+    kept = []
+    for gsi in out.get("GlobalSecondaryIndexes", []) or []:
+        name = gsi.get("IndexName", "")
+        if not name.startswith("kp_") or not is_valid_index_name(name[3:]):
+            continue
+        keys = gsi.get("KeySchema", [])
+        projection = gsi.get("Projection", {}).get("ProjectionType")
+        if (
+            len(keys) != 2
+            or [k["KeyType"] for k in keys] != ["HASH", "RANGE"]
+            or any(types.get(k["AttributeName"]) != "B" for k in keys)
+            or projection not in ("ALL", "KEYS_ONLY")
+        ):
+            raise Unsupported(
+                f"DynamoDB table {table!r}: GSI {name} is not a keypath index (two binary "
+                "keys, HASH then RANGE, projecting ALL or KEYS_ONLY)"
+            )
+        kept.append(
+            KeptIndex(name[3:], keys[0]["AttributeName"], keys[1]["AttributeName"], projection == "KEYS_ONLY")
+        )
+    return kept
+
+
 class _TableBase:
     """The client's state and its point reads."""
 
@@ -46,10 +121,14 @@ class _TableBase:
         self, client: Any, table: str, gsis: Optional[Sequence[KeptIndex]] = None
     ) -> None:
         """A client of ``table``; ``gsis``: the indexes the table keeps as GSIs (GSI mode),
-        as :meth:`open` finds them (none if not given)."""
+        as :meth:`open` finds them; if not given, learned with one ``DescribeTable`` when a
+        write with index entries, an index query or a stored header first needs them."""
         self._client = client
         self._table = table
-        self._kept: Dict[str, KeptIndex] = {k.name: k for k in (gsis or [])}
+        # None until known: learned with one DescribeTable when first needed.
+        self._kept: Optional[Dict[str, KeptIndex]] = (
+            None if gsis is None else {k.name: k for k in gsis}
+        )
         self._config: Optional[Config] = None
         self._config_read = False
         self._ready: set[str] = set()
@@ -73,7 +152,7 @@ class _TableBase:
         for name, at, path in header.indexes:
             if path:
                 continue
-            index = self._kept.get(name)
+            index = self._kept_indexes().get(name)
             if index is None:
                 raise _foreign(
                     pk,
@@ -115,8 +194,20 @@ class _TableBase:
         """The table's name."""
         return self._table
 
+    def _kept_indexes(self) -> Dict[str, KeptIndex]:
+        """The indexes the table keeps as GSIs: as given to the constructor, else learned
+        with one ``DescribeTable`` the first time a write, an index query or a header
+        needs them."""
+        if self._kept is None:
+            self._kept = {k.name: k for k in _describe(self._client, self._table)}
+        return self._kept
+
+    def _call(self, operation: str, **request: Any) -> Dict[str, Any]:
+        return _request(self._client, self._table, operation, **request)
+
     def _read_config(self) -> Optional[Config]:
-        out = self._client.get_item(
+        out = self._call(
+            "GetItem",
             TableName=self._table,
             Key={"pk": _b(CONFIG_PK), "sk": _b(CONFIG_SK)},
             ConsistentRead=True,
@@ -166,7 +257,8 @@ class _TableBase:
             ]
             attempt = 0
             while pending:
-                out = self._client.batch_get_item(
+                out = self._call(
+                    "BatchGetItem",
                     RequestItems={self._table: {"Keys": pending, "ConsistentRead": consistent}}
                 )
                 for attrs in out.get("Responses", {}).get(self._table, []):
@@ -197,6 +289,11 @@ class _TableBase:
 
     def batch_get(self, keys: Sequence[KeyLike]) -> List[Optional[Item]]:
         """The items at ``keys``, one item or ``None`` per key in the order asked."""
+        if isinstance(keys, (str, bytes, bytearray, KeyPath)):
+            raise InvalidRequest(
+                f"batch_get: expected a sequence of keys (KeyPaths or their text), found one "
+                f"{type(keys).__name__}; for one key use get"
+            )
         paths = [_path(k) for k in keys]
         located = [self._key(p) for p in paths]
         records = self._batch_get(located)

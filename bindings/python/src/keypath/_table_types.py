@@ -16,6 +16,7 @@ __all__ = [
     "InvalidRequest",
     "ForeignRecord",
     "Unsupported",
+    "DynamoDbError",
     "Page",
     "KeptIndex",
 ]
@@ -55,6 +56,25 @@ class ForeignRecord(TableError):
 class Unsupported(TableError):
     """A write this client does not make (an item type with a ``"program"`` index, an
     index being built); nothing was written."""
+
+
+class DynamoDbError(TableError):
+    """DynamoDB (or the boto3 client) failed a request: a missing table, a table whose keys
+    are not ``pk``/``sk`` of type ``B``, wrong credentials, an unreachable endpoint,
+    throttling; or :meth:`TableClient.connect` could not make the boto3 client (no region,
+    a bad endpoint URL). The message names the operation, the table and the error; ``code``
+    is DynamoDB's error code (``"ResourceNotFoundException"``), or the exception's class
+    name when there is none; ``__cause__`` is the exception boto3 raised.
+
+    >>> e = DynamoDbError("GetItem", "t", "ResourceNotFoundException", "no such table")
+    >>> (e.code, str(e))
+    ('ResourceNotFoundException', "GetItem on table 't': ResourceNotFoundException: no such table")
+    """
+
+    def __init__(self, operation: str, table: str, code: str, message: str) -> None:
+        super().__init__(f"{operation} on table {table!r}: {code}: {message}")
+        self.operation = operation
+        self.code = code
 
 
 class Page:

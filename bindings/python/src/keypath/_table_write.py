@@ -37,6 +37,7 @@ from ._table_types import (
     InvalidRequest,
     ForeignRecord,
     Unsupported,
+    DynamoDbError,
 )
 from ._records import (
     _MAX_ATTEMPTS,
@@ -64,21 +65,17 @@ class _Writes(_TableBase):
         try:
             if len(members) == 1:
                 ((kind, body),) = members[0].items()
-                if kind == "Put":
-                    self._client.put_item(**body)
-                else:
-                    self._client.delete_item(**body)
+                self._call("PutItem" if kind == "Put" else "DeleteItem", **body)
             else:
-                self._client.transact_write_items(TransactItems=members)
-        except Exception as e:
-            response = getattr(e, "response", None)
-            if not isinstance(response, dict):
-                raise
-            code = response.get("Error", {}).get("Code")
+                self._call("TransactWriteItems", TransactItems=members)
+        except DynamoDbError as e:
+            code = e.code
             if code == "ConditionalCheckFailedException":
                 return False
             if code == "TransactionCanceledException":
-                reasons = [r.get("Code") for r in response.get("CancellationReasons", []) or []]
+                response = getattr(e.__cause__, "response", None)
+                listed = response.get("CancellationReasons") if isinstance(response, dict) else None
+                reasons = [r.get("Code") for r in listed or []]
                 if any(r in ("ConditionalCheckFailed", "TransactionConflict") for r in reasons) or not reasons:
                     return False
             if code == "TransactionConflictException":
@@ -168,7 +165,7 @@ class _Writes(_TableBase):
             if same is not None:
                 kept[same] = True
                 continue
-            if name in self._kept:
+            if name in self._kept_indexes():
                 continue  # a GSI's: DynamoDB removes it with the item's attributes
             try:
                 path = KeyPath.decode(old_path)
@@ -211,7 +208,8 @@ class _Writes(_TableBase):
             raise InvalidRequest(str(e)) from None
         try:
             # The store's header elides the key paths its GSIs keep (section 5).
-            header = encode_header(item_type, indexes, [n for n, _ in indexes if n in self._kept])
+            kept = self._kept_indexes() if indexes else {}
+            header = encode_header(item_type, indexes, [n for n, _ in indexes if n in kept])
         except LayoutError as e:
             raise InvalidRequest(f"{path}: {e}") from None
         if len(header) + len(payload) > MAX_ITEM_SIZE:
@@ -225,7 +223,7 @@ class _Writes(_TableBase):
             epk, esk = self._entry_key(name, ipath, path)
             if len(epk) > MAX_PARTITION_KEY or len(esk) > MAX_SORT_KEY:
                 raise InvalidRequest(f"{path}: index {name}'s entry key is over DynamoDB's key limits")
-            gsi = self._kept.get(name)
+            gsi = kept.get(name)
             if gsi is None:
                 entries.append((epk, esk))
                 continue
@@ -377,7 +375,7 @@ class _Writes(_TableBase):
             }
             if exclusive is not None:
                 request["ExclusiveStartKey"] = exclusive
-            out = self._client.scan(**request)
+            out = self._call("Scan", **request)
             for attrs in out.get("Items", []):
                 group = attrs.get("pk", {}).get("B") if isinstance(attrs.get("pk"), dict) else None
                 if group and group[0] >= 1:
@@ -404,6 +402,14 @@ class _Writes(_TableBase):
         path = _path(key)
         if if_absent and if_version is not None:
             raise InvalidRequest("give if_absent or if_version, not both")
+        if if_version is not None and (
+            not isinstance(if_version, int)
+            or isinstance(if_version, bool)
+            or not 0 <= if_version < 1 << 64
+        ):
+            raise InvalidRequest(
+                f"if_version: expected a version, an int from 0 to 2**64-1, found {if_version!r}"
+            )
         expect: Tuple[str, Optional[int]] = ("any", None)
         if if_absent:
             expect = ("absent", None)

@@ -51,6 +51,7 @@ from ._records import (
     _empty_range,
     _clamp,
 )
+from ._table_base import _describe
 from ._table_write import _Writes
 from ._table_types import (
     KeyLike,
@@ -61,6 +62,7 @@ from ._table_types import (
     InvalidRequest,
     ForeignRecord,
     Unsupported,
+    DynamoDbError,
     Page,
     KeptIndex,
 )
@@ -74,6 +76,7 @@ __all__ = [
     "InvalidRequest",
     "ForeignRecord",
     "Unsupported",
+    "DynamoDbError",
     "KeptIndex",
     "KeyLike",
     "Item",
@@ -104,41 +107,7 @@ class TableClient(_Writes):
         """A client of ``table`` after one ``DescribeTable``, as the Rust store opens a
         table: refuses a table whose keys are not ``pk``/``sk`` of type ``B``, and learns
         the indexes it keeps as ``kp_`` GSIs (GSI mode)."""
-        out = client.describe_table(TableName=table)["Table"]
-        types = {a["AttributeName"]: a["AttributeType"] for a in out.get("AttributeDefinitions", [])}
-        schema = {k["KeyType"]: k["AttributeName"] for k in out.get("KeySchema", [])}
-        problems = []
-        for kind, name in (("HASH", "pk"), ("RANGE", "sk")):
-            if schema.get(kind) != name or types.get(name) != "B":
-                problems.append(
-                    f"{kind} is {schema.get(kind)!r} of type {types.get(schema.get(kind, ''))!r}"
-                )
-        if problems:
-            raise Unsupported(
-                f"DynamoDB table {table!r} has the wrong key schema: {'; '.join(problems)}; "
-                "expected pk (binary, HASH) and sk (binary, RANGE)"
-            )
-        kept = []
-        for gsi in out.get("GlobalSecondaryIndexes", []) or []:
-            name = gsi.get("IndexName", "")
-            if not name.startswith("kp_") or not is_valid_index_name(name[3:]):
-                continue
-            keys = gsi.get("KeySchema", [])
-            projection = gsi.get("Projection", {}).get("ProjectionType")
-            if (
-                len(keys) != 2
-                or [k["KeyType"] for k in keys] != ["HASH", "RANGE"]
-                or any(types.get(k["AttributeName"]) != "B" for k in keys)
-                or projection not in ("ALL", "KEYS_ONLY")
-            ):
-                raise Unsupported(
-                    f"DynamoDB table {table!r}: GSI {name} is not a keypath index (two binary "
-                    "keys, HASH then RANGE, projecting ALL or KEYS_ONLY)"
-                )
-            kept.append(
-                KeptIndex(name[3:], keys[0]["AttributeName"], keys[1]["AttributeName"], projection == "KEYS_ONLY")
-            )
-        return cls(client, table, kept)
+        return cls(client, table, _describe(client, table))
 
     @classmethod
     def connect(cls, table: str, endpoint_url: Optional[str] = None, **kwargs: Any) -> TableClient:
@@ -151,7 +120,11 @@ class TableClient(_Writes):
                 f"TableClient.connect needs boto3 (pip install 'keypath[dynamodb]'): {e}"
             ) from None
 
-        return cls.open(boto3.client("dynamodb", endpoint_url=endpoint_url, **kwargs), table)
+        try:
+            client = boto3.client("dynamodb", endpoint_url=endpoint_url, **kwargs)
+        except Exception as e:  # botocore's: no region, a bad endpoint URL, bad arguments
+            raise DynamoDbError("the boto3 client", table, type(e).__name__, str(e)) from e
+        return cls.open(client, table)
 
     def _scan(
         self,
@@ -213,7 +186,7 @@ class TableClient(_Writes):
             }
             if exclusive is not None:
                 request["ExclusiveStartKey"] = exclusive
-            out = self._client.query(**request)
+            out = self._call("Query", **request)
             for attrs in out.get("Items", []):
                 sk = attrs.get(sk_name, {}).get("B") if isinstance(attrs.get(sk_name), dict) else None
                 if sk is None:
@@ -252,8 +225,10 @@ class TableClient(_Writes):
                     "returned the cursor"
                 )
             position = at
-        if limit is not None and limit < 0:
-            raise InvalidRequest(f"limit {limit}: expected 0 or more")
+        if limit is not None and (
+            not isinstance(limit, int) or isinstance(limit, bool) or limit < 0
+        ):
+            raise InvalidRequest(f"limit: expected an int of 0 or more, found {limit!r}")
         wanted = limit if limit is not None else 1 << 62
         items: List[Tuple[Item, bytes]] = []
         if wanted == 0:
@@ -316,6 +291,10 @@ class TableClient(_Writes):
             if not bc or bc[0].id is None or KeyPath([(bc[0].namespace, bc[0].id)]) != group:
                 raise InvalidRequest(f"--{op} {str(bp)!r}: bound {bp} is not in the query's group {group}")
             bounds.append((op, KeyPath(list(bc[1:]))))
+        if children is not None and not isinstance(children, str):
+            raise InvalidRequest(
+                f"children: expected a namespace (a str), found {type(children).__name__}"
+            )
         if children is not None and components[-1].id is None:
             raise InvalidRequest(
                 f"parent {p} ends without an ID; list its namespace with a prefix"
@@ -431,7 +410,7 @@ class TableClient(_Writes):
         group, the_plan = self._query_plan(prefix, gt, gte, lt, lte, True)
         self._check_index(name)
         group_bytes = group.encode()
-        gsi = self._kept.get(name)
+        gsi = self._kept_indexes().get(name)
         pk = index_group(name, group_bytes) if gsi is None else group_bytes
 
         def entry(attrs: Dict[str, Any], sort: bytes) -> Tuple[int, bytes]:
