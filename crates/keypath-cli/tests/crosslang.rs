@@ -929,6 +929,39 @@ fn run_steps(clients: &mut Clients, rng: &mut Rng) {
             let reverse = rng.chance(50);
             let list = json!({"op": "list", "prefix": format!("/board-{b}"), "reverse": reverse});
             check_pages(clients, rng, &list, &model.list(b, reverse), step);
+            // A namespace's items (the root item is not one of them), and path bounds.
+            let tickets = json!({"op": "list", "prefix": format!("/board-{b}/ticket"),
+                                 "reverse": reverse});
+            let want: Vec<Value> = model
+                .list(b, reverse)
+                .into_iter()
+                .filter(|item| {
+                    item["key"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with(&format!("/board-{b}/ticket-"))
+                })
+                .collect();
+            check_pages(clients, rng, &tickets, &want, step);
+            let bound = *rng.pick(&["gt", "gte", "lt", "lte"]);
+            let at = format!("/board-{b}/ticket-{}", rng.below(8));
+            let mut bounded = list.clone();
+            bounded[bound] = json!(at);
+            let want: Vec<Value> = model
+                .list(b, reverse)
+                .into_iter()
+                .filter(|item| {
+                    let sk = sort_key(item["key"].as_str().unwrap());
+                    let at = sort_key(&at);
+                    match bound {
+                        "gt" => sk > at,
+                        "gte" => sk >= at,
+                        "lt" => sk < at,
+                        _ => sk <= at,
+                    }
+                })
+                .collect();
+            check_pages(clients, rng, &bounded, &want, step);
             let index = json!({"op": "index", "name": "by_owner", "prefix": "/owners-0",
                                "reverse": reverse});
             let want = model.index("by_owner", "/owners-0", reverse);
@@ -961,6 +994,17 @@ fn run_steps(clients: &mut Clients, rng: &mut Rng) {
     let check = ok(&clients.table.cli(&["check"]));
     assert_eq!(check[0]["ok"], true, "{check:?}");
     assert_eq!(check[0]["items"], json!(model.items.len()), "{check:?}");
+}
+
+/// Where an item of a `/board-N` group sorts in it: its sort key (the path after the group),
+/// or `FF` for the root item, which the table places last.
+fn sort_key(key: &str) -> Vec<u8> {
+    let (_, sort) = path(key).split_group().expect("an item key");
+    if sort == [0] {
+        vec![0xFF]
+    } else {
+        sort
+    }
 }
 
 /// A write's version: a new item's is random in 1..2^52, an existing item's its old plus one.
