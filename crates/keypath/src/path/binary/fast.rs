@@ -3,8 +3,6 @@
 //! shape ([`one_component`]). Each accepts only what the checked decoder accepts and leaves
 //! anything else to it.
 
-#[cfg(doc)]
-use super::checked::{validate, validate_checked};
 use super::error::DecodeError;
 use super::ids::validate_id;
 use super::layout::{find_metadata, Layout};
@@ -117,9 +115,10 @@ pub(crate) fn scan_metadata(
     }
 }
 
-/// [`validate`] without errors: `None` for anything it does not accept, which
-/// [`validate_checked`] then decides and reports. Accepts only what [`validate_checked`]
-/// accepts, with the same layout (a property test compares them).
+/// [`validate`](super::validate) without errors: `None` for anything it does not accept,
+/// which [`validate_checked`](super::checked::validate_checked) then decides and reports.
+/// Accepts only what `validate_checked` accepts, with the same layout (a property test
+/// compares them).
 ///
 /// One forward pass, with no backward scan of the metadata: in a valid encoding no
 /// metadata byte is `00` (a one-byte varint `00` would be an empty namespace, and the last
@@ -331,7 +330,8 @@ fn is_canonical_int(bytes: &[u8], offset: usize, len: usize) -> bool {
 /// bytes (one-byte metadata): `ns 01 id 00 meta(ns) meta(id)`, such as a group key or the
 /// sort key of an item right under its group (`post-1234`). Its layout when `bytes` has
 /// that shape and is valid, else `None` (the general path then decides and reports).
-/// Accepts only what [`validate_checked`] accepts (a property test compares them).
+/// Accepts only what [`validate_checked`](super::checked::validate_checked) accepts (a
+/// property test compares them).
 /// Inlined into its two callers: a call costs as much as a third of its work.
 #[inline(always)]
 pub(crate) fn one_component(bytes: &[u8]) -> Option<Layout> {
