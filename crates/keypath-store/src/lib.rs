@@ -62,6 +62,7 @@
 #![warn(missing_docs)]
 
 pub mod backend;
+mod backoff;
 #[cfg(feature = "redb")]
 pub mod blocking;
 pub mod check;

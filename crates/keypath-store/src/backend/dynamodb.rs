@@ -99,6 +99,7 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use aws_smithy_types::error::display::DisplayErrorContext;
 
 use super::{Backend, BackendError, Direction, Entry, Key, Record, Scan, Write};
+use crate::backoff::Backoff;
 
 mod attrs;
 pub mod cost;
@@ -114,6 +115,12 @@ pub use write::{MAX_PARTITION_KEY, MAX_SORT_KEY, MAX_TRANSACT_BYTES, MAX_TRANSAC
 
 /// Attempts of a write or read that keeps being throttled or conflicting.
 const MAX_ATTEMPTS: u32 = 10;
+/// Pauses between attempts: 10 ms doubling up to 10 times, at most 1 s.
+const BACKOFF: Backoff = Backoff {
+    first: Duration::from_millis(10),
+    doublings: 10,
+    max: Duration::from_secs(1),
+};
 /// DynamoDB's most keys in one `BatchGetItem`.
 const MAX_BATCH_GET: usize = 100;
 
@@ -277,15 +284,6 @@ impl Intercept for RequestCounter {
         *self.lock().entry(operation.to_owned()).or_default() += 1;
         Ok(())
     }
-}
-
-/// Exponential backoff with full jitter: up to 10 ms × 2^attempt, at most 1 s.
-fn backoff(attempt: u32) -> Duration {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u32(attempt);
-    let cap_ms = (10u64 << attempt.min(10)).min(1000);
-    Duration::from_micros(h.finish() % (cap_ms * 1000).max(1))
 }
 
 /// Whether a service error is throttling (worth a retry after a pause).
@@ -505,7 +503,7 @@ impl DynamoDbBackend {
                     if is_throttling(e.err()) && attempt < MAX_ATTEMPTS =>
                 {
                     pending = request.keys().to_vec();
-                    tokio::time::sleep(backoff(attempt)).await;
+                    tokio::time::sleep(BACKOFF.pause(attempt)).await;
                     attempt += 1;
                     continue;
                 }
@@ -554,7 +552,7 @@ impl DynamoDbBackend {
                         pending.len()
                     )));
                 }
-                tokio::time::sleep(backoff(attempt)).await;
+                tokio::time::sleep(BACKOFF.pause(attempt)).await;
                 attempt += 1;
             }
         }

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::{backend_key, Store};
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
+use crate::backoff::Backoff;
 use crate::config::{RootPlace, StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
 use crate::item::{encode_item, encode_value, IndexMode, Item, Projection, Versioned};
@@ -46,8 +47,12 @@ pub enum PutMode {
 
 /// Attempts before a write gives up with [`StoreError::Contention`].
 pub(super) const MAX_ATTEMPTS: u32 = 1000;
-/// Longest pause between attempts.
-const MAX_BACKOFF: Duration = Duration::from_millis(5);
+/// Pauses between attempts: 20 µs doubling up to 8 times, at most 5 ms.
+const BACKOFF: Backoff = Backoff {
+    first: Duration::from_micros(20),
+    doublings: 8,
+    max: Duration::from_millis(5),
+};
 
 /// What a write requires of the item it replaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -603,22 +608,13 @@ pub(crate) fn index_keys<T: Item>(item: &T) -> Result<Vec<(String, KeyPath)>, St
 /// with runtimes built with `enable_time` (or `enable_all`), and a write must not panic
 /// under contention on a runtime without one.
 pub(super) async fn pause(attempt: u32) {
-    let d = backoff(attempt);
+    let d = BACKOFF.pause(attempt);
     match tokio::runtime::Handle::try_current() {
         // A failed join (the runtime shutting down) only ends the pause early.
         Ok(rt) => drop(rt.spawn_blocking(move || std::thread::sleep(d)).await),
         // No runtime: the blocking API runs the store on its caller's thread, which waits.
         Err(_) => std::thread::sleep(d),
     }
-}
-
-fn backoff(attempt: u32) -> Duration {
-    use std::hash::{BuildHasher, Hasher};
-    // Random jitter without a dependency: std's randomly keyed hasher.
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u32(attempt);
-    let cap = (20u64 << attempt.min(8)).min(MAX_BACKOFF.as_micros() as u64);
-    Duration::from_micros(h.finish() % cap.max(1))
 }
 
 impl<B: Backend> Store<B> {

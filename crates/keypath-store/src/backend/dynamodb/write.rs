@@ -14,7 +14,7 @@ use aws_sdk_dynamodb::types::{
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::attrs::{self, item_size, key_attrs, record_item, MAX_ITEM_SIZE, PK, SK, VER};
-use super::{backoff, is_throttling, sdk_error, DynamoDbBackend, MAX_ATTEMPTS};
+use super::{is_throttling, sdk_error, DynamoDbBackend, BACKOFF, MAX_ATTEMPTS};
 use crate::backend::{duplicate_key, BackendError, Condition, Key, Write};
 
 /// DynamoDB's most actions in one `TransactWriteItems`.
@@ -198,7 +198,7 @@ impl DynamoDbBackend {
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Retry(e)) => {
                     last = Some(e);
-                    tokio::time::sleep(backoff(attempt)).await;
+                    tokio::time::sleep(BACKOFF.pause(attempt)).await;
                 }
             }
         }

@@ -4,7 +4,7 @@
 use keypath::{path::PathError, KeyPath};
 use serde::{Deserialize, Serialize};
 
-use crate::conformance::Rng;
+use crate::conformance::support::Rng;
 use crate::{Index, Item};
 
 /// Owners (item groups) per model space: owner `o` of space `s` is group `/user-<s*3+o>`.
