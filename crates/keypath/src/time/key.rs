@@ -281,15 +281,7 @@ impl FromStr for LatestFirst {
 /// Reads a whole byte form (nothing may follow the key).
 #[cfg(feature = "serde")]
 fn from_whole_key(bytes: &[u8], order: Order) -> Result<Timestamp, String> {
-    let (t, used) =
-        Timestamp::decode_prefix(bytes, Precision::Nanos, order).map_err(|e| e.to_string())?;
-    if used != bytes.len() {
-        return Err(format!(
-            "expected {used} bytes of timestamp key, found {}",
-            bytes.len()
-        ));
-    }
-    Ok(t)
+    Timestamp::decode(bytes, Precision::Nanos, order).map_err(|e| e.to_string())
 }
 
 #[cfg(feature = "serde")]
