@@ -224,7 +224,7 @@ fn generate_user(rng: &mut Rng, n: u64) -> Collection {
     }
 }
 
-fn store_err(what: &str) -> impl Fn(keypath_store::StoreError) -> Failure + '_ {
+fn store_err<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> Failure + '_ {
     move |e| Failure::Store(format!("{what}: {e}"))
 }
 

@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use common::{fails, ok};
 use keypath_store::backend::slatedb::{EngineError, SlateDbBackend};
 use keypath_store::backend::BackendError;
-use keypath_store::{PutMode, Store, StoreError};
+use keypath_store::{PutMode, Store, WriteError};
 
 fn db(at: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_keypath"))
@@ -135,7 +135,7 @@ fn put(
     store: &Store<SlateDbBackend>,
     rt: &tokio::runtime::Runtime,
     id: u64,
-) -> Result<u64, StoreError> {
+) -> Result<u64, WriteError> {
     let path = format!("/w-1/x-{id}").parse().unwrap();
     rt.block_on(store.put_raw(&path, "x", &id, vec![], PutMode::Upsert))
 }
@@ -167,7 +167,7 @@ fn reads_do_not_fence_a_writer_and_writes_do() {
     }
     ok(&db(&at, &["put", "/user-1/post-2", "{\"t\": 2}"]));
     match put(&writer, &rt, 2) {
-        Err(StoreError::Backend(BackendError::Storage(e))) => {
+        Err(WriteError::Backend(BackendError::Storage(e))) => {
             assert!(e.downcast_ref::<EngineError>().unwrap().is_fenced(), "{e}")
         }
         other => panic!("the fenced writer's write gave {other:?}"),

@@ -57,7 +57,10 @@ use keypath::KeyPath;
 use serde::Serialize;
 
 use crate::backend::redb::{OpenError, Opening, RedbBackend, Threads};
-use crate::{Item, Limits, Page, PutMode, Query, RawItem, StoreConfig, StoreError, Versioned};
+use crate::{
+    CommitError, GetError, Item, Limits, ListError, Page, PutMode, Query, RawItem, StoreConfig,
+    Versioned, WriteError,
+};
 
 /// The embedded store, called without a runtime. Cloning shares the open file.
 ///
@@ -269,7 +272,7 @@ impl Store {
     /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
     /// assert!(store.get::<User>(&"/user-1".parse().unwrap()).unwrap().is_none());
     /// ```
-    pub fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, StoreError> {
+    pub fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, GetError> {
         drive(self.inner.get(path))
     }
 
@@ -280,7 +283,7 @@ impl Store {
     /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
     /// assert!(store.get_raw(&"/user".parse().unwrap()).is_err()); // no group ID
     /// ```
-    pub fn get_raw(&self, path: &KeyPath) -> Result<Option<RawItem>, StoreError> {
+    pub fn get_raw(&self, path: &KeyPath) -> Result<Option<RawItem>, GetError> {
         drive(self.inner.get_raw(path))
     }
 
@@ -302,7 +305,7 @@ impl Store {
     pub fn batch_get<T: Item>(
         &self,
         paths: &[KeyPath],
-    ) -> Result<Vec<Option<Versioned<T>>>, StoreError> {
+    ) -> Result<Vec<Option<Versioned<T>>>, GetError> {
         drive(self.inner.batch_get(paths))
     }
 
@@ -313,7 +316,7 @@ impl Store {
     /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
     /// assert_eq!(store.batch_get_raw(&["/a-1".parse().unwrap()]).unwrap(), [None]);
     /// ```
-    pub fn batch_get_raw(&self, paths: &[KeyPath]) -> Result<Vec<Option<RawItem>>, StoreError> {
+    pub fn batch_get_raw(&self, paths: &[KeyPath]) -> Result<Vec<Option<RawItem>>, GetError> {
         drive(self.inner.batch_get_raw(paths))
     }
 
@@ -326,7 +329,7 @@ impl Store {
     /// let store = Store::create(dir.path(), &StoreConfig::new(vec![]).with_group_versions(true)).unwrap();
     /// assert_eq!(store.group_version(&"/a-1/b-2".parse().unwrap()).unwrap(), 0);
     /// ```
-    pub fn group_version(&self, path: &KeyPath) -> Result<u64, StoreError> {
+    pub fn group_version(&self, path: &KeyPath) -> Result<u64, GetError> {
         drive(self.inner.group_version(path))
     }
 
@@ -344,7 +347,7 @@ impl Store {
     /// let first = store.put(&User { id: 1 }).unwrap();
     /// assert!(store.put(&User { id: 1 }).unwrap() > first);
     /// ```
-    pub fn put<T: Item>(&self, item: &T) -> Result<u64, StoreError> {
+    pub fn put<T: Item>(&self, item: &T) -> Result<u64, WriteError> {
         drive(self.inner.put(item))
     }
 
@@ -357,15 +360,15 @@ impl Store {
     /// #     const TYPE: &'static str = "user";
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
     /// # }
-    /// use keypath_store::{PutMode, StoreError};
+    /// use keypath_store::{PutMode, WriteError};
     /// let dir = tempfile::tempdir().unwrap();
     /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
     /// let v = store.put_with(&User { id: 1 }, PutMode::IfAbsent).unwrap();
     /// let again = store.put_with(&User { id: 1 }, PutMode::IfAbsent);
-    /// assert!(matches!(again, Err(StoreError::AlreadyExists { .. })));
+    /// assert!(matches!(again, Err(WriteError::AlreadyExists { .. })));
     /// assert!(store.put_with(&User { id: 1 }, PutMode::IfVersion(v)).is_ok());
     /// ```
-    pub fn put_with<T: Item>(&self, item: &T, mode: PutMode) -> Result<u64, StoreError> {
+    pub fn put_with<T: Item>(&self, item: &T, mode: PutMode) -> Result<u64, WriteError> {
         drive(self.inner.put_with(item, mode))
     }
 
@@ -388,7 +391,7 @@ impl Store {
         value: &V,
         indexes: Vec<(String, KeyPath)>,
         mode: PutMode,
-    ) -> Result<u64, StoreError> {
+    ) -> Result<u64, WriteError> {
         drive(self.inner.put_raw(path, item_type, value, indexes, mode))
     }
 
@@ -399,20 +402,20 @@ impl Store {
     /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
     /// assert!(!store.delete(&"/user-1".parse().unwrap()).unwrap());
     /// ```
-    pub fn delete(&self, path: &KeyPath) -> Result<bool, StoreError> {
+    pub fn delete(&self, path: &KeyPath) -> Result<bool, WriteError> {
         drive(self.inner.delete(path))
     }
 
     /// Deletes the item at `path` only if it is at `version`.
     ///
     /// ```
-    /// use keypath_store::StoreError;
+    /// use keypath_store::WriteError;
     /// let dir = tempfile::tempdir().unwrap();
     /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
     /// let gone = store.delete_if_version(&"/user-1".parse().unwrap(), 3);
-    /// assert!(matches!(gone, Err(StoreError::VersionMismatch { expected: 3, found: None, .. })));
+    /// assert!(matches!(gone, Err(WriteError::VersionMismatch { expected: 3, found: None, .. })));
     /// ```
-    pub fn delete_if_version(&self, path: &KeyPath, version: u64) -> Result<(), StoreError> {
+    pub fn delete_if_version(&self, path: &KeyPath, version: u64) -> Result<(), WriteError> {
         drive(self.inner.delete_if_version(path, version))
     }
 
@@ -438,7 +441,7 @@ impl Store {
     /// }
     /// assert_eq!(store.get::<Counter>(&path).unwrap().unwrap().item.n, 3);
     /// ```
-    pub fn update<T, F>(&self, path: &KeyPath, f: F) -> Result<Option<Versioned<T>>, StoreError>
+    pub fn update<T, F>(&self, path: &KeyPath, f: F) -> Result<Option<Versioned<T>>, WriteError>
     where
         T: Item,
         F: FnMut(Option<T>) -> Option<T>,
@@ -468,7 +471,7 @@ impl Store {
     /// let rest = store.list::<Post>(&q.after(page.cursor.unwrap())).unwrap();
     /// assert_eq!(rest.items[0].item.id, 9);
     /// ```
-    pub fn list<T: Item>(&self, query: &Query) -> Result<Page<Versioned<T>>, StoreError> {
+    pub fn list<T: Item>(&self, query: &Query) -> Result<Page<Versioned<T>>, ListError> {
         drive(self.inner.list(query))
     }
 
@@ -485,7 +488,7 @@ impl Store {
     /// let keys: Vec<String> = page.items.iter().map(|i| i.key().to_string()).collect();
     /// assert_eq!(keys, ["/user-1", "/user-1/post-2"]);
     /// ```
-    pub fn list_raw(&self, query: &Query) -> Result<Page<RawItem>, StoreError> {
+    pub fn list_raw(&self, query: &Query) -> Result<Page<RawItem>, ListError> {
         drive(self.inner.list_raw(query))
     }
 
@@ -504,8 +507,8 @@ impl Store {
     pub fn list_raw_skipping(
         &self,
         query: &Query,
-        skipped: &mut Vec<(crate::ForeignRecord, String)>,
-    ) -> Result<Page<RawItem>, StoreError> {
+        skipped: &mut Vec<crate::NotAnItemError>,
+    ) -> Result<Page<RawItem>, ListError> {
         drive(self.inner.list_raw_skipping(query, skipped))
     }
 
@@ -513,7 +516,7 @@ impl Store {
     ///
     /// ```
     /// # use keypath::{path::PathError, KeyPath};
-    /// # use keypath_store::{Index, Item, Query, StoreError};
+    /// # use keypath_store::{Index, Item, ListError, Query};
     /// #[derive(serde::Serialize, serde::Deserialize)]
     /// struct Ticket { id: u64, updated_at: u64 }
     /// impl Item for Ticket {
@@ -532,13 +535,13 @@ impl Store {
     ///     .items.iter().map(|t| t.item.id).collect();
     /// assert_eq!(ids, [2, 1]);
     /// let typo = store.query_index::<Ticket>("by_update", &q);
-    /// assert!(matches!(typo, Err(StoreError::UnknownIndex { .. })));
+    /// assert!(matches!(typo, Err(ListError::UnknownIndex { .. })));
     /// ```
     pub fn query_index<T: Item>(
         &self,
         index: &str,
         query: &Query,
-    ) -> Result<Page<Versioned<T>>, StoreError> {
+    ) -> Result<Page<Versioned<T>>, ListError> {
         drive(self.inner.query_index(index, query))
     }
 
@@ -554,7 +557,7 @@ impl Store {
     /// let page = store.query_index_raw("by_status", &q).unwrap();
     /// assert_eq!(page.items[0].key().to_string(), "/ticket-1");
     /// ```
-    pub fn query_index_raw(&self, index: &str, query: &Query) -> Result<Page<RawItem>, StoreError> {
+    pub fn query_index_raw(&self, index: &str, query: &Query) -> Result<Page<RawItem>, ListError> {
         drive(self.inner.query_index_raw(index, query))
     }
 
@@ -565,7 +568,7 @@ impl Store {
     /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
     /// assert_eq!(store.config().unwrap(), keypath_store::StoreConfig::default());
     /// ```
-    pub fn config(&self) -> Result<StoreConfig, StoreError> {
+    pub fn config(&self) -> Result<StoreConfig, GetError> {
         drive(self.inner.config())
     }
 
@@ -579,7 +582,7 @@ impl Store {
     /// assert!(store.create_config(&StoreConfig::default()).unwrap());
     /// assert!(!store.create_config(&StoreConfig::default()).unwrap());
     /// ```
-    pub fn create_config(&self, config: &StoreConfig) -> Result<bool, StoreError> {
+    pub fn create_config(&self, config: &StoreConfig) -> Result<bool, WriteError> {
         drive(self.inner.create_config(config))
     }
 
@@ -598,7 +601,7 @@ impl Store {
     /// store.put(&User { id: 1 }).unwrap();
     /// assert_eq!(store.build_indexes::<User>().unwrap(), 0); // no index is being built
     /// ```
-    pub fn build_indexes<T: Item>(&self) -> Result<u64, StoreError> {
+    pub fn build_indexes<T: Item>(&self) -> Result<u64, WriteError> {
         drive(self.inner.build_indexes::<T>())
     }
 
@@ -609,7 +612,7 @@ impl Store {
     /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
     /// assert!(!store.drop_index("user", "by_name").unwrap());
     /// ```
-    pub fn drop_index(&self, item_type: &str, name: &str) -> Result<bool, StoreError> {
+    pub fn drop_index(&self, item_type: &str, name: &str) -> Result<bool, WriteError> {
         drive(self.inner.drop_index(item_type, name))
     }
 
@@ -645,10 +648,10 @@ impl Store {
 
 /// An optimistic transaction of a blocking [`Store`], as [`crate::Transaction`]: reads are
 /// remembered with their versions, writes buffered until [`Transaction::commit`], which
-/// fails with [`StoreError::Conflict`] (writing nothing) if anything read changed.
+/// fails with [`CommitError::Conflict`] (writing nothing) if anything read changed.
 ///
 /// ```
-/// use keypath_store::StoreError;
+/// use keypath_store::CommitError;
 /// # use keypath::{path::PathError, KeyPath};
 /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64, n: u64 }
 /// # impl keypath_store::Item for User {
@@ -661,7 +664,7 @@ impl Store {
 /// assert!(txn.get::<User>(&"/user-1".parse().unwrap()).unwrap().is_none());
 /// store.put(&User { id: 1, n: 1 }).unwrap(); // changes what the transaction read
 /// txn.put(&User { id: 1, n: 2 }).unwrap();
-/// assert!(matches!(txn.commit(), Err(StoreError::Conflict { .. })));
+/// assert!(matches!(txn.commit(), Err(CommitError::Conflict { .. })));
 /// ```
 #[derive(Debug)]
 pub struct Transaction<'s> {
@@ -685,7 +688,7 @@ impl Transaction<'_> {
     /// let pending = txn.get::<User>(&"/user-3".parse().unwrap()).unwrap().unwrap();
     /// assert_eq!((pending.item.id, pending.version), (3, 0)); // version 0 until committed
     /// ```
-    pub fn get<T: Item>(&mut self, path: &KeyPath) -> Result<Option<Versioned<T>>, StoreError> {
+    pub fn get<T: Item>(&mut self, path: &KeyPath) -> Result<Option<Versioned<T>>, GetError> {
         drive(self.inner.get(path))
     }
 
@@ -697,7 +700,7 @@ impl Transaction<'_> {
     /// let mut txn = store.transaction();
     /// assert!(txn.get_raw(&"/a-1".parse().unwrap()).unwrap().is_none());
     /// ```
-    pub fn get_raw(&mut self, path: &KeyPath) -> Result<Option<RawItem>, StoreError> {
+    pub fn get_raw(&mut self, path: &KeyPath) -> Result<Option<RawItem>, GetError> {
         drive(self.inner.get_raw(path))
     }
 
@@ -716,7 +719,7 @@ impl Transaction<'_> {
     /// txn.put(&User { id: 1 }).unwrap();
     /// assert!(store.get::<User>(&"/user-1".parse().unwrap()).unwrap().is_none()); // not yet
     /// ```
-    pub fn put<T: Item>(&mut self, item: &T) -> Result<(), StoreError> {
+    pub fn put<T: Item>(&mut self, item: &T) -> Result<(), WriteError> {
         self.inner.put(item)
     }
 
@@ -728,7 +731,7 @@ impl Transaction<'_> {
     /// let mut txn = store.transaction();
     /// assert!(txn.delete(&"/user".parse().unwrap()).is_err()); // no group ID
     /// ```
-    pub fn delete(&mut self, path: &KeyPath) -> Result<(), StoreError> {
+    pub fn delete(&mut self, path: &KeyPath) -> Result<(), WriteError> {
         self.inner.delete(path)
     }
 
@@ -751,7 +754,7 @@ impl Transaction<'_> {
     /// assert_eq!(versions.len(), 2);
     /// assert_eq!(versions[&"/user-2".parse().unwrap()], None);
     /// ```
-    pub fn commit(self) -> Result<BTreeMap<KeyPath, Option<u64>>, StoreError> {
+    pub fn commit(self) -> Result<BTreeMap<KeyPath, Option<u64>>, CommitError> {
         drive(self.inner.commit())
     }
 }

@@ -46,9 +46,10 @@ use keypath::KeyPath;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, BackendError, Condition, Record, Write};
+use crate::error::{ConfigError, Fault, GetError, WriteError};
 use crate::item::Item;
 use crate::layout::{config_key, is_valid_index_name};
-use crate::{Store, StoreError};
+use crate::Store;
 
 /// The newest configuration format this release reads and writes: 2 for a configuration
 /// that places root items ([`StoreConfig::roots`]), which earlier releases must not read as
@@ -150,7 +151,7 @@ pub struct StoreConfig {
 /// assert_eq!(place.to_string(), "before:user");
 /// assert_eq!("last".parse::<RootPlace>()?, RootPlace::Last);
 /// assert!("before:".parse::<RootPlace>().is_err());
-/// # Ok::<(), keypath_store::StoreError>(())
+/// # Ok::<(), keypath_store::ConfigError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -166,22 +167,22 @@ pub enum RootPlace {
 }
 
 impl std::str::FromStr for RootPlace {
-    type Err = StoreError;
+    type Err = ConfigError;
 
-    fn from_str(s: &str) -> Result<RootPlace, StoreError> {
+    fn from_str(s: &str) -> Result<RootPlace, ConfigError> {
         let place = match s {
             "first" => RootPlace::First,
             "last" => RootPlace::Last,
             _ => match s.strip_prefix("before:") {
                 Some(namespace) => RootPlace::Before(namespace.to_owned()),
                 None => {
-                    return Err(StoreError::Config(format!(
+                    return Err(ConfigError::invalid(format!(
                         "invalid root place {s:?}: expected first, last or before:NAMESPACE"
                     )))
                 }
             },
         };
-        place.validate().map_err(StoreError::Config)?;
+        place.validate()?;
         Ok(place)
     }
 }
@@ -198,12 +199,14 @@ impl std::fmt::Display for RootPlace {
 
 impl RootPlace {
     /// Checks a [`Before`](RootPlace::Before)'s namespace.
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), ConfigError> {
         match self {
-            RootPlace::Before(namespace) if !is_namespace(namespace) => Err(format!(
-                "invalid namespace {namespace:?} in root place before:{namespace}: expected \
+            RootPlace::Before(namespace) if !is_namespace(namespace) => {
+                Err(ConfigError::invalid(format!(
+                    "invalid namespace {namespace:?} in root place before:{namespace}: expected \
                  one or more ASCII letters or '_'"
-            )),
+                )))
+            }
             _ => Ok(()),
         }
     }
@@ -260,7 +263,7 @@ pub struct IndexDecl {
     /// Whether the index is still being built (`"building": true`; absent means `false`):
     /// declared for a type the store already held items of, which the index does not have
     /// yet. Writes keep it up to date; queries of it are refused
-    /// ([`StoreError::IndexBuilding`]) until
+    /// ([`ListError::IndexBuilding`](crate::ListError::IndexBuilding)) until
     /// [`Store::build_indexes`](crate::Store::build_indexes) has added the items written before it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub building: bool,
@@ -422,29 +425,26 @@ impl StoreConfig {
     /// use keypath_store::StoreConfig;
     /// assert!(StoreConfig::from_json(br#"{"format":1,"indexes":[]}"#).is_ok());
     /// let newer = StoreConfig::from_json(br#"{"format":3,"indexes":[]}"#).unwrap_err();
-    /// assert!(newer.contains("format 3"), "{newer}");
+    /// assert!(newer.to_string().contains("format 3"), "{newer}");
     /// ```
-    pub fn from_json(bytes: &[u8]) -> Result<StoreConfig, String> {
+    pub fn from_json(bytes: &[u8]) -> Result<StoreConfig, ConfigError> {
         #[derive(Deserialize)]
         struct Format {
             format: u32,
         }
-        let format = serde_json::from_slice::<Format>(bytes)
-            .map_err(|e| format!("not a keypath store configuration: {e}"))?
-            .format;
+        let format = serde_json::from_slice::<Format>(bytes)?.format;
         if !(1..=CONFIG_FORMAT).contains(&format) {
-            return Err(format!(
+            return Err(ConfigError::invalid(format!(
                 "configuration format {format}, this release reads formats 1 to {CONFIG_FORMAT} \
                  (written by another release of keypath-store)"
-            ));
+            )));
         }
-        let config: StoreConfig = serde_json::from_slice(bytes)
-            .map_err(|e| format!("not a keypath store configuration: {e}"))?;
+        let config: StoreConfig = serde_json::from_slice(bytes)?;
         if format < config.format_needed() {
-            return Err(format!(
+            return Err(ConfigError::invalid(format!(
                 "configuration format {format} with root placements, which need format {}",
                 config.format_needed()
-            ));
+            )));
         }
         config.validate()?;
         Ok(config.with_format())
@@ -457,31 +457,31 @@ impl StoreConfig {
     /// let twice = StoreConfig::new(vec![IndexDecl::program("a", "t"), IndexDecl::program("a", "t")]);
     /// assert!(twice.validate().is_err());
     /// ```
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         for (namespace, place) in &self.roots {
             if !is_namespace(namespace) {
-                return Err(format!(
+                return Err(ConfigError::invalid(format!(
                     "invalid namespace {namespace:?} for a root place: expected one or more \
                      ASCII letters or '_'"
-                ));
+                )));
             }
             place.validate()?;
         }
         for (i, decl) in self.indexes.iter().enumerate() {
             if !is_valid_index_name(&decl.name) {
-                return Err(format!(
+                return Err(ConfigError::invalid(format!(
                     "invalid index name {:?}: expected 1 to 64 ASCII letters, digits or '_'",
                     decl.name
-                ));
+                )));
             }
             if self.indexes[..i]
                 .iter()
                 .any(|d| d.name == decl.name && d.item_type == decl.item_type)
             {
-                return Err(format!(
+                return Err(ConfigError::invalid(format!(
                     "index {} of type {} is declared twice",
                     decl.name, decl.item_type
-                ));
+                )));
             }
         }
         Ok(())
@@ -565,7 +565,7 @@ impl<B: Backend> Store<B> {
     /// assert_eq!(store.config().await.unwrap(), config);
     /// # });
     /// ```
-    pub async fn config(&self) -> Result<StoreConfig, StoreError> {
+    pub async fn config(&self) -> Result<StoreConfig, GetError> {
         Ok(self.read_config().await?.0)
     }
 
@@ -582,16 +582,16 @@ impl<B: Backend> Store<B> {
     /// assert!(!store.create_config(&StoreConfig::default()).await.unwrap());
     /// # });
     /// ```
-    pub async fn create_config(&self, config: &StoreConfig) -> Result<bool, StoreError> {
-        config.validate().map_err(StoreError::Config)?;
+    pub async fn create_config(&self, config: &StoreConfig) -> Result<bool, WriteError> {
+        config.validate()?;
         if !config.roots.is_empty() && !self.is_configured() && self.holds_items().await? {
             // Root items already written are first: placing them elsewhere now would hide them.
-            return Err(StoreError::Config(
+            return Err(ConfigError::invalid(
                 "root places are chosen before a store holds items, and this one holds some \
                  (written without a configuration record); export its items and import them \
-                 into a new store created with the root places"
-                    .to_owned(),
-            ));
+                 into a new store created with the root places",
+            )
+            .into());
         }
         match self.backend().write(vec![config_put(config, None)]).await {
             Ok(()) => {
@@ -604,7 +604,7 @@ impl<B: Backend> Store<B> {
     }
 
     /// The configuration and the version of its record (`None`: no record).
-    pub(crate) async fn read_config(&self) -> Result<(StoreConfig, Option<u64>), StoreError> {
+    pub(crate) async fn read_config(&self) -> Result<(StoreConfig, Option<u64>), Fault> {
         match self.backend().get(config_key()).await? {
             None => Ok((StoreConfig::default(), None)),
             Some(record) => {
@@ -647,13 +647,8 @@ impl StoreConfig {
 
     /// The configuration in the store's record `value`; an error that says the record
     /// cannot be used if it does not read.
-    pub(crate) fn from_record(value: &[u8]) -> Result<StoreConfig, StoreError> {
-        StoreConfig::from_json(value).map_err(|e| {
-            StoreError::Config(format!(
-                "the store's configuration record cannot be used (damaged, or written by \
-                 another release): {e}"
-            ))
-        })
+    pub(crate) fn from_record(value: &[u8]) -> Result<StoreConfig, ConfigError> {
+        StoreConfig::from_json(value).map_err(|e| ConfigError::Stored(Box::new(e)))
     }
 
     /// Whether the store may hold items of `item_type`.
@@ -676,7 +671,7 @@ impl StoreConfig {
         programs: &[TypeIndexes],
         written: &[&str],
         for_write: bool,
-    ) -> Result<Option<StoreConfig>, StoreError> {
+    ) -> Result<Option<StoreConfig>, ConfigError> {
         let mut config = self.clone();
         for t in programs {
             let names = (t.names)();
@@ -686,7 +681,7 @@ impl StoreConfig {
                 .map(|d| d.name.as_str())
                 .collect();
             if for_write && !missing.is_empty() {
-                return Err(StoreError::Config(format!(
+                return Err(ConfigError::invalid(format!(
                     "the store declares the program indexes {missing:?} for items of type {}, \
                      which this program's type does not compute (it computes {names:?}): its \
                      writes would leave them without their items; write with a program that \
@@ -729,12 +724,16 @@ mod tests {
             json,
             r#"{"format":1,"indexes":[{"name":"by_updated","type":"ticket","kind":"field","field":"updated_at","group":"/board-{board}"},{"name":"by_score","type":"player","kind":"program"}],"types":[]}"#
         );
-        assert_eq!(StoreConfig::from_json(json.as_bytes()), Ok(config));
+        assert_eq!(StoreConfig::from_json(json.as_bytes()).unwrap(), config);
     }
 
     #[test]
     fn bad_records_say_what_is_wrong() {
-        let err = |json: &str| StoreConfig::from_json(json.as_bytes()).unwrap_err();
+        let err = |json: &str| {
+            StoreConfig::from_json(json.as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
         assert!(err("[]").contains("not a keypath store configuration"));
         assert!(
             err(r#"{"format":1,"indexes":[{"name":"a","type":"t","kind":"sql"}]}"#)

@@ -4,7 +4,7 @@ use keypath::{path::PathError, KeyPath};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::StoreError;
+use crate::error::{DecodeError, EncodeError, InvalidKeyError, WriteError};
 
 /// A secondary index of item type `T`: a name and a function from an item to its index key
 /// path (`None` leaves the item out of the index: a sparse index).
@@ -114,7 +114,7 @@ impl<T> Index<T> {
 ///
 /// A store on DynamoDB must agree with its table: writing an item whose type declares a
 /// `Table` index the table has no GSI for, or an `Exact` index the table keeps as a GSI, is
-/// an error ([`StoreError::Config`](crate::StoreError::Config)).
+/// an error ([`WriteError::Config`](crate::WriteError::Config)).
 ///
 /// ```
 /// assert_eq!(keypath_store::IndexMode::default(), keypath_store::IndexMode::Exact);
@@ -250,7 +250,7 @@ impl RawItem {
         item_type: &str,
         version: u64,
         value: &T,
-    ) -> Result<RawItem, StoreError> {
+    ) -> Result<RawItem, EncodeError> {
         let payload = encode_value(&key, value)?;
         Ok(RawItem {
             key,
@@ -277,11 +277,10 @@ impl RawItem {
     /// assert_eq!(raw.decode::<serde_json::Value>().unwrap(), serde_json::json!([7, "Ann"]));
     /// assert_eq!(raw.decode_item::<User>().unwrap().item.name, "Ann");
     /// ```
-    pub fn of<T: Item>(item: &T) -> Result<RawItem, StoreError> {
-        let key = item.key_path().map_err(|e| StoreError::InvalidKey {
-            key: format!("(key path of a {})", T::TYPE),
-            reason: e.to_string(),
-        })?;
+    pub fn of<T: Item>(item: &T) -> Result<RawItem, WriteError> {
+        let key = item
+            .key_path()
+            .map_err(|e| InvalidKeyError::path(format!("(key path of a {})", T::TYPE), e))?;
         let payload = encode_item(&key, item)?;
         Ok(RawItem {
             key,
@@ -354,7 +353,7 @@ impl RawItem {
     /// let raw = keypath_store::RawItem::new("/a-1".parse().unwrap(), "n", 0, &"hi").unwrap();
     /// assert!(raw.decode::<u64>().is_err());
     /// ```
-    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, StoreError> {
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, DecodeError> {
         decode_payload(&self.key, self.item_type.as_bytes(), &self.payload)
     }
 
@@ -370,7 +369,7 @@ impl RawItem {
     /// let raw = keypath_store::RawItem::new("/user-1".parse().unwrap(), "post", 0, &User { id: 1 }).unwrap();
     /// assert!(raw.decode_item::<User>().is_err()); // stored as a "post"
     /// ```
-    pub fn decode_item<T: Item>(&self) -> Result<Versioned<T>, StoreError> {
+    pub fn decode_item<T: Item>(&self) -> Result<Versioned<T>, DecodeError> {
         versioned_from_parts(
             self.key.clone(),
             self.version,
@@ -380,7 +379,7 @@ impl RawItem {
     }
 
     /// Like [`RawItem::decode_item`], consuming the raw item (no copy of the key).
-    pub(crate) fn into_item<T: Item>(self) -> Result<Versioned<T>, StoreError> {
+    pub(crate) fn into_item<T: Item>(self) -> Result<Versioned<T>, DecodeError> {
         versioned_from_parts(
             self.key,
             self.version,
@@ -397,7 +396,7 @@ fn decode_payload<T: DeserializeOwned>(
     key: &KeyPath,
     item_type: &[u8],
     payload: &[u8],
-) -> Result<T, StoreError> {
+) -> Result<T, DecodeError> {
     match crate::msgpack::from_slice(payload) {
         Ok(item) => Ok(item),
         Err(crate::msgpack::Declined) => decode_payload_rmp(key, item_type, payload),
@@ -411,12 +410,12 @@ fn decode_payload_rmp<T: DeserializeOwned>(
     key: &KeyPath,
     item_type: &[u8],
     payload: &[u8],
-) -> Result<T, StoreError> {
-    rmp_serde::from_slice(payload).map_err(|e| StoreError::Decode {
+) -> Result<T, DecodeError> {
+    rmp_serde::from_slice(payload).map_err(|e| DecodeError {
         key: key.clone(),
         item_type: String::from_utf8_lossy(item_type).into_owned(),
         expected: std::any::type_name::<T>().to_owned(),
-        message: e.to_string(),
+        source: Some(e.into()),
     })
 }
 
@@ -428,13 +427,13 @@ pub(crate) fn versioned_from_parts<T: Item>(
     version: u64,
     item_type: &[u8],
     payload: &[u8],
-) -> Result<Versioned<T>, StoreError> {
+) -> Result<Versioned<T>, DecodeError> {
     if item_type != T::TYPE.as_bytes() {
-        return Err(StoreError::Decode {
+        return Err(DecodeError {
             key,
             item_type: String::from_utf8_lossy(item_type).into_owned(),
             expected: T::TYPE.to_owned(),
-            message: "the item types differ".to_owned(),
+            source: None,
         });
     }
     let item = decode_payload(&key, item_type, payload)?;
@@ -446,13 +445,13 @@ pub(crate) fn versioned_from_parts<T: Item>(
 /// as the same value (checked by decoding it and encoding the result again: a field
 /// skipped by `skip_serializing_if` shifts the ones after it, and the names then keep them
 /// apart).
-pub(crate) fn encode_item<T: Item>(key: &KeyPath, item: &T) -> Result<Vec<u8>, StoreError> {
+pub(crate) fn encode_item<T: Item>(key: &KeyPath, item: &T) -> Result<Vec<u8>, EncodeError> {
     if T::SELF_DESCRIBING {
         return encode_value(key, item);
     }
-    let compact = rmp_serde::to_vec(item).map_err(|e| StoreError::Encode {
+    let compact = rmp_serde::to_vec(item).map_err(|e| EncodeError {
         key: key.clone(),
-        message: e.to_string(),
+        source: e.into(),
     })?;
     // The check runs the type's own `Deserialize`: if that panics, the value is stored with
     // its names and the panic is the reader's to meet, as without the check.
@@ -474,10 +473,10 @@ pub(crate) fn encode_item<T: Item>(key: &KeyPath, item: &T) -> Result<Vec<u8>, S
 pub(crate) fn encode_value<T: Serialize + ?Sized>(
     key: &KeyPath,
     value: &T,
-) -> Result<Vec<u8>, StoreError> {
-    rmp_serde::to_vec_named(value).map_err(|e| StoreError::Encode {
+) -> Result<Vec<u8>, EncodeError> {
+    rmp_serde::to_vec_named(value).map_err(|e| EncodeError {
         key: key.clone(),
-        message: e.to_string(),
+        source: e.into(),
     })
 }
 

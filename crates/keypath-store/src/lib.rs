@@ -83,7 +83,10 @@ mod txn;
 pub use config::{IndexDecl, IndexSource, RootPlace, StoreConfig, CONFIG_FORMAT};
 pub use cursor::{Cursor, CursorError};
 pub use envelope::EnvelopeError;
-pub use error::{ForeignRecord, StoreError};
+pub use error::{
+    CommitError, ConfigError, CorruptError, DecodeError, EncodeError, ForeignRecord, GetError,
+    InvalidKeyError, KeyReason, ListError, NotAnItemError, StoreError, ValueError, WriteError,
+};
 pub use item::{Index, IndexMode, Item, Projection, RawItem, Versioned};
 pub use limits::Limits;
 pub use query::{Page, Query};

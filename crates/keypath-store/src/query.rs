@@ -9,8 +9,8 @@ use keypath::{Id, KeyPath, KeyRange};
 
 use crate::backend::Direction;
 use crate::cursor::{fnv1a, Cursor, FNV_OFFSET};
+use crate::error::{InvalidKeyError, ListError};
 use crate::layout::{escape_rest, AFTER_REST_END};
-use crate::StoreError;
 
 /// A list query over one group: of items ([`crate::Store::list`]) or of an index's entries
 /// ([`crate::Store::query_index`]). Every query names its group (the first component of
@@ -24,7 +24,7 @@ use crate::StoreError;
 /// let posts = Query::children(&p("/user-1"), "post")?.reverse();  // newest posts first
 /// let some = Query::prefix(&p("/user-1/post"))?.gte(&p("/user-1/post-10"))?.limit(20);
 /// assert!(Query::prefix(&p("/user")).is_err()); // no group ID
-/// # Ok::<(), keypath_store::StoreError>(())
+/// # Ok::<(), keypath_store::ListError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Query {
@@ -132,12 +132,9 @@ fn has_uuid<'a>(mut segments: impl Iterator<Item = Segment<'a>>) -> bool {
     segments.any(|c| c.id_type() == Some(IdType::Uuid))
 }
 
-fn split(path: &KeyPath) -> Result<(KeyPath, KeyPath), StoreError> {
+fn split(path: &KeyPath) -> Result<(KeyPath, KeyPath), ListError> {
     path.split_group_paths()
-        .map_err(|e| StoreError::InvalidKey {
-            key: path.to_string(),
-            reason: e.to_string(),
-        })
+        .map_err(|e| InvalidKeyError::path(path.to_string(), e).into())
 }
 
 impl Query {
@@ -148,7 +145,7 @@ impl Query {
     /// let q = keypath_store::Query::prefix(&"/user-1/post".parse().unwrap());
     /// assert!(q.is_ok());
     /// ```
-    pub fn prefix(prefix: &KeyPath) -> Result<Query, StoreError> {
+    pub fn prefix(prefix: &KeyPath) -> Result<Query, ListError> {
         let (group, rest) = split(prefix)?;
         Ok(Query::new(group, Constraint::Subtree(rest)))
     }
@@ -159,7 +156,7 @@ impl Query {
     /// let q = keypath_store::Query::children(&"/user-1".parse().unwrap(), "post");
     /// assert!(q.is_ok());
     /// ```
-    pub fn children(parent: &KeyPath, namespace: &str) -> Result<Query, StoreError> {
+    pub fn children(parent: &KeyPath, namespace: &str) -> Result<Query, ListError> {
         Query::between(parent, namespace, Bound::Unbounded, Bound::Unbounded)
     }
 
@@ -177,18 +174,18 @@ impl Query {
         namespace: &str,
         lower: Bound<Id>,
         upper: Bound<Id>,
-    ) -> Result<Query, StoreError> {
+    ) -> Result<Query, ListError> {
         let (group, rest) = split(parent)?;
         if let Some(last) = parent.segments().last() {
             if last.id_type().is_none() {
-                return Err(StoreError::InvalidQuery(format!(
+                return Err(ListError::InvalidQuery(format!(
                     "parent {parent} ends without an ID; list its namespace with Query::prefix"
                 )));
             }
         }
         keypath::KeyPath::new()
             .push_namespace(namespace)
-            .map_err(|e| StoreError::InvalidQuery(e.to_string()))?;
+            .map_err(|e| InvalidKeyError::path(format!("{parent}/{namespace}"), e))?;
         Ok(Query::new(
             group,
             Constraint::Children {
@@ -216,10 +213,10 @@ impl Query {
         mut self,
         path: &KeyPath,
         c: impl FnOnce(KeyPath) -> Constraint,
-    ) -> Result<Query, StoreError> {
+    ) -> Result<Query, ListError> {
         let (group, rest) = split(path)?;
         if group != self.group {
-            return Err(StoreError::InvalidQuery(format!(
+            return Err(ListError::InvalidQuery(format!(
                 "bound {path} is not in the query's group {}",
                 self.group
             )));
@@ -235,9 +232,9 @@ impl Query {
     /// ```
     /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap())?.gt(&"/u-1/p-5".parse().unwrap())?;
     /// assert!(q.clone().gt(&"/u-2/p-5".parse().unwrap()).is_err()); // another group
-    /// # Ok::<(), keypath_store::StoreError>(())
+    /// # Ok::<(), keypath_store::ListError>(())
     /// ```
-    pub fn gt(self, path: &KeyPath) -> Result<Query, StoreError> {
+    pub fn gt(self, path: &KeyPath) -> Result<Query, ListError> {
         self.bound(path, |p| Constraint::Lower(Bound::Excluded(p)))
     }
 
@@ -246,9 +243,9 @@ impl Query {
     /// ```
     /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap())?.gte(&"/u-1/p-5".parse().unwrap());
     /// assert!(q.is_ok());
-    /// # Ok::<(), keypath_store::StoreError>(())
+    /// # Ok::<(), keypath_store::ListError>(())
     /// ```
-    pub fn gte(self, path: &KeyPath) -> Result<Query, StoreError> {
+    pub fn gte(self, path: &KeyPath) -> Result<Query, ListError> {
         self.bound(path, |p| Constraint::Lower(Bound::Included(p)))
     }
 
@@ -257,9 +254,9 @@ impl Query {
     /// ```
     /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap())?.lt(&"/u-1/p-5".parse().unwrap());
     /// assert!(q.is_ok());
-    /// # Ok::<(), keypath_store::StoreError>(())
+    /// # Ok::<(), keypath_store::ListError>(())
     /// ```
-    pub fn lt(self, path: &KeyPath) -> Result<Query, StoreError> {
+    pub fn lt(self, path: &KeyPath) -> Result<Query, ListError> {
         self.bound(path, |p| Constraint::Upper(Bound::Excluded(p)))
     }
 
@@ -269,9 +266,9 @@ impl Query {
     /// ```
     /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap())?.lte(&"/u-1/p-5".parse().unwrap());
     /// assert!(q.is_ok());
-    /// # Ok::<(), keypath_store::StoreError>(())
+    /// # Ok::<(), keypath_store::ListError>(())
     /// ```
-    pub fn lte(self, path: &KeyPath) -> Result<Query, StoreError> {
+    pub fn lte(self, path: &KeyPath) -> Result<Query, ListError> {
         self.bound(path, |p| Constraint::Upper(Bound::Included(p)))
     }
 
@@ -281,7 +278,7 @@ impl Query {
     /// its users, and adding `.to_root()` instead, with [`Query::reverse`], lists the org
     /// and then its teams (which sort before it), each in one ordered read. With the root
     /// first, it is the whole group; with the root last, the root alone. Item lists only:
-    /// an index query with it is [`StoreError::InvalidQuery`].
+    /// an index query with it is [`ListError::InvalidQuery`].
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {

@@ -7,9 +7,10 @@ use keypath::KeyPath;
 
 use crate::backend::{Backend, Key};
 use crate::envelope::{Field, Header};
+use crate::error::{CorruptError, Fault, GetError, InvalidKeyError, NotAnItemError};
 use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
 use crate::layout::counter_key;
-use crate::{Limits, StoreError};
+use crate::Limits;
 
 mod build;
 mod list;
@@ -172,20 +173,19 @@ impl Store<crate::backend::redb::RedbBackend> {
 }
 
 /// Splits a key path into its backend key.
-pub(crate) fn backend_key(path: &KeyPath) -> Result<Key, StoreError> {
-    let (group, sort) = path.split_group().map_err(|e| StoreError::InvalidKey {
-        key: path.to_string(),
-        reason: e.to_string(),
-    })?;
+pub(crate) fn backend_key(path: &KeyPath) -> Result<Key, InvalidKeyError> {
+    let (group, sort) = path
+        .split_group()
+        .map_err(|e| InvalidKeyError::path(path.to_string(), e))?;
     if path
         .segments()
         .last()
         .is_some_and(|c| c.id_type().is_none())
     {
-        return Err(StoreError::InvalidKey {
-            key: path.to_string(),
-            reason: "an item's last component needs an ID".to_owned(),
-        });
+        return Err(InvalidKeyError::rule(
+            path.to_string(),
+            "an item's last component needs an ID",
+        ));
     }
     Ok(Key { group, sort })
 }
@@ -197,21 +197,21 @@ pub(crate) fn item_from_value<I>(
     key: KeyPath,
     version: u64,
     value: &[u8],
-    make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
-) -> Result<I, StoreError> {
+    make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault>,
+) -> Result<I, Fault> {
     let (item_type, payload_start) = match Header::frame(value, |_, _, _| {}) {
         Ok(framed) => framed,
-        Err(e) => return Err(not_an_item(&key, e)),
+        Err(e) => return Err(not_an_item(&key, e).into()),
     };
     make(key, version, item_type, &value[payload_start..])
 }
 
 /// The error for a record at `key` whose value is not an item's envelope.
-pub(crate) fn not_an_item(key: &KeyPath, reason: impl std::fmt::Display) -> StoreError {
+pub(crate) fn not_an_item(key: &KeyPath, reason: impl Into<CorruptError>) -> NotAnItemError {
     let (group, sort) = key.split_group().unwrap_or_default();
-    StoreError::NotAnItem {
-        record: crate::ForeignRecord::new(group, sort),
-        reason: reason.to_string(),
+    NotAnItemError {
+        record: Box::new(crate::ForeignRecord::new(group, sort)),
+        reason: reason.into(),
     }
 }
 
@@ -221,7 +221,7 @@ pub(crate) fn raw_from_parts(
     version: u64,
     item_type: Field<'_>,
     payload: &[u8],
-) -> Result<RawItem, StoreError> {
+) -> Result<RawItem, Fault> {
     Ok(RawItem {
         key,
         item_type: item_type.utf8("item type name")?.to_owned(),
@@ -304,7 +304,7 @@ impl<B: Backend> Store<B> {
     /// assert!(got.is_none());
     /// # });
     /// ```
-    pub async fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, StoreError> {
+    pub async fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, GetError> {
         self.get_with(path, crate::backend::Consistency::Strong)
             .await
     }
@@ -332,11 +332,33 @@ impl<B: Backend> Store<B> {
         &self,
         path: &KeyPath,
         consistency: crate::backend::Consistency,
-    ) -> Result<Option<Versioned<T>>, StoreError> {
+    ) -> Result<Option<Versioned<T>>, GetError> {
         let make = |key, version, item_type: Field<'_>, payload: &[u8]| {
-            versioned_from_parts::<T>(key, version, item_type.bytes, payload)
+            Ok(versioned_from_parts::<T>(
+                key,
+                version,
+                item_type.bytes,
+                payload,
+            )?)
         };
-        self.get_one_with(path, consistency, make).await
+        Ok(self.get_one_with(path, consistency, make).await?)
+    }
+
+    /// [`Store::get`] for the store's own reads (an update's), failing as they do.
+    pub(crate) async fn get_item<T: Item>(
+        &self,
+        path: &KeyPath,
+    ) -> Result<Option<Versioned<T>>, Fault> {
+        let make = |key, version, item_type: Field<'_>, payload: &[u8]| {
+            Ok(versioned_from_parts::<T>(
+                key,
+                version,
+                item_type.bytes,
+                payload,
+            )?)
+        };
+        self.get_one_with(path, crate::backend::Consistency::Strong, make)
+            .await
     }
 
     /// Reads the item at `path` without decoding its value.
@@ -347,9 +369,10 @@ impl<B: Backend> Store<B> {
     /// assert!(store.get_raw(&"/user".parse().unwrap()).await.is_err()); // no group ID
     /// # });
     /// ```
-    pub async fn get_raw(&self, path: &KeyPath) -> Result<Option<RawItem>, StoreError> {
-        self.get_one_with(path, crate::backend::Consistency::Strong, raw_from_parts)
-            .await
+    pub async fn get_raw(&self, path: &KeyPath) -> Result<Option<RawItem>, GetError> {
+        Ok(self
+            .get_one_with(path, crate::backend::Consistency::Strong, raw_from_parts)
+            .await?)
     }
 
     /// Reads several items as type `T`, one slot per path in order.
@@ -364,15 +387,21 @@ impl<B: Backend> Store<B> {
     pub async fn batch_get<T: Item>(
         &self,
         paths: &[KeyPath],
-    ) -> Result<Vec<Option<Versioned<T>>>, StoreError> {
-        self.batch_get_with(
-            paths,
-            crate::backend::Consistency::Strong,
-            |key, version, item_type, payload| {
-                versioned_from_parts::<T>(key, version, item_type.bytes, payload)
-            },
-        )
-        .await
+    ) -> Result<Vec<Option<Versioned<T>>>, GetError> {
+        Ok(self
+            .batch_get_with(
+                paths,
+                crate::backend::Consistency::Strong,
+                |key, version, item_type, payload| {
+                    Ok(versioned_from_parts::<T>(
+                        key,
+                        version,
+                        item_type.bytes,
+                        payload,
+                    )?)
+                },
+            )
+            .await?)
     }
 
     /// Reads several items without decoding them, one slot per path in order.
@@ -383,12 +412,10 @@ impl<B: Backend> Store<B> {
     /// assert!(store.batch_get_raw(&[]).await.unwrap().is_empty());
     /// # });
     /// ```
-    pub async fn batch_get_raw(
-        &self,
-        paths: &[KeyPath],
-    ) -> Result<Vec<Option<RawItem>>, StoreError> {
-        self.batch_get_with(paths, crate::backend::Consistency::Strong, raw_from_parts)
-            .await
+    pub async fn batch_get_raw(&self, paths: &[KeyPath]) -> Result<Vec<Option<RawItem>>, GetError> {
+        Ok(self
+            .batch_get_with(paths, crate::backend::Consistency::Strong, raw_from_parts)
+            .await?)
     }
 
     /// [`Store::batch_get_with`] of one path ([`Backend::get_map_with`]), without the vector
@@ -398,10 +425,10 @@ impl<B: Backend> Store<B> {
         path: &KeyPath,
         consistency: crate::backend::Consistency,
         make: M,
-    ) -> Result<Option<I>, StoreError>
+    ) -> Result<Option<I>, Fault>
     where
         I: Send + 'static,
-        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Send + 'static,
+        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault> + Send + 'static,
     {
         let key = self.item_key(path).await?;
         // The path moves into the item (`make` is called at most once).
@@ -421,10 +448,10 @@ impl<B: Backend> Store<B> {
         paths: &[KeyPath],
         consistency: crate::backend::Consistency,
         make: M,
-    ) -> Result<Vec<Option<I>>, StoreError>
+    ) -> Result<Vec<Option<I>>, Fault>
     where
         I: Send + 'static,
-        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Send + 'static,
+        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault> + Send + 'static,
     {
         let mut keys = Vec::with_capacity(paths.len());
         for path in paths {
@@ -445,29 +472,26 @@ impl<B: Backend> Store<B> {
     /// The version counter of `path`'s group: how many writes the group has had (0 if none).
     /// Only a store created with
     /// [`StoreConfig::group_versions`](crate::StoreConfig::group_versions) keeps one; on any
-    /// other this is [`StoreError::GroupVersionsOff`].
+    /// other this is [`GetError::GroupVersionsOff`].
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// use keypath_store::{backend::memory::MemoryBackend, Store, StoreConfig, StoreError};
+    /// use keypath_store::{backend::memory::MemoryBackend, GetError, Store, StoreConfig};
     /// let store = Store::new(MemoryBackend::new());
     /// let path = "/a-1/b-2".parse().unwrap();
-    /// assert!(matches!(store.group_version(&path).await, Err(StoreError::GroupVersionsOff)));
+    /// assert!(matches!(store.group_version(&path).await, Err(GetError::GroupVersionsOff)));
     /// let counted = Store::new(MemoryBackend::new());
     /// counted.create_config(&StoreConfig::new(vec![]).with_group_versions(true)).await.unwrap();
     /// assert_eq!(counted.group_version(&path).await.unwrap(), 0);
     /// # });
     /// ```
-    pub async fn group_version(&self, path: &KeyPath) -> Result<u64, StoreError> {
+    pub async fn group_version(&self, path: &KeyPath) -> Result<u64, GetError> {
         let group = path
             .split_group()
-            .map_err(|e| StoreError::InvalidKey {
-                key: path.to_string(),
-                reason: e.to_string(),
-            })?
+            .map_err(|e| InvalidKeyError::path(path.to_string(), e))?
             .0;
         if !self.keeps_group_versions().await? {
-            return Err(StoreError::GroupVersionsOff);
+            return Err(GetError::GroupVersionsOff);
         }
         Ok(self
             .backend
@@ -478,7 +502,7 @@ impl<B: Backend> Store<B> {
 
     /// The backend key of the item at `path`: [`backend_key`], with a root item's sort key
     /// where the configuration places it (read once, when a root item is first met).
-    pub(crate) async fn item_key(&self, path: &KeyPath) -> Result<Key, StoreError> {
+    pub(crate) async fn item_key(&self, path: &KeyPath) -> Result<Key, Fault> {
         let mut key = backend_key(path)?;
         if key.sort == crate::layout::ROOT_FIRST {
             key.sort = self.root_sort(path).await?.0;
@@ -488,7 +512,7 @@ impl<B: Backend> Store<B> {
 
     /// The sort key of the root item of group `group` (a one-component path), and whether
     /// it was read from a configuration record (without one, every root item is first).
-    pub(crate) async fn root_sort(&self, group: &KeyPath) -> Result<(Vec<u8>, bool), StoreError> {
+    pub(crate) async fn root_sort(&self, group: &KeyPath) -> Result<(Vec<u8>, bool), Fault> {
         let (roots, recorded) = match self.roots.get() {
             Some(roots) => (roots.clone(), true),
             None => {
@@ -501,14 +525,14 @@ impl<B: Backend> Store<B> {
     }
 
     /// Whether this store keeps group counters: read from its configuration once.
-    pub(crate) async fn keeps_group_versions(&self) -> Result<bool, StoreError> {
+    pub(crate) async fn keeps_group_versions(&self) -> Result<bool, Fault> {
         use std::sync::atomic::Ordering;
         match self.group_versions.load(Ordering::Acquire) {
             1 => return Ok(false),
             2 => return Ok(true),
             _ => {}
         }
-        let on = self.config().await?.group_versions;
+        let on = self.read_config().await?.0.group_versions;
         self.set_group_versions(on);
         Ok(on)
     }

@@ -6,15 +6,15 @@ use std::collections::BTreeMap;
 use keypath::KeyPath;
 
 use crate::backend::{Backend, Key};
+use crate::error::{CommitError, GetError, InvalidKeyError, WriteError};
 use crate::item::{encode_item, Item, RawItem, Versioned};
 use crate::store::write::{index_keys, Expect, ItemWrite, NewItem, ReadCheck};
 use crate::store::{backend_key, Store};
-use crate::StoreError;
 
 /// An optimistic transaction: reads go to the store and are remembered with their versions;
 /// writes are buffered until [`Transaction::commit`], which applies them in one atomic
 /// backend batch on the condition that every item read is still at the version read
-/// (or still absent). On [`StoreError::Conflict`] nothing was written; run it again.
+/// (or still absent). On [`CommitError::Conflict`] nothing was written; run it again.
 ///
 /// ```
 /// # use keypath::{path::PathError, KeyPath};
@@ -70,14 +70,12 @@ impl<B: Backend> Transaction<'_, B> {
     /// assert!(txn.get_raw(&"/a-1".parse().unwrap()).await.unwrap().is_none());
     /// # });
     /// ```
-    pub async fn get<T: Item>(
-        &mut self,
-        path: &KeyPath,
-    ) -> Result<Option<Versioned<T>>, StoreError> {
-        self.get_raw(path)
+    pub async fn get<T: Item>(&mut self, path: &KeyPath) -> Result<Option<Versioned<T>>, GetError> {
+        Ok(self
+            .get_raw(path)
             .await?
             .map(RawItem::into_item)
-            .transpose()
+            .transpose()?)
     }
 
     /// Reads an item undecoded; a pending write of this transaction is returned as written
@@ -91,7 +89,7 @@ impl<B: Backend> Transaction<'_, B> {
     /// assert!(txn.get_raw(&"/a-1".parse().unwrap()).await.unwrap().is_none());
     /// # });
     /// ```
-    pub async fn get_raw(&mut self, path: &KeyPath) -> Result<Option<RawItem>, StoreError> {
+    pub async fn get_raw(&mut self, path: &KeyPath) -> Result<Option<RawItem>, GetError> {
         if let Some(w) = self.writes.get(path) {
             return Ok(w.new.as_ref().map(|n| RawItem {
                 key: path.clone(),
@@ -122,11 +120,10 @@ impl<B: Backend> Transaction<'_, B> {
     /// let mut txn = store.transaction();
     /// txn.put(&User { id: 1 }).unwrap();
     /// ```
-    pub fn put<T: Item>(&mut self, item: &T) -> Result<(), StoreError> {
-        let path = item.key_path().map_err(|e| StoreError::InvalidKey {
-            key: format!("(key path of a {})", T::TYPE),
-            reason: e.to_string(),
-        })?;
+    pub fn put<T: Item>(&mut self, item: &T) -> Result<(), WriteError> {
+        let path = item
+            .key_path()
+            .map_err(|e| InvalidKeyError::path(format!("(key path of a {})", T::TYPE), e))?;
         let new = NewItem::typed::<T>(encode_item(&path, item)?, index_keys(item)?);
         self.buffer(path, Some(new))
     }
@@ -138,11 +135,11 @@ impl<B: Backend> Transaction<'_, B> {
     /// let mut txn = store.transaction();
     /// assert!(txn.delete(&"/user".parse().unwrap()).is_err()); // no group ID
     /// ```
-    pub fn delete(&mut self, path: &KeyPath) -> Result<(), StoreError> {
+    pub fn delete(&mut self, path: &KeyPath) -> Result<(), WriteError> {
         self.buffer(path.clone(), None)
     }
 
-    fn buffer(&mut self, path: KeyPath, new: Option<NewItem>) -> Result<(), StoreError> {
+    fn buffer(&mut self, path: KeyPath, new: Option<NewItem>) -> Result<(), WriteError> {
         let key = backend_key(&path)?;
         self.writes.insert(
             path.clone(),
@@ -156,7 +153,7 @@ impl<B: Backend> Transaction<'_, B> {
         Ok(())
     }
 
-    /// Commits: writes everything or nothing. Fails with [`StoreError::Conflict`] if an item
+    /// Commits: writes everything or nothing. Fails with [`CommitError::Conflict`] if an item
     /// read changed since. Returns the new version of each written item, by key path
     /// (`None` for deletes).
     ///
@@ -166,7 +163,7 @@ impl<B: Backend> Transaction<'_, B> {
     /// assert!(store.transaction().commit().await.unwrap().is_empty());
     /// # });
     /// ```
-    pub async fn commit(self) -> Result<BTreeMap<KeyPath, Option<u64>>, StoreError> {
+    pub async fn commit(self) -> Result<BTreeMap<KeyPath, Option<u64>>, CommitError> {
         let mut reads = self.reads;
         let writes: Vec<ItemWrite> = self
             .writes

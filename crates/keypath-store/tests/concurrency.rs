@@ -12,7 +12,7 @@ use std::sync::Arc;
 use common::{path, Counter, Ticket};
 use keypath::KeyPath;
 use keypath_store::backend::{memory::MemoryBackend, redb::RedbBackend, Backend};
-use keypath_store::{Item, Query, Store, StoreError};
+use keypath_store::{CommitError, Item, Query, Store};
 
 /// Runs `check` on a fresh in-memory store and a fresh redb store, each within a time limit.
 async fn on_both<F1, F2>(
@@ -287,7 +287,7 @@ async fn transactions_conflict<B: Backend>(store: Store<B>) {
     })
     .unwrap();
     match txn.commit().await {
-        Err(StoreError::Conflict { key }) => assert_eq!(key, path("/counter-1")),
+        Err(CommitError::Conflict { key }) => assert_eq!(key, path("/counter-1")),
         other => panic!("expected a conflict, got {other:?}"),
     }
     assert_eq!(
@@ -326,7 +326,7 @@ async fn transactions_conflict<B: Backend>(store: Store<B>) {
                     txn.put(&Counter { id: to, n: g.n + 1 }).unwrap();
                     match txn.commit().await {
                         Ok(_) => break,
-                        Err(StoreError::Conflict { .. }) => tokio::task::yield_now().await,
+                        Err(CommitError::Conflict { .. }) => tokio::task::yield_now().await,
                         Err(e) => panic!("{e}"),
                     }
                 }

@@ -15,7 +15,7 @@ use common::{cases, path, Counter, Ticket};
 use keypath::KeyPath;
 use keypath_store::backend::{memory::MemoryBackend, redb::RedbBackend, Backend, Key, Record};
 use keypath_store::conformance::{check_consistency, dump_redb};
-use keypath_store::{PutMode, Query, Store, StoreError};
+use keypath_store::{CommitError, PutMode, Query, Store, WriteError};
 
 /// A backend whose every record can be read out.
 trait Dump: Backend + Clone {
@@ -74,7 +74,7 @@ async fn mixed_writers<B: Dump>(store: Store<B>, rounds: u64) {
                     match store.put_with(&next, mode).await {
                         Ok(_) => break,
                         Err(
-                            StoreError::VersionMismatch { .. } | StoreError::AlreadyExists { .. },
+                            WriteError::VersionMismatch { .. } | WriteError::AlreadyExists { .. },
                         ) => tokio::task::yield_now().await,
                         Err(e) => panic!("task {task}: {e}"),
                     }
@@ -83,7 +83,7 @@ async fn mixed_writers<B: Dump>(store: Store<B>, rounds: u64) {
                 let claim = ticket(100, round as i64, round as i64, format!("task {task}"));
                 match store.put_with(&claim, PutMode::IfAbsent).await {
                     Ok(_) => claims.push(round),
-                    Err(StoreError::AlreadyExists { .. }) => {}
+                    Err(WriteError::AlreadyExists { .. }) => {}
                     Err(e) => panic!("task {task}: {e}"),
                 }
                 // 3. A shared ticket in the claims' group, bumped by `update`.
@@ -127,7 +127,7 @@ async fn mixed_writers<B: Dump>(store: Store<B>, rounds: u64) {
                     txn.put(&Counter { id: to, n: t.n + 1 }).unwrap();
                     match txn.commit().await {
                         Ok(_) => break,
-                        Err(StoreError::Conflict { .. }) => tokio::task::yield_now().await,
+                        Err(CommitError::Conflict { .. }) => tokio::task::yield_now().await,
                         Err(e) => panic!("task {task}: {e}"),
                     }
                 }

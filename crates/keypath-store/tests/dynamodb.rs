@@ -11,7 +11,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use common::{path, Ticket};
 use keypath_store::backend::dynamodb::{client, DynamoDbBackend, OpenError, RequestCounter};
 use keypath_store::backend::{Backend, BackendError, Condition, Key, Record, Scan, Write};
-use keypath_store::{Query, Store, StoreError};
+use keypath_store::{CommitError, ListError, Query, Store, WriteError};
 
 /// A fresh table on the shared server, with a request counter.
 async fn fresh(prefix: &str) -> (DynamoDbBackend, RequestCounter) {
@@ -193,7 +193,7 @@ async fn conflicting_transaction_writes_nothing() {
     // Someone else changes what the transaction read.
     store.put(&ticket(1, 1, 5, "changed")).await.unwrap();
     match txn.commit().await {
-        Err(StoreError::Conflict { key }) => assert_eq!(key, path("/user-1/ticket-1")),
+        Err(CommitError::Conflict { key }) => assert_eq!(key, path("/user-1/ticket-1")),
         other => panic!("expected a conflict, got {other:?}"),
     }
     assert!(store
@@ -819,13 +819,13 @@ async fn indexes_a_program_gains_are_built_before_they_answer() {
     let newest = Query::prefix(&path("/tickets-0")).unwrap().reverse();
     let early = v2.query_index::<Ticket>("by_updated", &newest).await;
     assert!(
-        matches!(early, Err(StoreError::IndexBuilding { .. })),
+        matches!(early, Err(ListError::IndexBuilding { .. })),
         "{early:?}"
     );
     v2.put(&ticket(9, 100, 1000, "new")).await.unwrap();
     assert!(matches!(
         v2.query_index::<Ticket>("by_updated", &newest).await,
-        Err(StoreError::IndexBuilding { .. })
+        Err(ListError::IndexBuilding { .. })
     ));
     // The first program is refused from now on: it would leave the indexes without its items.
     let again = Store::new(backend.clone());
@@ -838,7 +838,7 @@ async fn indexes_a_program_gains_are_built_before_they_answer() {
             title: "late".into(),
         })
         .await;
-    assert!(matches!(refused, Err(StoreError::Config(_))), "{refused:?}");
+    assert!(matches!(refused, Err(WriteError::Config(_))), "{refused:?}");
     assert_eq!(v2.build_indexes::<Ticket>().await.unwrap(), 30);
     let mut ids = Vec::new();
     let mut q = newest.clone().limit(7);

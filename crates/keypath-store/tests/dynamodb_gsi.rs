@@ -15,7 +15,9 @@ use keypath::{path::PathError, KeyPath};
 use keypath_store::backend::dynamodb::{client, DynamoDbBackend, RequestCounter};
 use keypath_store::backend::memory::MemoryBackend;
 use keypath_store::backend::{Backend, Consistency};
-use keypath_store::{Index, IndexMode, Item, Projection, Query, Store, StoreError};
+use keypath_store::{
+    Index, IndexMode, Item, ListError, Projection, Query, Store, StoreError, WriteError,
+};
 use serde::{Deserialize, Serialize};
 
 /// A score on a board: `/board-<board>/player-<id>`, kept by two GSIs: `by_score`
@@ -335,7 +337,7 @@ async fn writes_show_within_a_bound_and_moves_and_deletes_leave() {
     // (or the default) is fine.
     let strong = board.clone().consistency(Consistency::Strong);
     match gsi.query_index::<Score>("by_score", &strong).await {
-        Err(StoreError::InvalidQuery(m)) => assert!(m.contains("Consistency::Strong"), "{m}"),
+        Err(ListError::InvalidQuery(m)) => assert!(m.contains("Consistency::Strong"), "{m}"),
         other => panic!("a strong read of a GSI: {other:?}"),
     }
     let eventual = board.consistency(Consistency::Eventual);
@@ -363,7 +365,8 @@ async fn a_table_without_the_gsi_is_an_error_not_a_silent_exact_index() {
         note: "n".into(),
     };
     match store.put(&s).await {
-        Err(StoreError::Config(m)) => {
+        Err(WriteError::Config(e)) => {
+            let m = e.to_string();
             assert!(m.contains("by_score") && m.contains("no GSI"), "{m}")
         }
         other => panic!("put into a table without the GSI: {other:?}"),

@@ -5,7 +5,10 @@ mod common;
 use common::{path, Counter, Ticket};
 use keypath::KeyPath;
 use keypath_store::backend::{memory::MemoryBackend, Backend, Condition, Key, Record, Write};
-use keypath_store::{Cursor, CursorError, Limits, PutMode, Query, Store, StoreError};
+use keypath_store::{
+    Cursor, CursorError, GetError, Limits, ListError, NotAnItemError, PutMode, Query, Store,
+    StoreError, WriteError,
+};
 
 fn ticket(id: i64) -> Ticket {
     Ticket {
@@ -26,7 +29,7 @@ async fn oversize_keys_and_values_write_nothing() {
         ..ticket(1)
     };
     match store.put(&t).await {
-        Err(StoreError::TooLarge {
+        Err(WriteError::TooLarge {
             what,
             found,
             limit: 200,
@@ -79,11 +82,11 @@ async fn malformed_paths_and_names() {
     let no_group = path("/user");
     assert!(matches!(
         store.get_raw(&no_group).await,
-        Err(StoreError::InvalidKey { .. })
+        Err(GetError::InvalidKey(_))
     ));
     assert!(matches!(
         store.delete(&no_group).await,
-        Err(StoreError::InvalidKey { .. })
+        Err(WriteError::InvalidKey(_))
     ));
     let ns_only = path("/user-1/post");
     let err = store
@@ -100,7 +103,7 @@ async fn malformed_paths_and_names() {
             PutMode::Upsert,
         )
         .await;
-    assert!(matches!(err, Err(StoreError::InvalidIndexName { .. })));
+    assert!(matches!(err, Err(WriteError::InvalidIndexName { .. })));
     let err = store
         .put_raw(&path("/a-1"), "", &1, vec![], PutMode::Upsert)
         .await
@@ -115,11 +118,11 @@ async fn malformed_paths_and_names() {
     let q = Query::prefix(&path("/a-1")).unwrap();
     assert!(matches!(
         q.clone().gt(&path("/b-1/c-2")),
-        Err(StoreError::InvalidQuery(_))
+        Err(ListError::InvalidQuery(_))
     ));
     assert!(matches!(
         store.query_index_raw("", &q).await,
-        Err(StoreError::InvalidIndexName { .. })
+        Err(ListError::InvalidIndexName { .. })
     ));
     assert!(store.backend().is_empty());
 }
@@ -188,7 +191,7 @@ async fn index_names_typos_and_bad_index_keys() {
     // A name the type does not declare, even one another type writes.
     for name in ["by_y", "ns_only"] {
         match store.query_index::<A>(name, &q).await {
-            Err(e @ StoreError::UnknownIndex { .. }) => assert_eq!(
+            Err(e @ ListError::UnknownIndex { .. }) => assert_eq!(
                 e.to_string(),
                 format!("item type a declares no index {name:?} (its indexes: [\"by_x\"])")
             ),
@@ -226,7 +229,7 @@ async fn cursors_from_elsewhere_are_rejected() {
             .await
             .unwrap_err();
         assert!(
-            matches!(err, StoreError::Cursor(CursorError::OtherQuery)),
+            matches!(err, ListError::Cursor(CursorError::OtherQuery)),
             "{err}"
         );
     }
@@ -236,7 +239,7 @@ async fn cursors_from_elsewhere_are_rejected() {
         .await
         .unwrap_err();
     assert!(
-        matches!(err, StoreError::Cursor(CursorError::OtherQuery)),
+        matches!(err, ListError::Cursor(CursorError::OtherQuery)),
         "{err}"
     );
     // Truncated, altered, or not base64.
@@ -284,7 +287,7 @@ async fn corrupt_records_are_errors_not_panics() {
         // Named by its key: a record where an item belongs that is not one of the store's.
         let err = store.get_raw(&p).await.unwrap_err();
         assert!(
-            matches!(&err, StoreError::NotAnItem { record, .. } if record.key.as_ref() == Some(&p)),
+            matches!(&err, GetError::NotAnItem(NotAnItemError { record, .. }) if record.key.as_ref() == Some(&p)),
             "{garbage:?}: {err}"
         );
         let err = store
@@ -294,7 +297,7 @@ async fn corrupt_records_are_errors_not_panics() {
         assert!(err.to_string().contains("corrupt"), "{err}");
         assert!(matches!(
             store.put(&Ticket { id: 2, ..ticket(1) }).await,
-            Err(StoreError::NotAnItem { record, .. }) if record.key.as_ref() == Some(&p)
+            Err(WriteError::NotAnItem(NotAnItemError { record, .. })) if record.key.as_ref() == Some(&p)
         ));
     }
     // A garbage key in an item group (`FF` alone would be a root item placed last).
@@ -313,7 +316,7 @@ async fn corrupt_records_are_errors_not_panics() {
         .unwrap_err();
     // Named by its raw keys: they form no key path.
     assert!(
-        matches!(&err, StoreError::NotAnItem { record, .. } if record.key.is_none() && record.sort == [0xFE]),
+        matches!(&err, ListError::NotAnItem(NotAnItemError { record, .. }) if record.key.is_none() && record.sort == [0xFE]),
         "{err}"
     );
     assert!(
@@ -329,24 +332,24 @@ async fn wrong_types_versions_and_keys() {
     let p = path("/user-1/ticket-1");
     assert!(matches!(
         store.get::<Counter>(&p).await,
-        Err(StoreError::Decode { .. })
+        Err(GetError::Decode(_))
     ));
     assert!(matches!(
         store.put_with(&ticket(1), PutMode::IfVersion(v + 1)).await,
-        Err(StoreError::VersionMismatch { expected, found: Some(f), .. }) if expected == v + 1 && f == v
+        Err(WriteError::VersionMismatch { expected, found: Some(f), .. }) if expected == v + 1 && f == v
     ));
     assert!(matches!(
         store.put_with(&ticket(1), PutMode::IfAbsent).await,
-        Err(StoreError::AlreadyExists { .. })
+        Err(WriteError::AlreadyExists { .. })
     ));
     assert!(matches!(
         store.delete_if_version(&p, v + 5).await,
-        Err(StoreError::VersionMismatch { .. })
+        Err(WriteError::VersionMismatch { .. })
     ));
     let moved = store
         .update(&p, |t: Option<Ticket>| t.map(|t| Ticket { id: 9, ..t }))
         .await;
-    assert!(matches!(moved, Err(StoreError::KeyChanged { .. })));
+    assert!(matches!(moved, Err(WriteError::KeyChanged { .. })));
     assert_eq!(
         store.get::<Ticket>(&p).await.unwrap().unwrap().version,
         v,
@@ -378,11 +381,11 @@ async fn typed_lists_decode_only_their_page() {
     let rest = tickets.clone().limit(2).after(page.cursor.expect("more"));
     assert!(matches!(
         store.list::<Ticket>(&rest).await,
-        Err(StoreError::Decode { .. })
+        Err(ListError::Decode(_))
     ));
     assert!(matches!(
         store.list::<Ticket>(&tickets.limit(3)).await,
-        Err(StoreError::Decode { .. })
+        Err(ListError::Decode(_))
     ));
 }
 
@@ -417,14 +420,15 @@ async fn bad_input_campaign_changes_nothing() {
     }
     // Oversize keys and values, bad paths and names, wrong versions: errors.
     let long = "k".repeat(100);
-    let results = [
+    let results: [Option<StoreError>; 14] = [
         store
             .put(&Ticket {
                 title: "x".repeat(1000),
                 ..ticket(1)
             })
             .await
-            .err(),
+            .err()
+            .map(StoreError::from),
         store
             .put(&Ticket {
                 owner: 1,
@@ -433,7 +437,8 @@ async fn bad_input_campaign_changes_nothing() {
                 ..ticket(1)
             })
             .await
-            .err(),
+            .err()
+            .map(StoreError::from),
         store
             .put_raw(
                 &KeyPath::new().push("user", long.as_str()).unwrap(),
@@ -443,15 +448,18 @@ async fn bad_input_campaign_changes_nothing() {
                 PutMode::Upsert,
             )
             .await
-            .err(),
+            .err()
+            .map(StoreError::from),
         store
             .put_raw(&path("/user-1/post"), "t", &1, vec![], PutMode::Upsert)
             .await
-            .err(),
+            .err()
+            .map(StoreError::from),
         store
             .put_raw(&path("/user-1"), "", &1, vec![], PutMode::Upsert)
             .await
-            .err(),
+            .err()
+            .map(StoreError::from),
         store
             .put_raw(
                 &path("/user-1"),
@@ -461,32 +469,50 @@ async fn bad_input_campaign_changes_nothing() {
                 PutMode::Upsert,
             )
             .await
-            .err(),
-        store.put_with(&ticket(1), PutMode::IfAbsent).await.err(),
+            .err()
+            .map(StoreError::from),
+        store
+            .put_with(&ticket(1), PutMode::IfAbsent)
+            .await
+            .err()
+            .map(StoreError::from),
         store
             .put_with(&ticket(1), PutMode::IfVersion(999))
             .await
-            .err(),
+            .err()
+            .map(StoreError::from),
         store
             .put_with(&ticket(77), PutMode::IfVersion(1))
             .await
-            .err(),
+            .err()
+            .map(StoreError::from),
         store
             .delete_if_version(&path("/user-1/ticket-1"), 999)
             .await
-            .err(),
-        store.delete(&path("/user")).await.err(),
-        store.get::<Counter>(&path("/user-1/ticket-1")).await.err(),
+            .err()
+            .map(StoreError::from),
+        store
+            .delete(&path("/user"))
+            .await
+            .err()
+            .map(StoreError::from),
+        store
+            .get::<Counter>(&path("/user-1/ticket-1"))
+            .await
+            .err()
+            .map(StoreError::from),
         store
             .query_index_raw("", &Query::prefix(&path("/tickets-0")).unwrap())
             .await
-            .err(),
+            .err()
+            .map(StoreError::from),
         store
             .update(&path("/user-1/ticket-1"), |t: Option<Ticket>| {
                 t.map(|t| Ticket { id: 5, ..t })
             })
             .await
-            .err(),
+            .err()
+            .map(StoreError::from),
     ];
     for (i, r) in results.iter().enumerate() {
         assert!(r.is_some(), "bad input {i} was accepted");
@@ -527,7 +553,7 @@ async fn bad_input_campaign_changes_nothing() {
     ] {
         assert!(matches!(
             store.list_raw(&other.after(cursor.clone())).await,
-            Err(StoreError::Cursor(CursorError::OtherQuery))
+            Err(ListError::Cursor(CursorError::OtherQuery))
         ));
     }
     assert!(matches!(
@@ -539,7 +565,7 @@ async fn bad_input_campaign_changes_nothing() {
                     .after(cursor.clone())
             )
             .await,
-        Err(StoreError::Cursor(CursorError::OtherQuery))
+        Err(ListError::Cursor(CursorError::OtherQuery))
     ));
     // A cursor carries a query and a position, not a store: another store's cursor for the
     // same query resumes at the same position there (after /user-1/ticket-0), staying
@@ -666,7 +692,7 @@ async fn items_over_the_limits_can_still_be_deleted() {
         )
         .await
         .unwrap_err();
-    assert!(matches!(err, StoreError::TooLarge { .. }), "{err}");
+    assert!(matches!(err, WriteError::TooLarge { .. }), "{err}");
     // ...but reading and deleting what is there works.
     assert!(strict.get_raw(&long(1)).await.unwrap().is_some());
     assert!(strict.delete(&long(1)).await.unwrap());

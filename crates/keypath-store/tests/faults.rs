@@ -13,7 +13,7 @@ use common::cases;
 use keypath_store::backend::{memory::MemoryBackend, Backend, BackendError};
 use keypath_store::conformance::faulty::{Fault, FaultyBackend};
 use keypath_store::conformance::model::{diff, random_ops, Model, Op, PutKind, Ticket};
-use keypath_store::{Store, StoreError};
+use keypath_store::Store;
 
 fn t(owner: u64, id: i64, updated_at: i64, status: Option<&str>) -> Ticket {
     Ticket {
@@ -113,7 +113,7 @@ async fn faulted_run<B: Backend>(
         let before = model.clone();
         if let Err(e) = model.run_op(store, op, step).await {
             assert!(
-                matches!(&e, StoreError::Backend(BackendError::Storage(s)) if s.to_string().contains("injected fault")),
+                matches!(e.backend(), Some(BackendError::Storage(s)) if s.to_string().contains("injected fault")),
                 "{ctx}: step {step}: {op:?}: an error that is not the injected fault: {e}"
             );
             assert!(failed.is_none(), "{ctx}: a second failure at step {step}");

@@ -14,7 +14,7 @@ use keypath_store::backend::{
 };
 use keypath_store::check::{check_consistency, dump_groups};
 use keypath_store::{
-    layout, Index, IndexDecl, Item, PutMode, Query, Store, StoreConfig, StoreError,
+    layout, Index, IndexDecl, Item, ListError, PutMode, Query, Store, StoreConfig, WriteError,
 };
 use serde::{Deserialize, Serialize};
 
@@ -142,7 +142,7 @@ fn days() -> Query {
 }
 
 /// Every item of the `by_day` index, in index order, as (day, id), read page by page.
-async fn day_index<B: Backend>(store: &Store<B>) -> Result<Vec<(u64, u64)>, StoreError> {
+async fn day_index<B: Backend>(store: &Store<B>) -> Result<Vec<(u64, u64)>, ListError> {
     let mut out = Vec::new();
     let mut query = days().limit(7);
     loop {
@@ -206,7 +206,7 @@ async fn gained_index_is_built<B: Backend + Clone>(store: Store<B>, backend: B) 
     // holds tickets, so it is not answered.
     let early = day_index(&store2).await;
     assert!(
-        matches!(&early, Err(StoreError::IndexBuilding { name, item_type }) if name == "by_day" && item_type == "ticket"),
+        matches!(&early, Err(ListError::IndexBuilding { name, item_type }) if name == "by_day" && item_type == "ticket"),
         "{early:?}"
     );
     // The old index still answers.
@@ -230,13 +230,13 @@ async fn gained_index_is_built<B: Backend + Clone>(store: Store<B>, backend: B) 
     assert!(decl.building, "{config:?}");
     let refused = day_index(&store2).await;
     assert!(
-        matches!(refused, Err(StoreError::IndexBuilding { .. })),
+        matches!(refused, Err(ListError::IndexBuilding { .. })),
         "{refused:?}"
     );
     // Also through the untyped query.
     let raw = store2.query_index_raw("by_day", &days()).await;
     assert!(
-        matches!(raw, Err(StoreError::IndexBuilding { .. })),
+        matches!(raw, Err(ListError::IndexBuilding { .. })),
         "{raw:?}"
     );
     check_consistency(&all_records(&store2).await).unwrap();
@@ -245,7 +245,7 @@ async fn gained_index_is_built<B: Backend + Clone>(store: Store<B>, backend: B) 
     let store1 = Store::new(store.backend().clone());
     let err = store1.put(&v1(1, 200, 4)).await.unwrap_err();
     assert!(
-        matches!(&err, StoreError::Config(m) if m.contains("by_day")),
+        matches!(&err, WriteError::Config(m) if m.to_string().contains("by_day")),
         "{err}"
     );
 
@@ -319,7 +319,7 @@ async fn indexless_type_gains_an_index<B: Backend + Clone>(store: Store<B>) {
     let tags = Query::prefix(&"/tags-0".parse().unwrap()).unwrap();
     let early = store.query_index::<NoteV2>("by_tag", &tags).await;
     assert!(
-        matches!(early, Err(StoreError::IndexBuilding { .. })),
+        matches!(early, Err(ListError::IndexBuilding { .. })),
         "{early:?}"
     );
     assert_eq!(store.build_indexes::<NoteV2>().await.unwrap(), 10);
@@ -359,7 +359,7 @@ async fn new_type_needs_no_build<B: Backend + Clone>(store: Store<B>) {
     // The note type's index is another matter: notes are held.
     assert!(matches!(
         store.query_index::<NoteV2>("by_tag", &tags).await,
-        Err(StoreError::IndexBuilding { .. })
+        Err(ListError::IndexBuilding { .. })
     ));
 }
 
@@ -379,7 +379,7 @@ async fn older_stores_build_first<B: Backend + Clone>(store: Store<B>) {
     store.put(&v2(&v1(1, 2, 6))).await.unwrap();
     assert!(matches!(
         day_index(&store).await,
-        Err(StoreError::IndexBuilding { .. })
+        Err(ListError::IndexBuilding { .. })
     ));
     assert_eq!(store.build_indexes::<TicketV2>().await.unwrap(), 1);
     assert_eq!(day_index(&store).await.unwrap(), [(5, 1), (6, 2)]);

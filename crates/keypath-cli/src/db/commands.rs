@@ -4,7 +4,7 @@ use std::io::Write;
 
 use keypath::KeyPath;
 use keypath_store::backend::Backend;
-use keypath_store::{Cursor, Page, PutMode, Query, RawItem, StoreError};
+use keypath_store::{Cursor, Page, PutMode, Query, RawItem, WriteError};
 use serde_json::{json, Value};
 
 use super::args::{parse_json, parse_path, precheck, DbArgs, DbCommand, ListArgs};
@@ -202,7 +202,7 @@ impl<B: Backend> Db<B> {
             .map_err(|e| match e {
                 // A backend's own limit (DynamoDB's item size or writes per transaction)
                 // says nothing of the item: name it.
-                StoreError::Backend(b) => Failure::Store(format!("put {path}: {b}")),
+                WriteError::Backend(b) => Failure::Store(format!("put {path}: {b}")),
                 other => store_failure(other),
             })
     }
@@ -272,8 +272,8 @@ impl<B: Backend> Db<B> {
             .list_raw_skipping(query, &mut skipped)
             .await
             .map_err(store_failure)?;
-        for (record, reason) in skipped {
-            report_skipped(&format!("{}: {reason}", record.describe()));
+        for e in skipped {
+            report_skipped(&format!("{}: {}", e.record.describe(), e.reason));
         }
         Ok(page)
     }

@@ -1,7 +1,7 @@
 //! The index definitions the CLI declares and the store configuration they make.
 
 use keypath::KeyPath;
-use keypath_store::{IndexDecl, IndexSource, RootPlace, StoreConfig, StoreError};
+use keypath_store::{ConfigError, IndexDecl, IndexSource, RootPlace, StoreConfig};
 use serde::{Deserialize, Serialize};
 
 use super::failure::{bad, failure_text};
@@ -154,12 +154,12 @@ impl Config {
                 .ok_or_else(|| wrong("no '='".to_owned()))?;
             let place: RootPlace = place
                 .parse()
-                .map_err(|e: StoreError| wrong(e.to_string()))?;
+                .map_err(|e: ConfigError| wrong(e.to_string()))?;
             if self.store.roots.contains_key(namespace) {
                 return Err(wrong(format!("namespace {namespace} is placed twice")));
             }
             self.store = self.store.with_root(namespace, place);
-            self.store.validate().map_err(wrong)?;
+            self.store.validate().map_err(|e| wrong(e.to_string()))?;
         }
         Ok(self)
     }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use keypath_store::StoreError;
+use keypath_store::{CommitError, GetError, ListError, StoreError, WriteError};
 
 use crate::Failure;
 
@@ -21,16 +21,39 @@ pub(crate) fn bad(message: impl Into<String>) -> Failure {
 
 /// The exit status a store error maps to: 4 for a condition that does not hold (a version
 /// or existence check, a transaction conflict), 1 for storage, 2 for the rest (bad input).
-pub(crate) fn store_failure(e: StoreError) -> Failure {
-    match e {
-        StoreError::Backend(_) | StoreError::Config(_) | StoreError::Contention { .. } => {
-            Failure::Store(e.to_string())
-        }
-        StoreError::NotAnItem { .. } => Failure::Store(format!("{e}{SKIP_HINT}")),
-        StoreError::VersionMismatch { .. }
-        | StoreError::AlreadyExists { .. }
-        | StoreError::Conflict { .. } => Failure::Conflict(e.to_string()),
-        other => Failure::BadInput(other.to_string()),
+pub(crate) fn store_failure(e: impl Into<StoreError>) -> Failure {
+    let e = e.into();
+    // The write's own failure, wherever it came from (a transaction's commit included).
+    let write = match &e {
+        StoreError::Write(w) | StoreError::Commit(CommitError::Write(w)) => Some(w),
+        _ => None,
+    };
+    let storage = e.backend().is_some()
+        || matches!(
+            &e,
+            StoreError::Get(GetError::Config(_)) | StoreError::List(ListError::Config(_))
+        )
+        || matches!(
+            write,
+            Some(WriteError::Config(_) | WriteError::Contention { .. })
+        );
+    let foreign = matches!(
+        &e,
+        StoreError::Get(GetError::NotAnItem(_)) | StoreError::List(ListError::NotAnItem(_))
+    ) || matches!(write, Some(WriteError::NotAnItem(_)));
+    let condition = matches!(&e, StoreError::Commit(CommitError::Conflict { .. }))
+        || matches!(
+            write,
+            Some(WriteError::VersionMismatch { .. } | WriteError::AlreadyExists { .. })
+        );
+    if foreign {
+        Failure::Store(format!("{e}{SKIP_HINT}"))
+    } else if storage {
+        Failure::Store(e.to_string())
+    } else if condition {
+        Failure::Conflict(e.to_string())
+    } else {
+        Failure::BadInput(e.to_string())
     }
 }
 

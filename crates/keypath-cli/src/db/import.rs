@@ -85,7 +85,7 @@ impl<R: BufRead> ImportReader<R> {
             record.as_object().map_or(0, |o| o.len()),
         ) {
             let bytes = serde_json::to_vec(config).map_err(|e| at(e.to_string()))?;
-            let store = StoreConfig::from_json(&bytes).map_err(at)?;
+            let store = StoreConfig::from_json(&bytes).map_err(|e| at(e.to_string()))?;
             let config = Config::from_store(store).map_err(|e| at(failure_text(e)))?;
             return Ok((ImportLine::Config(config), read as u64));
         }

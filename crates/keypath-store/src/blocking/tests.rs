@@ -4,7 +4,7 @@ use keypath::{path::PathError, KeyPath};
 
 use super::Store;
 use crate::backend::redb::{OpenError, Threads, DATA_FILE_NAME};
-use crate::{Index, Item, PutMode, Query, StoreError};
+use crate::{CommitError, GetError, Index, Item, ListError, PutMode, Query, WriteError};
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 struct Ticket {
@@ -166,28 +166,28 @@ fn errors_are_the_async_stores() {
     let v = store.put_with(&t, PutMode::IfAbsent).unwrap();
     assert!(matches!(
         store.put_with(&t, PutMode::IfAbsent),
-        Err(StoreError::AlreadyExists { key }) if key == path("/board-1/ticket-1")
+        Err(WriteError::AlreadyExists { key }) if key == path("/board-1/ticket-1")
     ));
     assert!(matches!(
         store.put_with(&t, PutMode::IfVersion(v + 5)),
-        Err(StoreError::VersionMismatch { expected, found: Some(found), .. })
+        Err(WriteError::VersionMismatch { expected, found: Some(found), .. })
             if expected == v + 5 && found == v
     ));
     assert!(matches!(
         store.get::<Ticket>(&path("/board")),
-        Err(StoreError::InvalidKey { .. })
+        Err(GetError::InvalidKey(_))
     ));
     let q = Query::prefix(&path("/board-1")).unwrap();
     assert!(matches!(
         store.query_index::<Ticket>("by_nothing", &q),
-        Err(StoreError::UnknownIndex { .. })
+        Err(ListError::UnknownIndex { .. })
     ));
     // A transaction whose read changed under it.
     let mut txn = store.transaction();
     txn.get::<Ticket>(&path("/board-1/ticket-1")).unwrap();
     store.put(&Ticket { n: 1, ..t.clone() }).unwrap();
     txn.put(&Ticket { n: 2, ..t.clone() }).unwrap();
-    assert!(matches!(txn.commit(), Err(StoreError::Conflict { .. })));
+    assert!(matches!(txn.commit(), Err(CommitError::Conflict { .. })));
     // A record that is not the store's where an item belongs.
     store
         .put_raw(

@@ -37,7 +37,9 @@ use keypath::path::{IdRef, PathError};
 use keypath::{Id, KeyPath};
 
 use crate::backend::{Backend, BackendError, Key, Record};
-use crate::{Item, PutMode, Query, Store, StoreError};
+use crate::{
+    CommitError, GetError, InvalidKeyError, Item, PutMode, Query, Store, StoreError, WriteError,
+};
 
 mod ops;
 
@@ -320,7 +322,7 @@ impl Model {
             for v in page.items {
                 for (name, path) in index_paths(&v.item) {
                     let key = entry_record_key(name, &path, &v.item);
-                    let found = store.backend().get(key).await?;
+                    let found = store.backend().get(key).await.map_err(GetError::from)?;
                     // A missing entry is the model's to report (its version cannot be one).
                     let version = found.map_or(0, |r| r.version);
                     model.entries.insert((v.key.clone(), name), version);
@@ -630,7 +632,7 @@ impl Model {
     /// Runs `op` on the store, checks its result against the model and moves the model on.
     ///
     /// Panics, naming `step` and the operation, if the store's answer differs from the
-    /// model's. A backend error ([`StoreError::Backend`]) is returned and leaves the model
+    /// model's. A backend error ([`StoreError::backend`]) is returned and leaves the model
     /// as it was: the caller decides what the store should hold then (see [`Model::after`]).
     ///
     /// ```
@@ -687,7 +689,7 @@ impl Model {
                 *self = plan.next;
                 Ok(())
             }
-            Err(e @ StoreError::Backend(_)) => Err(e),
+            Err(e) if e.backend().is_some() => Err(e),
             Err(e) => panic!("model: step {step}: {op:?}: unexpected error: {e}"),
         }
     }
@@ -713,9 +715,9 @@ impl Model {
                 };
                 Outcome::Put(match store.put_with(&t, mode).await {
                     Ok(v) => Ok(v),
-                    Err(StoreError::AlreadyExists { .. }) => Err(Refused::AlreadyExists),
-                    Err(StoreError::VersionMismatch { .. }) => Err(Refused::VersionMismatch),
-                    Err(e) => return Err(e),
+                    Err(WriteError::AlreadyExists { .. }) => Err(Refused::AlreadyExists),
+                    Err(WriteError::VersionMismatch { .. }) => Err(Refused::VersionMismatch),
+                    Err(e) => return Err(e.into()),
                 })
             }
             Op::Delete { owner, id } => {
@@ -731,8 +733,8 @@ impl Model {
                 };
                 match store.delete_if_version(&k, v).await {
                     Ok(()) => Outcome::DeletedIf(true),
-                    Err(StoreError::VersionMismatch { .. }) => Outcome::DeletedIf(false),
-                    Err(e) => return Err(e),
+                    Err(WriteError::VersionMismatch { .. }) => Outcome::DeletedIf(false),
+                    Err(e) => return Err(e.into()),
                 }
             }
             Op::Update {
@@ -775,8 +777,8 @@ impl Model {
                 }
                 match txn.commit().await {
                     Ok(versions) => Outcome::Txn(seen, Ok(versions)),
-                    Err(StoreError::Conflict { key }) => Outcome::Txn(seen, Err(key)),
-                    Err(e) => return Err(e),
+                    Err(CommitError::Conflict { key }) => Outcome::Txn(seen, Err(key)),
+                    Err(e) => return Err(e.into()),
                 }
             }
             Op::List {
@@ -1120,10 +1122,7 @@ async fn page_all<B: Backend>(
 }
 
 fn invalid(e: PathError) -> StoreError {
-    StoreError::InvalidKey {
-        key: "(model)".into(),
-        reason: e.to_string(),
-    }
+    WriteError::from(InvalidKeyError::path("(model)", e)).into()
 }
 
 /// The group key of owner `owner`'s items: the encoding of `/user-<owner>`.

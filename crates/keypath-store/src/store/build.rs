@@ -4,7 +4,7 @@
 //! A program index declared for an item type the store already holds items of (a program
 //! that gained an index) starts out [`building`](crate::IndexDecl::building): the writes
 //! from then on keep it, the items written before are not in it. A query of it is refused
-//! ([`StoreError::IndexBuilding`]) until [`Store::build_indexes`] has given every item of
+//! ([`ListError::IndexBuilding`](crate::ListError::IndexBuilding)) until [`Store::build_indexes`] has given every item of
 //! the type its entries; nothing answers from an index that misses items.
 
 use std::ops::Bound;
@@ -15,9 +15,9 @@ use super::Store;
 use crate::backend::{Backend, BackendError, Key, Record, Scan};
 use crate::config::{StoreConfig, TypeIndexes};
 use crate::envelope::Header;
+use crate::error::{ConfigError, CorruptError, Fault, ListError, NotAnItemError, WriteError};
 use crate::item::{versioned_from_parts, Item};
 use crate::layout::config_key;
-use crate::StoreError;
 
 /// Records read per scan while building.
 const BUILD_PAGE: usize = 256;
@@ -38,7 +38,7 @@ impl<B: Backend> Store<B> {
     ///
     /// ```
     /// use keypath::{path::PathError, KeyPath};
-    /// use keypath_store::{backend::memory::MemoryBackend, Index, Item, Query, Store, StoreError};
+    /// use keypath_store::{backend::memory::MemoryBackend, Index, Item, ListError, Query, Store};
     ///
     /// #[derive(serde::Serialize, serde::Deserialize)]
     /// struct Post { id: u64, day: u64 }
@@ -63,20 +63,21 @@ impl<B: Backend> Store<B> {
     /// let by_day = Query::prefix(&"/days-0".parse()?)?;
     /// // Post 1 is not in the new index yet: the query is refused rather than missing it.
     /// let early = store.query_index::<PostV2>("by_day", &by_day).await;
-    /// assert!(matches!(early, Err(StoreError::IndexBuilding { .. })));
+    /// assert!(matches!(early, Err(ListError::IndexBuilding { .. })));
     /// assert_eq!(store.build_indexes::<PostV2>().await?, 1);
     /// let page = store.query_index::<PostV2>("by_day", &by_day).await?;
     /// assert_eq!(page.items.len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # }).unwrap();
     /// ```
-    pub async fn build_indexes<T: Item>(&self) -> Result<u64, StoreError> {
+    pub async fn build_indexes<T: Item>(&self) -> Result<u64, WriteError> {
         let program = TypeIndexes::of::<T>();
         self.declare(program).await?;
         let names = (program.names)();
         let building: Vec<String> = self
-            .config()
+            .read_config()
             .await?
+            .0
             .indexes_of(T::TYPE)
             .filter(|d| d.building && names.contains(&d.name.as_str()))
             .map(|d| d.name.clone())
@@ -135,7 +136,7 @@ impl<B: Backend> Store<B> {
     /// # Ok::<(), keypath_store::StoreError>(())
     /// # }).unwrap();
     /// ```
-    pub async fn drop_index(&self, item_type: &str, name: &str) -> Result<bool, StoreError> {
+    pub async fn drop_index(&self, item_type: &str, name: &str) -> Result<bool, WriteError> {
         let (t, n) = (item_type.to_owned(), name.to_owned());
         let dropped = self
             .update_config(move |config| {
@@ -157,13 +158,13 @@ impl<B: Backend> Store<B> {
         Ok(dropped)
     }
 
-    /// Fails with [`StoreError::IndexBuilding`] if index `index` of `T` may miss items of
+    /// Fails with [`ListError::IndexBuilding`] if index `index` of `T` may miss items of
     /// `T`: declared as building, or not declared while the store may hold items of `T`.
     pub(crate) async fn check_typed_index(
         &self,
         index: &str,
         item_type: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), ListError> {
         if self.is_ready(index) {
             return Ok(());
         }
@@ -196,13 +197,13 @@ impl<B: Backend> Store<B> {
         }
     }
 
-    /// Fails with [`StoreError::IndexBuilding`] if the configuration declares index `index`
+    /// Fails with [`ListError::IndexBuilding`] if the configuration declares index `index`
     /// (for any item type) as building.
-    pub(crate) async fn check_index(&self, index: &str) -> Result<(), StoreError> {
+    pub(crate) async fn check_index(&self, index: &str) -> Result<(), ListError> {
         if self.is_ready(index) {
             return Ok(());
         }
-        let config = self.config().await?;
+        let config = self.read_config().await?.0;
         let mut declared = config.indexes.iter().filter(|d| d.name == index).peekable();
         if declared.peek().is_none() {
             return Ok(()); // written with put_raw under a name the configuration leaves free
@@ -218,7 +219,7 @@ impl<B: Backend> Store<B> {
 
     /// Declares `program`'s indexes if the configuration lacks them (building if the store
     /// may hold items of its type).
-    async fn declare(&self, program: TypeIndexes) -> Result<(), StoreError> {
+    async fn declare(&self, program: TypeIndexes) -> Result<(), WriteError> {
         self.update_config(move |config| {
             Ok(match config.declaring(&[program], &[], false)? {
                 Some(more) => {
@@ -238,8 +239,8 @@ impl<B: Backend> Store<B> {
     /// record gets one.
     async fn update_config(
         &self,
-        change: impl Fn(&mut StoreConfig) -> Result<bool, StoreError> + Clone + Send + 'static,
-    ) -> Result<bool, StoreError> {
+        change: impl Fn(&mut StoreConfig) -> Result<bool, ConfigError> + Clone + Send + 'static,
+    ) -> Result<bool, WriteError> {
         for attempt in 0..MAX_ATTEMPTS {
             let unrecorded_items = match self.is_configured() {
                 true => false,
@@ -256,16 +257,16 @@ impl<B: Backend> Store<B> {
                     };
                     let roots = config.roots.clone();
                     if !change(&mut config)? {
-                        return Ok::<_, StoreError>((Vec::new(), false));
+                        return Ok::<_, WriteError>((Vec::new(), false));
                     }
                     // Root places never change: readers keep them once read.
                     if config.roots != roots {
-                        return Err(StoreError::Config(
-                            "root places are chosen when a store is created and never change"
-                                .to_owned(),
-                        ));
+                        return Err(ConfigError::invalid(
+                            "root places are chosen when a store is created and never change",
+                        )
+                        .into());
                     }
-                    config.validate().map_err(StoreError::Config)?;
+                    config.validate()?;
                     Ok((
                         vec![crate::config::config_put(&config, record.as_ref())],
                         true,
@@ -283,9 +284,10 @@ impl<B: Backend> Store<B> {
                 Err(e) => return Err(e.into()),
             }
         }
-        Err(StoreError::Config(format!(
-            "the configuration changed under {MAX_ATTEMPTS} attempts to change it"
-        )))
+        Err(ConfigError::Contended {
+            attempts: MAX_ATTEMPTS,
+        }
+        .into())
     }
 
     /// Gives the item stored at `key` (record `record`, if it is an item of `T`) the index
@@ -294,13 +296,15 @@ impl<B: Backend> Store<B> {
         &self,
         key: Key,
         mut record: Record,
-    ) -> Result<bool, StoreError> {
-        let path = crate::layout::item_path_at(&key.group, &key.sort).map_err(|e| {
-            StoreError::NotAnItem {
-                record: crate::ForeignRecord::new(key.group.clone(), key.sort.clone()),
-                reason: e.to_string(),
-            }
-        })?;
+    ) -> Result<bool, WriteError> {
+        let path =
+            crate::layout::item_path_at(&key.group, &key.sort).map_err(|e| NotAnItemError {
+                record: Box::new(crate::ForeignRecord::new(
+                    key.group.clone(),
+                    key.sort.clone(),
+                )),
+                reason: CorruptError::Key(e),
+            })?;
         for attempt in 0..MAX_ATTEMPTS {
             let header = Header::parse(&record.value).map_err(|e| super::not_an_item(&path, e))?;
             if header.item_type != T::TYPE {
@@ -333,11 +337,11 @@ impl<B: Backend> Store<B> {
                 }),
                 expect: Expect::Version(record.version),
             };
-            match self.commit(vec![write], Vec::new()).await {
+            match self.commit_writes(vec![write]).await {
                 Ok(_) => return Ok(true),
                 // Changed meanwhile: read it again (a write from now on gave it its entries,
                 // unless its program lacks the index).
-                Err(StoreError::VersionMismatch { .. }) => {
+                Err(WriteError::VersionMismatch { .. }) => {
                     match self.backend.get(key.clone()).await? {
                         Some(now) => record = now,
                         None => return Ok(false),
@@ -347,7 +351,7 @@ impl<B: Backend> Store<B> {
                 Err(e) => return Err(e),
             }
         }
-        Err(StoreError::Contention {
+        Err(WriteError::Contention {
             key: path,
             attempts: MAX_ATTEMPTS,
         })
@@ -357,7 +361,7 @@ impl<B: Backend> Store<B> {
     /// embedded backends, a scan of the table on DynamoDB; one request for an empty table).
     /// Asked only while the store has no configuration record, to tell a new store from one
     /// an earlier release wrote without a record.
-    pub(crate) async fn holds_items(&self) -> Result<bool, StoreError> {
+    pub(crate) async fn holds_items(&self) -> Result<bool, Fault> {
         Ok(!self.backend.groups(1).await?.is_empty())
     }
 
@@ -386,8 +390,8 @@ impl<B: Backend> Store<B> {
     }
 }
 
-fn building(name: &str, item_type: &str) -> StoreError {
-    StoreError::IndexBuilding {
+fn building(name: &str, item_type: &str) -> ListError {
+    ListError::IndexBuilding {
         name: name.to_owned(),
         item_type: item_type.to_owned(),
     }

@@ -10,19 +10,22 @@ use super::Store;
 use crate::backend::{Backend, Consistency, Direction, Entry, Scan};
 use crate::cursor::Cursor;
 use crate::envelope::{Field, Header};
+use crate::error::{CorruptError, Fault, ListError, NotAnItemError};
 use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
 use crate::layout::{index_group, is_valid_index_name, split_entry};
 use crate::query::{ListPlan, Page, Plan, Query};
-use crate::StoreError;
 
 /// Most records read by one backend scan of a list.
 const SCAN_BATCH: usize = 1000;
 
 /// Where [`Store::list_raw_skipping`] collects what it skips.
-type Skips = std::sync::Arc<std::sync::Mutex<Vec<(crate::ForeignRecord, String)>>>;
+type Skips = std::sync::Arc<std::sync::Mutex<Vec<NotAnItemError>>>;
 
-fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Corrupt(format!("stored {what} is corrupt: {e}"))
+fn corrupt(what: &'static str, e: impl std::fmt::Display) -> CorruptError {
+    CorruptError::Record {
+        what,
+        reason: e.to_string(),
+    }
 }
 
 impl<B: Backend> Store<B> {
@@ -37,9 +40,14 @@ impl<B: Backend> Store<B> {
     /// assert!(page.items.is_empty() && page.cursor.is_none());
     /// # });
     /// ```
-    pub async fn list<T: Item>(&self, query: &Query) -> Result<Page<Versioned<T>>, StoreError> {
+    pub async fn list<T: Item>(&self, query: &Query) -> Result<Page<Versioned<T>>, ListError> {
         self.list_with(query, |key, version, item_type, payload| {
-            versioned_from_parts::<T>(key, version, item_type.bytes, payload)
+            Ok(versioned_from_parts::<T>(
+                key,
+                version,
+                item_type.bytes,
+                payload,
+            )?)
         })
         .await
     }
@@ -61,7 +69,7 @@ impl<B: Backend> Store<B> {
     /// assert_eq!(rest.items[0].key().to_string(), "/user-1/post-10");
     /// # });
     /// ```
-    pub async fn list_raw(&self, query: &Query) -> Result<Page<RawItem>, StoreError> {
+    pub async fn list_raw(&self, query: &Query) -> Result<Page<RawItem>, ListError> {
         self.list_with(query, super::raw_from_parts).await
     }
 
@@ -70,7 +78,7 @@ impl<B: Backend> Store<B> {
     /// the embedded backend everything from key decoding to the finished item happens on
     /// the blocking thread that reads the records, over borrowed bytes.
     /// [`Store::list_raw`], skipping the records in the query's range that are not items
-    /// this store wrote (see [`StoreError::NotAnItem`]) instead of failing on them: each is
+    /// this store wrote (see [`ListError::NotAnItem`]) instead of failing on them: each is
     /// added to `skipped`, and the page and its cursor go on past it.
     ///
     /// ```
@@ -89,14 +97,14 @@ impl<B: Backend> Store<B> {
     /// let mut skipped = Vec::new();
     /// let page = store.list_raw_skipping(&query, &mut skipped).await.unwrap();
     /// assert_eq!(page.items.len(), 1);
-    /// assert_eq!(skipped[0].0.key.as_ref().unwrap().to_string(), "/a-1/b-2");
+    /// assert_eq!(skipped[0].record.key.as_ref().unwrap().to_string(), "/a-1/b-2");
     /// # });
     /// ```
     pub async fn list_raw_skipping(
         &self,
         query: &Query,
-        skipped: &mut Vec<(crate::ForeignRecord, String)>,
-    ) -> Result<Page<RawItem>, StoreError> {
+        skipped: &mut Vec<NotAnItemError>,
+    ) -> Result<Page<RawItem>, ListError> {
         let sink = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let page = self
             .list_with_skips(query, super::raw_from_parts, Some(sink.clone()))
@@ -105,10 +113,10 @@ impl<B: Backend> Store<B> {
         Ok(page)
     }
 
-    async fn list_with<I, M>(&self, query: &Query, make: M) -> Result<Page<I>, StoreError>
+    async fn list_with<I, M>(&self, query: &Query, make: M) -> Result<Page<I>, ListError>
     where
         I: Keyed + Send + 'static,
-        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Copy + Send + 'static,
+        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault> + Copy + Send + 'static,
     {
         self.list_with_skips(query, make, None).await
     }
@@ -118,10 +126,10 @@ impl<B: Backend> Store<B> {
         query: &Query,
         make: M,
         skips: Option<Skips>,
-    ) -> Result<Page<I>, StoreError>
+    ) -> Result<Page<I>, ListError>
     where
         I: Keyed + Send + 'static,
-        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError> + Copy + Send + 'static,
+        M: Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault> + Copy + Send + 'static,
     {
         // The group's root item sort key, read from the configuration only when the query
         // is bounded by it; a root item placed elsewhere than first that the scan meets
@@ -164,10 +172,10 @@ impl<B: Backend> Store<B> {
                     // step of a scan, then a page) was one more copy, which stalls when it
                     // reads the item in wider pieces than it was just written in.
                     let step = match list_step(group, plan, sort, version, value, make, &root_at) {
-                        Err(StoreError::NotAnItem { record, reason }) if skips.is_some() => {
+                        Err(Fault::NotAnItem(e)) if skips.is_some() => {
                             if let Some(skips) = &skips {
                                 let mut skips = skips.lock().unwrap_or_else(|p| p.into_inner());
-                                skips.push((record, reason));
+                                skips.push(e);
                             }
                             None
                         }
@@ -177,14 +185,14 @@ impl<B: Backend> Store<B> {
                         Some(item) => scanned.select(item),
                         None => scanned.pass(sort),
                     }
-                    Ok(())
+                    Ok::<(), Fault>(())
                 })
         };
         // The position of an item is its sort key, encoded again from its key path only
         // when a cursor or the next scan needs it: decoding is canonical (a decoded path
         // encodes to exactly the bytes it came from), so this is the scanned sort key.
         // The group's root item is where the scan found it.
-        let position_of = |item: &I| {
+        let position_of = |item: &I| -> Result<Vec<u8>, Fault> {
             let key = super::backend_key(item.key_path())?;
             Ok(match key.sort == crate::layout::ROOT_FIRST {
                 true => root_at.get().cloned().unwrap_or(key.sort),
@@ -204,14 +212,14 @@ impl<B: Backend> Store<B> {
 
     /// Queries index `index`, which `T` declares: lists the items whose index key paths the
     /// query selects, in index order (ties by item key path), as items of type `T`. An index
-    /// `T` does not declare is [`StoreError::UnknownIndex`]. Index names are per store: item
+    /// `T` does not declare is [`ListError::UnknownIndex`]. Index names are per store: item
     /// types that declare the same name share one index, which
     /// [`Store::query_index_raw`] lists with every type in it (this call fails on an item of
     /// another type, as [`Store::list`] does).
     ///
     /// ```
     /// # use keypath::{path::PathError, KeyPath};
-    /// # use keypath_store::{Index, Item, Query, Store, StoreError, backend::memory::MemoryBackend};
+    /// # use keypath_store::{Index, Item, ListError, Query, Store, backend::memory::MemoryBackend};
     /// #[derive(serde::Serialize, serde::Deserialize)]
     /// struct Ticket { id: u64, updated_at: u64 }
     /// impl Item for Ticket {
@@ -230,23 +238,23 @@ impl<B: Backend> Store<B> {
     /// let ids: Vec<u64> = page.items.iter().map(|t| t.item.id).collect();
     /// assert_eq!(ids, [2, 1]);
     /// let typo = store.query_index::<Ticket>("by_update", &q).await;
-    /// assert!(matches!(typo, Err(StoreError::UnknownIndex { .. })));
+    /// assert!(matches!(typo, Err(ListError::UnknownIndex { .. })));
     /// # });
     /// ```
     pub async fn query_index<T: Item>(
         &self,
         index: &str,
         query: &Query,
-    ) -> Result<Page<Versioned<T>>, StoreError> {
+    ) -> Result<Page<Versioned<T>>, ListError> {
         if !T::INDEXES.iter().any(|i| i.name == index) {
-            return Err(StoreError::UnknownIndex {
+            return Err(ListError::UnknownIndex {
                 name: index.to_owned(),
                 item_type: T::TYPE.to_owned(),
                 declared: T::INDEXES.iter().map(|i| i.name.to_owned()).collect(),
             });
         }
         if !is_valid_index_name(index) {
-            return Err(StoreError::InvalidIndexName {
+            return Err(ListError::InvalidIndexName {
                 name: index.to_owned(),
             });
         }
@@ -284,9 +292,9 @@ impl<B: Backend> Store<B> {
         &self,
         index: &str,
         query: &Query,
-    ) -> Result<Page<RawItem>, StoreError> {
+    ) -> Result<Page<RawItem>, ListError> {
         if !is_valid_index_name(index) {
-            return Err(StoreError::InvalidIndexName {
+            return Err(ListError::InvalidIndexName {
                 name: index.to_owned(),
             });
         }
@@ -299,9 +307,9 @@ impl<B: Backend> Store<B> {
         &self,
         index: &str,
         query: &Query,
-    ) -> Result<Page<RawItem>, StoreError> {
+    ) -> Result<Page<RawItem>, ListError> {
         if query.bounded_by_root() {
-            return Err(StoreError::InvalidQuery(format!(
+            return Err(ListError::InvalidQuery(format!(
                 "index {index}'s entries have no root item to bound them by (from_root and \
                  to_root are for item lists)"
             )));
@@ -316,7 +324,7 @@ impl<B: Backend> Store<B> {
             .is_some_and(|m| m.iter().any(|n| n == index));
         let consistency = match (kept, query.consistency) {
             (true, Some(Consistency::Strong)) => {
-                return Err(StoreError::InvalidQuery(format!(
+                return Err(ListError::InvalidQuery(format!(
                     "index {index} is kept by the table (a DynamoDB GSI), which reads only \
                      eventually consistent: expected Consistency::Eventual or none, found \
                      Consistency::Strong"
@@ -342,10 +350,10 @@ impl<B: Backend> Store<B> {
             let steps = self
                 .resolve_index(index, query, plan_ref, entries, consistency)
                 .await?;
-            Ok(Scanned::from_steps(steps, needed))
+            Ok::<_, Fault>(Scanned::from_steps(steps, needed))
         };
         // An index item's position is its entry's sort key, kept beside it.
-        let position_of = |(sort, _): &(Vec<u8>, RawItem)| Ok(sort.clone());
+        let position_of = |(sort, _): &(Vec<u8>, RawItem)| Ok::<_, Fault>(sort.clone());
         let page = self
             .paged(query, &plan, fingerprint, &group, resolve, position_of)
             .await?;
@@ -366,7 +374,7 @@ impl<B: Backend> Store<B> {
         plan: &Plan,
         entries: Vec<Entry>,
         consistency: Consistency,
-    ) -> Result<Vec<Step<(Vec<u8>, RawItem)>>, StoreError> {
+    ) -> Result<Vec<Step<(Vec<u8>, RawItem)>>, Fault> {
         let mut wanted = Vec::new(); // (position in entries, base path)
         let mut keys = Vec::new(); // the base items' backend keys
         let mut full_paths = Vec::new(); // the index key each base item must still have
@@ -419,7 +427,7 @@ impl<B: Backend> Store<B> {
                 has_entry |= name.bytes == index.as_bytes() && key == full_paths[slot];
             })?;
             if !has_entry {
-                return Ok::<_, StoreError>(None);
+                return Ok::<_, Fault>(None);
             }
             let item_type = item_type.utf8("item type name")?.to_owned();
             Ok(Some((item_type, version, value[payload_start..].to_vec())))
@@ -457,11 +465,11 @@ impl<B: Backend> Store<B> {
         fingerprint: u64,
         group: &[u8],
         mut resolve: R,
-        position_of: impl Fn(&I) -> Result<Vec<u8>, StoreError>,
-    ) -> Result<Page<I>, StoreError>
+        position_of: impl Fn(&I) -> Result<Vec<u8>, Fault>,
+    ) -> Result<Page<I>, ListError>
     where
         R: FnMut(Scan, usize) -> Fut,
-        Fut: std::future::Future<Output = Result<Scanned<I>, StoreError>>,
+        Fut: std::future::Future<Output = Result<Scanned<I>, Fault>>,
     {
         let limit = query.limit.unwrap_or(usize::MAX);
         let mut position: Option<Vec<u8>> = match &query.cursor {
@@ -471,7 +479,7 @@ impl<B: Backend> Store<B> {
         // Whether the last record consumed is `items`' last item (whose position is then
         // not yet in `position`).
         let mut at_last_item = false;
-        let last_item_position = |items: &[I]| -> Result<Option<Vec<u8>>, StoreError> {
+        let last_item_position = |items: &[I]| -> Result<Option<Vec<u8>>, Fault> {
             items.last().map(&position_of).transpose()
         };
         let mut items = Vec::new();
@@ -643,9 +651,9 @@ fn list_step<I>(
     sort: &[u8],
     version: u64,
     value: &[u8],
-    make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
+    make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault>,
     root_at: &OnceLock<Vec<u8>>,
-) -> Result<Option<I>, StoreError> {
+) -> Result<Option<I>, Fault> {
     let key = match KeyPath::from_group_path(group, sort) {
         Ok(key) => key,
         Err(err) => return placed_root_step(group, sort, version, value, make, root_at, err),
@@ -671,15 +679,16 @@ fn placed_root_step<I>(
     sort: &[u8],
     version: u64,
     value: &[u8],
-    make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, StoreError>,
+    make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault>,
     root_at: &OnceLock<Vec<u8>>,
     err: keypath::path::DecodeError,
-) -> Result<Option<I>, StoreError> {
+) -> Result<Option<I>, Fault> {
     if crate::layout::placed_root(sort).is_none() {
-        return Err(StoreError::NotAnItem {
-            record: crate::ForeignRecord::new(group.encode(), sort.to_vec()),
-            reason: format!("its key is not a key path: {err}"),
-        });
+        return Err(NotAnItemError {
+            record: Box::new(crate::ForeignRecord::new(group.encode(), sort.to_vec())),
+            reason: CorruptError::Key(err),
+        }
+        .into());
     }
     let _ = root_at.set(sort.to_vec());
     super::item_from_value(group.clone(), version, value, make).map(Some)

@@ -14,12 +14,12 @@ use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
 use crate::backoff::Backoff;
 use crate::config::{RootPlace, StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
+use crate::error::{CommitError, ConfigError, Fault, InvalidKeyError, WriteError};
 use crate::item::{encode_item, encode_value, IndexMode, Item, Projection, Versioned};
 use crate::layout::{
     config_key, counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name,
     ENTRY_FORMAT, ROOT_FIRST,
 };
-use crate::StoreError;
 
 /// How a put treats an existing item.
 ///
@@ -32,9 +32,9 @@ pub enum PutMode {
     /// Insert or replace.
     #[default]
     Upsert,
-    /// Insert only if no item exists ([`StoreError::AlreadyExists`] otherwise).
+    /// Insert only if no item exists ([`WriteError::AlreadyExists`] otherwise).
     IfAbsent,
-    /// Replace only the item at exactly this version ([`StoreError::VersionMismatch`]
+    /// Replace only the item at exactly this version ([`WriteError::VersionMismatch`]
     /// otherwise).
     IfVersion(u64),
     /// Insert or replace, and if no item exists, give the new one this version (1 to
@@ -45,7 +45,7 @@ pub enum PutMode {
     Restore(u64),
 }
 
-/// Attempts before a write gives up with [`StoreError::Contention`].
+/// Attempts before a write gives up with [`WriteError::Contention`].
 pub(super) const MAX_ATTEMPTS: u32 = 1000;
 /// Pauses between attempts: 20 µs doubling up to 8 times, at most 5 ms.
 const BACKOFF: Backoff = Backoff {
@@ -207,7 +207,7 @@ pub(crate) fn fresh_version() -> u64 {
     h.finish() % ((1 << 52) - 1) + 1
 }
 
-fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError> {
+fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, CommitError> {
     let counted = if c.group_versions { c.groups.len() } else { 0 };
     let (counters, olds) = got.split_at(counted);
     let (olds, config) = match c.reads_config() {
@@ -233,10 +233,11 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
             for path in placed.filter(|p| p.len() == 1) {
                 let place = crate::config::place_of(&config.roots, path);
                 if *place != RootPlace::First {
-                    return Err(StoreError::Config(format!(
+                    return Err(ConfigError::invalid(format!(
                         "the store's configuration, created while this write was prepared, \
                          places the root item {path} {place}; nothing was written: write again"
-                    )));
+                    ))
+                    .into());
                 }
             }
         }
@@ -271,21 +272,23 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
             Expect::Any => {}
             Expect::Absent if found.is_none() => {}
             Expect::Absent => {
-                return Err(StoreError::AlreadyExists {
+                return Err(WriteError::AlreadyExists {
                     key: w.path.clone(),
-                })
+                }
+                .into())
             }
             Expect::Version(v) if found == Some(v) => {}
             Expect::Version(v) => {
-                return Err(StoreError::VersionMismatch {
+                return Err(WriteError::VersionMismatch {
                     key: w.path.clone(),
                     expected: v,
                     found,
-                })
+                }
+                .into())
             }
             Expect::Read(v) if v == found => {}
             Expect::Read(_) => {
-                return Err(StoreError::Conflict {
+                return Err(CommitError::Conflict {
                     key: w.path.clone(),
                 })
             }
@@ -325,11 +328,11 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, StoreError
                 }
                 // A record the store did not write has no entries: a delete removes just
                 // it; a put does not replace it.
-                Err(StoreError::Corrupt(_)) if w.new.is_none() => Vec::new(),
-                Err(StoreError::Corrupt(reason)) => {
-                    return Err(crate::store::not_an_item(&w.path, reason))
+                Err(Fault::Corrupt(_)) if w.new.is_none() => Vec::new(),
+                Err(Fault::Corrupt(reason)) => {
+                    return Err(crate::store::not_an_item(&w.path, reason).into())
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             };
             for (name, key) in stale {
                 if c.maintained.contains(&name) {
@@ -434,7 +437,7 @@ fn check_raw_write(
     config: &StoreConfig,
     w: &ItemWrite,
     old: Option<&Record>,
-) -> Result<(), StoreError> {
+) -> Result<(), WriteError> {
     let Some(new) = w.new.as_ref().filter(|n| n.raw) else {
         return Ok(());
     };
@@ -453,7 +456,7 @@ fn check_raw_write(
             .map(|d| d.name.clone())
             .collect();
         if !indexes.is_empty() {
-            return Err(StoreError::IndexedByProgram {
+            return Err(WriteError::IndexedByProgram {
                 key: w.path.clone(),
                 item_type: item_type.to_owned(),
                 indexes,
@@ -467,11 +470,7 @@ fn check_raw_write(
 /// new index key whether the old item has it already.
 type Stale = (Vec<(String, Key)>, Vec<bool>);
 
-fn stale_entries(
-    old: &[u8],
-    new: &[(String, KeyPath)],
-    base: &KeyPath,
-) -> Result<Stale, StoreError> {
+fn stale_entries(old: &[u8], new: &[(String, KeyPath)], base: &KeyPath) -> Result<Stale, Fault> {
     let mut stale = Vec::new();
     let mut kept = vec![false; new.len()];
     let mut encoded = Vec::new();
@@ -528,7 +527,7 @@ pub(crate) fn table_kept_indexes<T: Item>() -> Vec<&'static str> {
 fn check_index_modes(
     writes: &[ItemWrite],
     maintained: Option<&[String]>,
-) -> Result<(), StoreError> {
+) -> Result<(), ConfigError> {
     let Some(maintained) = maintained else {
         return Ok(());
     };
@@ -547,7 +546,7 @@ fn check_index_modes(
                     ),
                     false => ("exact (IndexMode::Exact)", "a GSI for it in the table"),
                 };
-                return Err(StoreError::Config(format!(
+                return Err(ConfigError::invalid(format!(
                     "index {name} of item type {}: the type declares it {expected}, found {found} \
                      (the table's keypath GSIs: {maintained:?}; create the table with the \
                      index's GSI, or change the declaration)",
@@ -564,17 +563,15 @@ pub(crate) fn entry_key(
     name: &str,
     index_path: &KeyPath,
     base: &KeyPath,
-) -> Result<Key, StoreError> {
-    let invalid = |reason: String| StoreError::InvalidKey {
-        key: format!("{index_path} (index {name} of item {base})"),
-        reason,
-    };
+) -> Result<Key, InvalidKeyError> {
+    let key = || format!("{index_path} (index {name} of item {base})");
     let (group, rest) = index_path
         .split_group_paths()
-        .map_err(|e| invalid(e.to_string()))?;
+        .map_err(|e| InvalidKeyError::path(key(), e))?;
     if rest.segments().any(|c| c.id_type().is_none()) {
-        return Err(invalid(
-            "every component of an index key path needs an ID".to_owned(),
+        return Err(InvalidKeyError::rule(
+            key(),
+            "every component of an index key path needs an ID",
         ));
     }
     Ok(Key {
@@ -584,17 +581,16 @@ pub(crate) fn entry_key(
 }
 
 /// Computes a typed item's index keys.
-pub(crate) fn index_keys<T: Item>(item: &T) -> Result<Vec<(String, KeyPath)>, StoreError> {
+pub(crate) fn index_keys<T: Item>(item: &T) -> Result<Vec<(String, KeyPath)>, WriteError> {
     let mut out = Vec::new();
     for index in T::INDEXES {
         if !is_valid_index_name(index.name) {
-            return Err(StoreError::InvalidIndexName {
+            return Err(WriteError::InvalidIndexName {
                 name: index.name.to_owned(),
             });
         }
-        let key = (index.key)(item).map_err(|e| StoreError::InvalidKey {
-            key: format!("(index {} of a {})", index.name, T::TYPE),
-            reason: e.to_string(),
+        let key = (index.key)(item).map_err(|e| {
+            InvalidKeyError::path(format!("(index {} of a {})", index.name, T::TYPE), e)
         })?;
         if let Some(k) = key {
             out.push((index.name.to_owned(), k));
@@ -633,7 +629,7 @@ impl<B: Backend> Store<B> {
     /// assert_eq!(store.put(&User { id: 1 }).await.unwrap(), first + 1);
     /// # });
     /// ```
-    pub async fn put<T: Item>(&self, item: &T) -> Result<u64, StoreError> {
+    pub async fn put<T: Item>(&self, item: &T) -> Result<u64, WriteError> {
         self.put_with(item, PutMode::Upsert).await
     }
 
@@ -646,20 +642,19 @@ impl<B: Backend> Store<B> {
     /// #     const TYPE: &'static str = "user";
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
     /// # }
-    /// use keypath_store::{PutMode, StoreError};
+    /// use keypath_store::{PutMode, WriteError};
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
     /// let v = store.put_with(&User { id: 1 }, PutMode::IfAbsent).await.unwrap();
     /// let again = store.put_with(&User { id: 1 }, PutMode::IfAbsent).await;
-    /// assert!(matches!(again, Err(StoreError::AlreadyExists { .. })));
+    /// assert!(matches!(again, Err(WriteError::AlreadyExists { .. })));
     /// assert!(store.put_with(&User { id: 1 }, PutMode::IfVersion(v)).await.is_ok());
     /// # });
     /// ```
-    pub async fn put_with<T: Item>(&self, item: &T, mode: PutMode) -> Result<u64, StoreError> {
-        let path = item.key_path().map_err(|e| StoreError::InvalidKey {
-            key: format!("(key path of a {})", T::TYPE),
-            reason: e.to_string(),
-        })?;
+    pub async fn put_with<T: Item>(&self, item: &T, mode: PutMode) -> Result<u64, WriteError> {
+        let path = item
+            .key_path()
+            .map_err(|e| InvalidKeyError::path(format!("(key path of a {})", T::TYPE), e))?;
         let indexes = index_keys(item)?;
         let new = NewItem::typed::<T>(encode_item(&path, item)?, indexes);
         self.put_encoded(&path, new, mode).await
@@ -687,10 +682,10 @@ impl<B: Backend> Store<B> {
         value: &V,
         indexes: Vec<(String, KeyPath)>,
         mode: PutMode,
-    ) -> Result<u64, StoreError> {
+    ) -> Result<u64, WriteError> {
         for (name, _) in &indexes {
             if !is_valid_index_name(name) {
-                return Err(StoreError::InvalidIndexName { name: name.clone() });
+                return Err(WriteError::InvalidIndexName { name: name.clone() });
             }
         }
         let new = NewItem {
@@ -712,17 +707,18 @@ impl<B: Backend> Store<B> {
         path: &KeyPath,
         mut new: NewItem,
         mode: PutMode,
-    ) -> Result<u64, StoreError> {
+    ) -> Result<u64, WriteError> {
         let (expect, restore) = match mode {
             PutMode::Upsert => (Expect::Any, None),
             PutMode::IfAbsent => (Expect::Absent, None),
             PutMode::IfVersion(v) => (Expect::Version(v), None),
             PutMode::Restore(v) if (1..1 << 52).contains(&v) => (Expect::Any, Some(v)),
             PutMode::Restore(v) => {
-                return Err(StoreError::InvalidKey {
-                    key: path.to_string(),
-                    reason: format!("version {v} to restore is not in 1 to 2^52 - 1"),
-                })
+                return Err(InvalidKeyError::rule(
+                    path.to_string(),
+                    format!("version {v} to restore is not in 1 to 2^52 - 1"),
+                )
+                .into())
             }
         };
         new.restore = restore;
@@ -732,7 +728,7 @@ impl<B: Backend> Store<B> {
             new: Some(new),
             expect,
         };
-        let outcomes = self.commit(vec![write], Vec::new()).await?;
+        let outcomes = self.commit_writes(vec![write]).await?;
         Ok(outcomes[0].version.unwrap_or(0))
     }
 
@@ -744,14 +740,14 @@ impl<B: Backend> Store<B> {
     /// assert!(!store.delete(&"/user-1".parse().unwrap()).await.unwrap());
     /// # });
     /// ```
-    pub async fn delete(&self, path: &KeyPath) -> Result<bool, StoreError> {
+    pub async fn delete(&self, path: &KeyPath) -> Result<bool, WriteError> {
         let write = ItemWrite {
             path: path.clone(),
             key: backend_key(path)?,
             new: None,
             expect: Expect::Any,
         };
-        Ok(self.commit(vec![write], Vec::new()).await?[0].existed)
+        Ok(self.commit_writes(vec![write]).await?[0].existed)
     }
 
     /// Deletes the item at `path` only if it is at `version`.
@@ -762,14 +758,14 @@ impl<B: Backend> Store<B> {
     /// assert!(store.delete_if_version(&"/user-1".parse().unwrap(), 3).await.is_err());
     /// # });
     /// ```
-    pub async fn delete_if_version(&self, path: &KeyPath, version: u64) -> Result<(), StoreError> {
+    pub async fn delete_if_version(&self, path: &KeyPath, version: u64) -> Result<(), WriteError> {
         let write = ItemWrite {
             path: path.clone(),
             key: backend_key(path)?,
             new: None,
             expect: Expect::Version(version),
         };
-        self.commit(vec![write], Vec::new()).await.map(drop)
+        self.commit_writes(vec![write]).await.map(drop)
     }
 
     /// Reads the item at `path`, passes it to `f` and writes what `f` returns (`None`
@@ -800,26 +796,25 @@ impl<B: Backend> Store<B> {
         &self,
         path: &KeyPath,
         mut f: F,
-    ) -> Result<Option<Versioned<T>>, StoreError>
+    ) -> Result<Option<Versioned<T>>, WriteError>
     where
         T: Item,
         F: FnMut(Option<T>) -> Option<T>,
     {
         let key = backend_key(path)?;
         for attempt in 0..MAX_ATTEMPTS {
-            let current = self.get::<T>(path).await?;
+            let current = self.get_item::<T>(path).await?;
             let expect = current
                 .as_ref()
                 .map_or(Expect::Read(None), |c| Expect::Read(Some(c.version)));
             let next = f(current.map(|c| c.item));
             let new = match &next {
                 Some(item) => {
-                    let found = item.key_path().map_err(|e| StoreError::InvalidKey {
-                        key: format!("(key path of a {})", T::TYPE),
-                        reason: e.to_string(),
+                    let found = item.key_path().map_err(|e| {
+                        InvalidKeyError::path(format!("(key path of a {})", T::TYPE), e)
                     })?;
                     if found != *path {
-                        return Err(StoreError::KeyChanged {
+                        return Err(WriteError::KeyChanged {
                             key: path.clone(),
                             found,
                         });
@@ -848,11 +843,11 @@ impl<B: Backend> Store<B> {
                         _ => None,
                     })
                 }
-                Err(StoreError::Conflict { .. }) => pause(attempt).await,
-                Err(e) => return Err(e),
+                Err(CommitError::Conflict { .. }) => pause(attempt).await,
+                Err(CommitError::Write(e)) => return Err(e),
             }
         }
-        Err(StoreError::Contention {
+        Err(WriteError::Contention {
             key: path.clone(),
             attempts: MAX_ATTEMPTS,
         })
@@ -866,12 +861,12 @@ impl<B: Backend> Store<B> {
         w: &ItemWrite,
         indexes: &[(String, KeyPath)],
         envelope_len: usize,
-    ) -> Result<Vec<Key>, StoreError> {
+    ) -> Result<Vec<Key>, WriteError> {
         let l = self.limits;
         // `what` is spelled out only for the error.
         let too_large = |what: &dyn Fn() -> String, found: usize, limit: usize| {
             if found > limit {
-                Err(StoreError::TooLarge {
+                Err(WriteError::TooLarge {
                     what: what(),
                     key: w.path.clone(),
                     found,
@@ -908,7 +903,7 @@ impl<B: Backend> Store<B> {
 
     /// Encodes the new envelope of a write and makes the backend keys of its new index
     /// entries, checking its shape and the limits.
-    fn encode(&self, w: &ItemWrite) -> Result<Encoded, StoreError> {
+    fn encode(&self, w: &ItemWrite) -> Result<Encoded, WriteError> {
         let Some(new) = &w.new else {
             // A delete writes no new key or value, so the limits do not apply: an item
             // written under raised limits can still be deleted under the defaults.
@@ -917,10 +912,8 @@ impl<B: Backend> Store<B> {
                 entries: Vec::new(),
             });
         };
-        let invalid = |reason: String| StoreError::InvalidKey {
-            key: w.path.to_string(),
-            reason,
-        };
+        let invalid =
+            |reason: String| WriteError::from(InvalidKeyError::rule(w.path.to_string(), reason));
         if new.item_type.is_empty() || new.item_type.len() > 255 {
             return Err(invalid(format!(
                 "item type {:?} must be 1 to 255 bytes",
@@ -963,7 +956,7 @@ impl<B: Backend> Store<B> {
         &self,
         mut writes: Vec<ItemWrite>,
         mut checks: Vec<ReadCheck>,
-    ) -> Result<Vec<Outcome>, StoreError> {
+    ) -> Result<Vec<Outcome>, CommitError> {
         // Root items go where the configuration places them. Without a configuration record
         // they are first, and the commit reads the configuration to be sure that none was
         // created meanwhile with other places.
@@ -990,7 +983,7 @@ impl<B: Backend> Store<B> {
             }
         }
         let maintained = self.backend.maintained_indexes();
-        check_index_modes(&writes, maintained)?;
+        check_index_modes(&writes, maintained).map_err(WriteError::from)?;
         let maintained = maintained.map(<[String]>::to_vec).unwrap_or_default();
         let encoded = writes
             .iter()
@@ -1043,7 +1036,7 @@ impl<B: Backend> Store<B> {
                 }
                 Err(BackendError::ConditionFailed { index, .. }) => match origin.get(index) {
                     Some(Origin::Check(i)) => {
-                        return Err(StoreError::Conflict {
+                        return Err(CommitError::Conflict {
                             key: commit.checks[*i].path.clone(),
                         })
                     }
@@ -1059,10 +1052,26 @@ impl<B: Backend> Store<B> {
             .first()
             .map(|w| w.path.clone())
             .unwrap_or_default();
-        Err(StoreError::Contention {
+        Err(WriteError::Contention {
             key,
             attempts: MAX_ATTEMPTS,
-        })
+        }
+        .into())
+    }
+
+    /// [`Store::commit`] of writes that read nothing first (no `Expect::Read`, no checks),
+    /// which only a read can make conflict.
+    pub(crate) async fn commit_writes(
+        &self,
+        writes: Vec<ItemWrite>,
+    ) -> Result<Vec<Outcome>, WriteError> {
+        debug_assert!(writes.iter().all(|w| !matches!(w.expect, Expect::Read(_))));
+        match self.commit(writes, Vec::new()).await {
+            Ok(outcomes) => Ok(outcomes),
+            Err(CommitError::Write(e)) => Err(e),
+            // Unreachable without reads; reported as what it would mean, another writer won.
+            Err(CommitError::Conflict { key }) => Err(WriteError::Contention { key, attempts: 1 }),
+        }
     }
 }
 
