@@ -1,0 +1,28 @@
+//! Prints the public API of one package of a workspace: `show MANIFEST PACKAGE [CARGO ARGS]`.
+//!
+//! ```text
+//! cargo run -p keypath-api --example show -- Cargo.toml keypath --all-features
+//! ```
+use std::path::Path;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [manifest, package, rest @ ..] = args.as_slice() else {
+        eprintln!("usage: show MANIFEST PACKAGE [CARGO ARGS]");
+        std::process::exit(2);
+    };
+    let features: Vec<&str> = rest.iter().map(String::as_str).collect();
+    let target = Path::new(manifest)
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("target/api-snapshot");
+    let result = keypath_api::rustdoc_json(Path::new(manifest), package, &features, &target)
+        .and_then(|json| keypath_api::load(&json));
+    match result {
+        Ok(krate) => print!("{}", keypath_api::to_text(&keypath_api::render(&krate))),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    }
+}
