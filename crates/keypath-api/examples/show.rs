@@ -12,10 +12,12 @@ fn main() {
         std::process::exit(2);
     };
     let features: Vec<&str> = rest.iter().map(String::as_str).collect();
-    let target = Path::new(manifest)
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join("target/api-snapshot");
+    // The snapshot test's directory: `$CARGO_TARGET_DIR/api-snapshot`, else
+    // `target/api-snapshot` under the current directory.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new("target").to_path_buf())
+        .join("api-snapshot");
     let result = keypath_api::rustdoc_json(Path::new(manifest), package, &features, &target)
         .and_then(|json| keypath_api::load(&json));
     match result {

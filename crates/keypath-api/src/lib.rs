@@ -158,6 +158,12 @@ pub fn rustdoc_json(
 }
 
 /// Reads a rustdoc JSON file, checking its format version first.
+///
+/// ```
+/// let missing = std::path::Path::new("no/such/file.json");
+/// let err = keypath_api::load(missing).expect_err("there is no such file");
+/// assert!(err.to_string().starts_with("no/such/file.json: "));
+/// ```
 pub fn load(path: &Path) -> Result<rustdoc_types::Crate, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
@@ -171,6 +177,11 @@ pub fn load(path: &Path) -> Result<rustdoc_types::Crate, Error> {
 
 /// Parses rustdoc JSON text, checking its format version first; the error says what was
 /// expected and what was found.
+///
+/// ```
+/// let err = keypath_api::parse(r#"{"format_version": 1}"#).expect_err("too old");
+/// assert!(err.contains("found 1"), "{err}");
+/// ```
 pub fn parse(text: &str) -> Result<rustdoc_types::Crate, String> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("expected rustdoc JSON: {e}"))?;
@@ -193,6 +204,11 @@ pub fn parse(text: &str) -> Result<rustdoc_types::Crate, String> {
 }
 
 /// The rendering as file text: one line each, each ending in a newline.
+///
+/// ```
+/// let lines = vec!["x  crate x".to_string(), "x::f  pub fn f()".to_string()];
+/// assert_eq!(keypath_api::to_text(&lines), "x  crate x\nx::f  pub fn f()\n");
+/// ```
 pub fn to_text(lines: &[String]) -> String {
     let mut s = String::new();
     for l in lines {

@@ -24,6 +24,34 @@ use rustdoc_types::{
 
 /// Renders the public surface of `krate` as sorted, unique lines (no trailing newline on
 /// any line).
+///
+/// ```
+/// // The rustdoc JSON of a crate `demo` holding `pub const ANSWER: u8 = 42;`.
+/// let json = format!(
+///     r#"{{"root": 0, "crate_version": null, "includes_private": false,
+///         "index": {{
+///           "0": {{"id": 0, "crate_id": 0, "name": "demo", "span": null,
+///                  "visibility": "public", "docs": null, "links": {{}}, "attrs": [],
+///                  "deprecation": null,
+///                  "inner": {{"module": {{"is_crate": true, "items": [1], "is_stripped": false}}}}}},
+///           "1": {{"id": 1, "crate_id": 0, "name": "ANSWER", "span": null,
+///                  "visibility": "public", "docs": null, "links": {{}}, "attrs": [],
+///                  "deprecation": null,
+///                  "inner": {{"constant": {{"type": {{"primitive": "u8"}},
+///                            "const": {{"expr": "42", "value": "42u8", "is_literal": true}}}}}}}}
+///         }},
+///         "paths": {{}}, "external_crates": {{}},
+///         "target": {{"triple": "x86_64-unknown-linux-gnu", "target_features": []}},
+///         "format_version": {}}}"#,
+///     rustdoc_types::FORMAT_VERSION
+/// );
+/// let krate = keypath_api::parse(&json)?;
+/// assert_eq!(
+///     keypath_api::render(&krate),
+///     ["demo  crate demo", "demo::ANSWER  pub const ANSWER: u8 = 42"]
+/// );
+/// # Ok::<(), String>(())
+/// ```
 pub fn render(krate: &Crate) -> Vec<String> {
     let mut r = Renderer::new(krate);
     r.collect_paths();
