@@ -161,7 +161,7 @@ fn main() -> ExitCode {
         Command::Demo { path, slatedb, .. } => {
             runtime().and_then(|rt| rt.block_on(demo::run(path, slatedb, &mut out)))
         }
-        Command::Db(args) => runtime().and_then(|rt| rt.block_on(db::run(*args, &mut out))),
+        Command::Db(args) => runtime().and_then(|rt| rt.block_on(run_db(*args, &mut out))),
     }
     .and_then(|()| out.flush().map_err(Failure::Io));
     let (message, code) = match result {
@@ -259,6 +259,22 @@ fn quiet_pool_panics() {
             default(info);
         }
     }));
+}
+
+/// `keypath db`: on a DynamoDB table (`--dynamodb`), a SlateDB location (`--slatedb`) or a
+/// directory (`--path`). The backend modules use `db`'s parts; `db` knows none of them.
+async fn run_db(args: db::DbArgs, out: &mut impl Write) -> Result<(), Failure> {
+    #[cfg(feature = "dynamodb")]
+    if let Some(table) = &args.dynamodb {
+        let timeout = std::time::Duration::from_secs(args.timeout);
+        let endpoint = args.endpoint_url.as_deref();
+        return dynamo::run(table, endpoint, timeout, args.command, out).await;
+    }
+    #[cfg(feature = "slatedb")]
+    if let Some(location) = &args.slatedb {
+        return slate::run(location, args.command, out).await;
+    }
+    db::run(args, out).await
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {

@@ -54,24 +54,24 @@ pub(crate) struct DbArgs {
     #[cfg(feature = "slatedb")]
     #[arg(long, value_name = "URL_OR_DIR")]
     #[cfg_attr(feature = "dynamodb", arg(conflicts_with = "dynamodb"))]
-    pub(super) slatedb: Option<String>,
+    pub(crate) slatedb: Option<String>,
     /// Use the DynamoDB table TABLE instead of a directory (region and credentials from the
     /// environment, as the AWS CLI reads them).
     #[cfg(feature = "dynamodb")]
     #[arg(long, value_name = "TABLE")]
-    pub(super) dynamodb: Option<String>,
+    pub(crate) dynamodb: Option<String>,
     /// With --dynamodb: send requests to this endpoint (a local server such as DynamoDB
     /// Local); without credentials in the environment, dummy ones and us-east-1 are used.
     #[cfg(feature = "dynamodb")]
     #[arg(long, value_name = "URL", requires = "dynamodb")]
-    pub(super) endpoint_url: Option<String>,
+    pub(crate) endpoint_url: Option<String>,
     /// With --dynamodb: give up on a request after this many seconds, retries included.
     #[cfg(feature = "dynamodb")]
     #[arg(long, value_name = "SECONDS", requires = "dynamodb", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
-    pub(super) timeout: u64,
+    pub(crate) timeout: u64,
     #[command(subcommand)]
-    pub(super) command: DbCommand,
+    pub(crate) command: DbCommand,
 }
 
 #[derive(Subcommand, Debug)]

@@ -16,17 +16,9 @@ use super::open::{create_store, data_file, Db};
 use crate::json;
 use crate::Failure;
 
+/// Runs a `db` command on a directory store (`--path`); `main` sends the commands on a
+/// DynamoDB table or a SlateDB location to their own modules, which use this one's parts.
 pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failure> {
-    #[cfg(feature = "dynamodb")]
-    if let Some(table) = &args.dynamodb {
-        let timeout = std::time::Duration::from_secs(args.timeout);
-        let endpoint = args.endpoint_url.as_deref();
-        return crate::dynamo::run(table, endpoint, timeout, args.command, out).await;
-    }
-    #[cfg(feature = "slatedb")]
-    if let Some(location) = &args.slatedb {
-        return crate::slate::run(location, args.command, out).await;
-    }
     let dir = args
         .path
         .as_deref()
