@@ -17,6 +17,8 @@ use std::fmt;
 use std::future::Future;
 use std::ops::Bound;
 
+use keypath::Order;
+
 #[cfg(feature = "dynamodb")]
 pub mod dynamodb;
 pub mod memory;
@@ -99,21 +101,6 @@ pub struct Entry {
     pub record: Record,
 }
 
-/// Scan direction over sort keys.
-///
-/// ```
-/// assert_eq!(keypath_store::backend::Direction::default(),
-///            keypath_store::backend::Direction::Forward);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// Ascending sort keys.
-    #[default]
-    Forward,
-    /// Descending sort keys.
-    Reverse,
-}
-
 /// A range scan inside one group.
 ///
 /// `start` and `end` bound the sort keys (`start <= end` in byte order; an empty or inverted
@@ -123,10 +110,11 @@ pub enum Direction {
 /// `end = Excluded(k)` (reverse).
 ///
 /// ```
-/// use keypath_store::backend::{Direction, Scan};
+/// use keypath::Order;
+/// use keypath_store::backend::Scan;
 /// use std::ops::Bound;
 /// let s = Scan::group(b"g".to_vec()).reverse().limit(10).start(Bound::Included(vec![5]));
-/// assert_eq!(s.direction, Direction::Reverse);
+/// assert_eq!(s.order, Order::Descending);
 /// assert_eq!(s.limit, Some(10));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,8 +125,8 @@ pub struct Scan {
     pub start: Bound<Vec<u8>>,
     /// The upper bound on sort keys.
     pub end: Bound<Vec<u8>>,
-    /// Ascending or descending results.
-    pub direction: Direction,
+    /// Ascending or descending results (by sort key).
+    pub order: Order,
     /// The most entries to return; `None` returns all of them.
     pub limit: Option<usize>,
     /// How fresh the records must be (backends that only read their latest state ignore
@@ -177,7 +165,7 @@ impl Scan {
             group,
             start: Bound::Unbounded,
             end: Bound::Unbounded,
-            direction: Direction::Forward,
+            order: Order::Ascending,
             limit: None,
             consistency: Consistency::Strong,
         }
@@ -223,21 +211,22 @@ impl Scan {
     ///
     /// ```
     /// let s = keypath_store::backend::Scan::group(vec![7]).reverse();
-    /// assert_eq!(s.direction, keypath_store::backend::Direction::Reverse);
+    /// assert_eq!(s.order, keypath::Order::Descending);
     /// ```
     pub fn reverse(mut self) -> Self {
-        self.direction = Direction::Reverse;
+        self.order = Order::Descending;
         self
     }
 
-    /// Sets the direction.
+    /// Sets the order of the results.
     ///
     /// ```
-    /// use keypath_store::backend::{Direction, Scan};
-    /// assert_eq!(Scan::group(vec![]).direction(Direction::Reverse).direction, Direction::Reverse);
+    /// use keypath::Order;
+    /// use keypath_store::backend::Scan;
+    /// assert_eq!(Scan::group(vec![]).order(Order::Descending).order, Order::Descending);
     /// ```
-    pub fn direction(mut self, direction: Direction) -> Self {
-        self.direction = direction;
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
         self
     }
 

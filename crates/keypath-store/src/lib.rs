@@ -17,6 +17,15 @@
 //! - `conformance` (feature `conformance`): the test suite every backend must pass.
 //! - The layout of items, counters and index entries in the backend: [`layout`].
 //!
+//! Errors are per operation, each holding only what its operation can fail with: reads
+//! ([`Store::get`] and its kin) return [`GetError`], lists and index queries [`ListError`],
+//! writes, configuration changes and index builds [`WriteError`], a transaction's commit
+//! [`CommitError`] (a conflict, or a write's error). The failures they share are types of
+//! their own, with their sources: [`InvalidKeyError`], [`ConfigError`], [`CorruptError`],
+//! [`NotAnItemError`], [`DecodeError`], [`EncodeError`] and the backend's
+//! [`BackendError`](backend::BackendError). [`StoreError`] holds any of them, so `?` works
+//! in a function that returns it.
+//!
 //! The store's methods are `async` and run on Tokio: the redb backend answers short reads
 //! where they are awaited and commits on Tokio's blocking pool (see
 //! `backend::redb::Threads`). Any Tokio runtime will do for the in-memory and redb

@@ -7,10 +7,10 @@ use std::sync::{Arc, OnceLock};
 use keypath::path::{IdType, Segment};
 use keypath::{Id, KeyPath, KeyRange};
 
-use crate::backend::Direction;
 use crate::cursor::{fnv1a, Cursor, FNV_OFFSET};
 use crate::error::{InvalidKeyError, ListError};
 use crate::layout::{escape_rest, AFTER_REST_END};
+use keypath::Order;
 
 /// A list query over one group: of items ([`crate::Store::list`]) or of an index's entries
 /// ([`crate::Store::query_index`]). Every query names its group (the first component of
@@ -30,7 +30,7 @@ use crate::layout::{escape_rest, AFTER_REST_END};
 pub struct Query {
     pub(crate) group: KeyPath,
     pub(crate) constraints: Vec<Constraint>,
-    pub(crate) direction: Direction,
+    pub(crate) direction: Order,
     pub(crate) limit: Option<usize>,
     pub(crate) cursor: Option<Cursor>,
     /// `None`: the index's own (strong, or eventual for an index the table keeps).
@@ -201,7 +201,7 @@ impl Query {
         Query {
             group,
             constraints: vec![c],
-            direction: Direction::Forward,
+            direction: Order::Ascending,
             limit: None,
             cursor: None,
             consistency: None,
@@ -333,7 +333,7 @@ impl Query {
     /// assert!(q.is_reverse());
     /// ```
     pub fn reverse(mut self) -> Self {
-        self.direction = Direction::Reverse;
+        self.direction = Order::Descending;
         self
     }
 
@@ -343,7 +343,7 @@ impl Query {
     /// assert!(!keypath_store::Query::prefix(&"/u-1".parse().unwrap()).unwrap().is_reverse());
     /// ```
     pub fn is_reverse(&self) -> bool {
-        self.direction == Direction::Reverse
+        self.direction == Order::Descending
     }
 
     /// Returns at most `limit` items per page.

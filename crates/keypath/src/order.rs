@@ -17,7 +17,6 @@
 /// assert_eq!(Order::default(), Order::Ascending);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Order {
     /// Bytes order like the values (the default).
     #[default]

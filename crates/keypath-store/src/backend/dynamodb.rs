@@ -85,6 +85,7 @@
 //! # Ok(()) }
 //! ```
 
+use keypath::Order;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex};
@@ -98,7 +99,7 @@ use aws_sdk_dynamodb::Client;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use aws_smithy_types::error::display::DisplayErrorContext;
 
-use super::{Backend, BackendError, Direction, Entry, Key, Record, Scan, Write};
+use super::{Backend, BackendError, Entry, Key, Record, Scan, Write};
 use crate::backoff::Backoff;
 
 mod attrs;
@@ -767,7 +768,7 @@ impl DynamoDbBackend {
                 .set_index_name(gsi.map(gsi_name))
                 .key_condition_expression(&condition)
                 .set_expression_attribute_values(Some(values.clone()))
-                .scan_index_forward(scan.direction == Direction::Forward)
+                .scan_index_forward(scan.order == Order::Ascending)
                 .consistent_read(consistent)
                 .set_limit((limit != usize::MAX).then(|| i32::try_from(want).unwrap_or(i32::MAX)))
                 .set_exclusive_start_key(start.take())

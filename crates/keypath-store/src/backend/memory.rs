@@ -1,6 +1,7 @@
 //! An in-memory [`Backend`]: a `BTreeMap` behind a lock. For tests and examples; nothing is
 //! persisted.
 
+use keypath::Order;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::{Arc, RwLock};
@@ -127,9 +128,9 @@ impl Backend for MemoryBackend {
             sort: k.sort.clone(),
             record: r.clone(),
         };
-        Ok(match scan.direction {
-            super::Direction::Forward => range.take(limit).map(entry).collect(),
-            super::Direction::Reverse => range.rev().take(limit).map(entry).collect(),
+        Ok(match scan.order {
+            Order::Ascending => range.take(limit).map(entry).collect(),
+            Order::Descending => range.rev().take(limit).map(entry).collect(),
         })
     }
 

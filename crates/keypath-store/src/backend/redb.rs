@@ -34,15 +34,14 @@
 //! own code run inside a read (the `map` and `fold` closures, `read_then_write`'s `plan`)
 //! goes on in the caller, as if that code had run there.
 
+use keypath::Order;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use redb::{Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{
-    duplicate_key, Backend, BackendError, Condition, Direction, Entry, Key, Record, Scan, Write,
-};
+use super::{duplicate_key, Backend, BackendError, Condition, Entry, Key, Record, Scan, Write};
 
 /// File name of the store inside the directory given to [`RedbBackend::open`].
 pub const DATA_FILE_NAME: &str = "keypath.redb";
@@ -1107,8 +1106,8 @@ impl Backend for RedbBackend {
             // tuple keys (both elements' lengths read again): the range is left open on that
             // side instead, and the fold stops at the first record past the bound, checked
             // on the group and sort key it reads anyway.
-            match scan.direction {
-                Direction::Forward => {
+            match scan.order {
+                Order::Ascending => {
                     let range = table
                         .range::<(&[u8], &[u8])>((lower, Bound::Unbounded))
                         .map_err(storage)?;
@@ -1123,7 +1122,7 @@ impl Backend for RedbBackend {
                     };
                     fold_records(range.take(limit), within, caller, &mut acc, &mut fold)?
                 }
-                Direction::Reverse => {
+                Order::Descending => {
                     let range = table
                         .range::<(&[u8], &[u8])>((Bound::Unbounded, upper))
                         .map_err(storage)?;

@@ -42,6 +42,7 @@
 //! acknowledged, and never becomes durable. Readers ([`SlateDbBackend::open_read_only`]) do
 //! not fence, and any number of them may read while a writer writes.
 
+use keypath::Order;
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
@@ -52,8 +53,7 @@ use slatedb::object_store::{self, ObjectStore};
 use slatedb::{Db, DbReader, DbReaderMode, ErrorKind, IsolationLevel, IterationOrder};
 
 use super::{
-    duplicate_key, Backend, BackendError, Condition, Consistency, Direction, Entry, Key, Record,
-    Scan, Write,
+    duplicate_key, Backend, BackendError, Condition, Consistency, Entry, Key, Record, Scan, Write,
 };
 
 /// Starts a group byte of `00` in a SlateDB key; `00 ff` is a `00` of the group.
@@ -1032,9 +1032,9 @@ impl Backend for SlateDbBackend {
             encode_group_into(&scan.group, &mut prefix);
             prefix.len()
         };
-        let order = match scan.direction {
-            Direction::Forward => IterationOrder::Ascending,
-            Direction::Reverse => IterationOrder::Descending,
+        let order = match scan.order {
+            Order::Ascending => IterationOrder::Ascending,
+            Order::Descending => IterationOrder::Descending,
         };
         let mut iter = self.iter(scan_range(&scan), order).await?;
         // Records are read from SlateDB a batch at a time, then folded: the records are

@@ -1,14 +1,13 @@
 //! Contract checks of reads: `get` and `batch_get`, binary key order, scans against a
 //! model, and cursor resumption.
 
+use keypath::Order;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 
-use crate::backend::{
-    Backend, BackendError, Condition, Direction, Entry, Key, Record, Scan, Write,
-};
+use crate::backend::{Backend, BackendError, Condition, Entry, Key, Record, Scan, Write};
 
 use super::support::{assert_map_error_ended, must, put, Rng};
 
@@ -240,7 +239,7 @@ pub(super) async fn scans_match_model<B: Backend>(db: &B) {
             .filter(|(k, _)| scan.contains(k))
             .map(|(k, v)| (k.clone(), *v))
             .collect();
-        if scan.direction == Direction::Reverse {
+        if scan.order == Order::Descending {
             expected.reverse();
         }
         expected.truncate(scan.limit.unwrap_or(usize::MAX));
@@ -322,17 +321,17 @@ pub(super) async fn cursor_resumption<B: Backend>(db: &B) {
         .await;
     }
     let mut rng = Rng(0x5EED_0002);
-    for direction in [Direction::Forward, Direction::Reverse] {
+    for direction in [Order::Ascending, Order::Descending] {
         let mut seen: Vec<Vec<u8>> = Vec::new();
         let mut last: Option<Vec<u8>> = None;
         loop {
             let mut scan = Scan::group(group.clone())
-                .direction(direction)
+                .order(direction)
                 .limit(1 + rng.below(6));
             if let Some(l) = &last {
                 scan = match direction {
-                    Direction::Forward => scan.start(Bound::Excluded(l.clone())),
-                    Direction::Reverse => scan.end(Bound::Excluded(l.clone())),
+                    Order::Ascending => scan.start(Bound::Excluded(l.clone())),
+                    Order::Descending => scan.end(Bound::Excluded(l.clone())),
                 };
             }
             let page = must("scan", db.scan(scan.clone())).await;
@@ -340,7 +339,7 @@ pub(super) async fn cursor_resumption<B: Backend>(db: &B) {
             // The page is exactly the next records of the model after the cursor.
             let expected: Vec<Vec<u8>> = {
                 let mut e: Vec<_> = model.keys().filter(|k| scan.contains(k)).cloned().collect();
-                if direction == Direction::Reverse {
+                if direction == Order::Descending {
                     e.reverse();
                 }
                 e.truncate(scan.limit.unwrap_or(usize::MAX));
@@ -373,7 +372,7 @@ pub(super) async fn cursor_resumption<B: Backend>(db: &B) {
         }
         let mut sorted = seen.clone();
         sorted.sort();
-        if direction == Direction::Reverse {
+        if direction == Order::Descending {
             sorted.reverse();
         }
         sorted.dedup();

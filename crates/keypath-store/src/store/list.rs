@@ -1,13 +1,14 @@
 //! Lists and index queries: one range scan per page (plus one batch read of the base items
 //! for index queries), resumable by cursor in either direction.
 
+use keypath::Order;
 use std::ops::Bound;
 use std::sync::{Arc, OnceLock};
 
 use keypath::KeyPath;
 
 use super::Store;
-use crate::backend::{Backend, Consistency, Direction, Entry, Scan};
+use crate::backend::{Backend, Consistency, Entry, Scan};
 use crate::cursor::Cursor;
 use crate::envelope::{Field, Header};
 use crate::error::{CorruptError, Fault, ListError, NotAnItemError};
@@ -502,10 +503,10 @@ impl<B: Backend> Store<B> {
             // Resume strictly after the position, never outside the query's own range.
             if let Some(p) = &position {
                 match query.direction {
-                    Direction::Forward if p.as_slice() >= plan.start.as_slice() => {
+                    Order::Ascending if p.as_slice() >= plan.start.as_slice() => {
                         start = Bound::Excluded(p.clone())
                     }
-                    Direction::Reverse if plan.end.as_ref().is_none_or(|e| p < e) => {
+                    Order::Descending if plan.end.as_ref().is_none_or(|e| p < e) => {
                         end = Bound::Excluded(p.clone())
                     }
                     _ => {}
@@ -515,7 +516,7 @@ impl<B: Backend> Store<B> {
                 group: group.to_vec(),
                 start,
                 end,
-                direction: query.direction,
+                order: query.direction,
                 limit: Some(batch),
                 consistency: query.consistency.unwrap_or_default(),
             };
