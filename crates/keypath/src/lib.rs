@@ -46,7 +46,10 @@
 //! derive path `codec::{encode, encode_into, decode, decode_prefix}`. The codec's serde path
 //! keeps serde's own names for the same four jobs: `codec::{to_vec, to_vec_into, from_slice,
 //! from_slice_prefix}` (and `to_vec_ordered` / `from_slice_ordered` with an [`Order`]);
-//! `codec::Desc<T>` makes one field descending. Text forms are `Display` and `FromStr`;
+//! `codec::Desc<T>` makes one field descending, and `time::LatestFirst` is a timestamp that
+//! sorts newest first (as a key path ID or a codec field; its key is
+//! `Timestamp::encode(Precision::Nanos, Order::Descending)`). keypath-store scans and lists
+//! take the same [`Order`]. Text forms are `Display` and `FromStr`;
 //! string keys for stores whose keys must stay strings ([`strkey`]) are written by a function
 //! named for the form (`strkey::int_key`) and read by `parse_` and that name.
 
