@@ -572,7 +572,10 @@ impl<B: Backend> Store<B> {
     /// Writes `config` if the store has no configuration yet (atomically: of several
     /// writers, one wins); `false`, changing nothing, if it has one. For backends that
     /// cannot create a store and its configuration in one step (DynamoDB tables): call it
-    /// before the first write, since [`StoreConfig::group_versions`] is read once.
+    /// before the first write, since [`StoreConfig::group_versions`] is read once. On a
+    /// store that holds items but no configuration (an earlier release's), the record keeps
+    /// no [`StoreConfig::types`] (unknown), so an index declared later is built before it is
+    /// queried, and root places are refused.
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -584,7 +587,10 @@ impl<B: Backend> Store<B> {
     /// ```
     pub async fn create_config(&self, config: &StoreConfig) -> Result<bool, WriteError> {
         config.validate()?;
-        if !config.roots.is_empty() && !self.is_configured() && self.holds_items().await? {
+        // Items written without a record (by an earlier release): their types are unknown,
+        // so the record says so, and an index declared later for any type is built first.
+        let unrecorded_items = !self.is_configured() && self.holds_items().await?;
+        if !config.roots.is_empty() && unrecorded_items {
             // Root items already written are first: placing them elsewhere now would hide them.
             return Err(ConfigError::invalid(
                 "root places are chosen before a store holds items, and this one holds some \
@@ -593,6 +599,17 @@ impl<B: Backend> Store<B> {
             )
             .into());
         }
+        let unknown_types;
+        let config = match unrecorded_items && config.types.is_some() {
+            true => {
+                unknown_types = StoreConfig {
+                    types: None,
+                    ..config.clone()
+                };
+                &unknown_types
+            }
+            false => config,
+        };
         match self.backend().write(vec![config_put(config, None)]).await {
             Ok(()) => {
                 self.set_group_versions(config.group_versions);

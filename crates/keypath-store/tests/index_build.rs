@@ -363,6 +363,45 @@ async fn new_type_needs_no_build<B: Backend + Clone>(store: Store<B>) {
     ));
 }
 
+/// A configuration created (`create_config`) on a store that holds items but no record
+/// (an older release's) cannot know which types those items have: an index declared later
+/// for any type is built before it is queried, never answered without the older items.
+async fn configuration_created_over_items_knows_no_types<B: Backend + Clone>(store: Store<B>) {
+    for id in 1..=3 {
+        store.put(&NoteV1 { id, tag: 7 }).await.unwrap();
+    }
+    let (key, _) = StoreConfig::default().record();
+    store
+        .backend()
+        .write(vec![Write::Delete {
+            key,
+            condition: Condition::None,
+        }])
+        .await
+        .unwrap();
+    let later = Store::new(store.backend().clone());
+    assert!(later.create_config(&StoreConfig::default()).await.unwrap());
+    assert_eq!(later.config().await.unwrap().types, None);
+    later.put(&NoteV2 { id: 4, tag: 7 }).await.unwrap();
+    let tags = Query::prefix(&"/tags-0".parse().unwrap()).unwrap();
+    assert!(matches!(
+        later.query_index::<NoteV2>("by_tag", &tags).await,
+        Err(ListError::IndexBuilding { .. })
+    ));
+    assert_eq!(later.build_indexes::<NoteV2>().await.unwrap(), 3);
+    let page = later.query_index::<NoteV2>("by_tag", &tags).await.unwrap();
+    assert_eq!(page.items.len(), 4);
+}
+
+#[tokio::test]
+async fn a_configuration_created_over_items_knows_no_types() {
+    on_both(
+        configuration_created_over_items_knows_no_types,
+        configuration_created_over_items_knows_no_types,
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn an_index_of_a_new_type_needs_no_build() {
     on_both(new_type_needs_no_build, new_type_needs_no_build).await;
