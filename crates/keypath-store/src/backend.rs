@@ -99,6 +99,46 @@ pub struct Entry {
     pub record: Record,
 }
 
+/// The key attributes a backend stores beside one record for one index it keeps itself
+/// ([`Backend::maintained_indexes`]; on DynamoDB a GSI's two key attributes), exactly as
+/// stored: what [`Backend::maintained_index_keys`] lists, so that a consistency check
+/// ([`check`](crate::check)) can compare them with the item's own index keys. A read of the
+/// record does not show them.
+///
+/// ```
+/// use keypath_store::backend::MaintainedKey;
+/// let k = MaintainedKey {
+///     index: "by_n".to_owned(),
+///     attributes: ("gp1".to_owned(), "gs1".to_owned()),
+///     partition: Some(vec![1]),
+///     sort: None,
+/// };
+/// assert!(k.sort.is_none());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaintainedKey {
+    /// The index.
+    pub index: String,
+    /// The names under which the backend stores the index key's partition and sort parts
+    /// (`gp1`, `gs1`), for messages.
+    pub attributes: (String, String),
+    /// The partition part as stored: the encoding of the index key path's group; `None`
+    /// if the record lacks it.
+    pub partition: Option<Vec<u8>>,
+    /// The sort part as stored: the sort key the index's exact entry would have
+    /// ([`layout`](crate::layout)); `None` if the record lacks it.
+    pub sort: Option<Vec<u8>>,
+}
+
+/// What [`Backend::maintained_index_keys`] reads: per record key, the key attributes of
+/// kept indexes the record carries.
+///
+/// ```
+/// let keys = keypath_store::backend::MaintainedKeys::new();
+/// assert!(keys.is_empty());
+/// ```
+pub type MaintainedKeys = std::collections::BTreeMap<Key, Vec<MaintainedKey>>;
+
 /// Scan direction over sort keys.
 ///
 /// ```
@@ -846,6 +886,26 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// ```
     fn maintained_indexes(&self) -> Option<&[String]> {
         None
+    }
+
+    /// For every record that carries key attributes of an index the backend keeps itself
+    /// ([`Backend::maintained_indexes`]), those attributes as stored, read from the whole
+    /// backend; records that carry none are not listed. `None` if the backend keeps no
+    /// index, or cannot tell (the default). For a consistency check
+    /// ([`check::check_backend`](crate::check::check_backend)): an item whose index key
+    /// has no such attributes is missing from the index, a record that has some without
+    /// the index key is listed by it wrongly, and neither shows in a read of the record.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// assert_eq!(MemoryBackend::new().maintained_index_keys().await.unwrap(), None);
+    /// # });
+    /// ```
+    fn maintained_index_keys(
+        &self,
+    ) -> impl Future<Output = Result<Option<MaintainedKeys>, BackendError>> + Send {
+        async { Ok(None) }
     }
 
     /// Scans index `index`, one of [`Backend::maintained_indexes`], as [`Backend::scan`]

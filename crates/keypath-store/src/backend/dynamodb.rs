@@ -102,6 +102,7 @@ use super::{Backend, BackendError, Direction, Entry, Key, Record, Scan, Write};
 use crate::backoff::Backoff;
 
 mod attrs;
+mod audit;
 pub mod cost;
 mod native;
 mod table;
@@ -640,6 +641,10 @@ impl Backend for DynamoDbBackend {
 
     fn maintained_indexes(&self) -> Option<&[String]> {
         Some(&self.kept_names)
+    }
+
+    async fn maintained_index_keys(&self) -> Result<Option<super::MaintainedKeys>, BackendError> {
+        self.stored_gsi_keys().await
     }
 
     async fn scan_index(&self, index: &str, scan: Scan) -> Result<Vec<Entry>, BackendError> {
