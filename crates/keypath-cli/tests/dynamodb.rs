@@ -323,6 +323,111 @@ async fn gsi_indexes_from_the_cli() {
     assert_eq!(checked[0]["index_entries"], 8);
 }
 
+/// `check` on a GSI-mode table: clean as the CLI writes it; then it exits 1 naming an item
+/// whose header keeps the GSI-kept index's key path but that has no GSI key attributes (so
+/// the GSI never lists it, though it reads whole), and an exact entry written for the
+/// GSI-kept index (such an index has none). Both are planted through a backend that does
+/// not know the table's GSIs, as another writer would.
+#[tokio::test]
+async fn check_names_records_the_gsi_does_not_agree_with() {
+    use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    use keypath_store::backend::{Backend, Condition, Key, Record, Write};
+    let server = dynamodb_server::server().await;
+    let e = server.endpoint.as_str();
+    let table = dynamodb_server::table_name("cligsicheck");
+    let t = table.as_str();
+    ok(&db(
+        e,
+        t,
+        &[
+            "create-table",
+            "--index",
+            "by_n=post.n@/posts-0",
+            "--gsi",
+            "by_n",
+        ],
+    ));
+    for (path, n) in [("/user-1/post-9", 5), ("/user-2/post-1", 7)] {
+        ok(&db(e, t, &["put", path, &format!("{{\"n\": {n}}}")]));
+    }
+    let checked = ok(&db(e, t, &["check"]));
+    assert_eq!(checked[0]["ok"], true);
+    assert_eq!(checked[0]["items"], 2);
+    assert_eq!(checked[0]["index_entries"], 0);
+
+    let sdk = client(Some(e), None).await;
+    let gsi = DynamoDbBackend::open(sdk.clone(), t).await.unwrap();
+    assert_eq!(gsi.maintained_indexes(), Some(&["by_n".to_owned()][..]));
+    let unaware = DynamoDbBackend::new_unchecked(sdk, t);
+    let key_of = |path: &str| {
+        let (group, sort) = path
+            .parse::<keypath::KeyPath>()
+            .unwrap()
+            .split_group()
+            .unwrap();
+        Key::new(group, sort)
+    };
+    let put = |key: Key, record: Record| Write::Put {
+        key,
+        record,
+        condition: Condition::None,
+    };
+    // The item as a read gives it (its header with the key path), written back by a
+    // backend that keeps no GSI: no GSI key attributes.
+    let post9 = key_of("/user-1/post-9");
+    let whole = gsi.get(post9.clone()).await.unwrap().unwrap();
+    unaware.write(vec![put(post9, whole)]).await.unwrap();
+    // An exact by_n entry for /user-2/post-1 at /posts-0/n-7: pk 00 02, the name's length
+    // and the name, enc(/posts-0); sk enc(/n-7) with 00 escaped as 00 FF, 00 00,
+    // enc(/user-2/post-1).
+    let enc = |p: &str| p.parse::<keypath::KeyPath>().unwrap().into_bytes();
+    let mut pk = vec![0x00, 0x02, 4];
+    pk.extend_from_slice(b"by_n");
+    pk.extend_from_slice(&enc("/posts-0"));
+    let mut sk = Vec::new();
+    for b in enc("/n-7") {
+        sk.push(b);
+        if b == 0 {
+            sk.push(0xFF);
+        }
+    }
+    sk.extend_from_slice(&[0x00, 0x00]);
+    sk.extend_from_slice(&enc("/user-2/post-1"));
+    let post1 = gsi.get(key_of("/user-2/post-1")).await.unwrap().unwrap();
+    let entry = Record {
+        value: vec![0x01],
+        version: post1.version,
+    };
+    unaware
+        .write(vec![put(Key::new(pk, sk), entry)])
+        .await
+        .unwrap();
+    // Both still read whole.
+    let got = ok(&db(e, t, &["get", "/user-1/post-9"]));
+    assert_eq!(got[0]["value"]["n"], 5);
+
+    let o = db(e, t, &["check"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("keypath: item ")
+            && l.contains("/user-1/post-9")
+            && l.contains("by_n key /posts-0/n-5")
+            && l.contains("no key attributes")),
+        "{err}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("keypath: index entry ")
+            && l.contains("by_n")
+            && l.contains("/posts-0/n-7 of /user-2/post-1")
+            && l.contains("no entries")),
+        "{err}"
+    );
+    assert_eq!(lines[2], "keypath: check found 2 problems", "{err}");
+}
+
 /// A table without a store (made by a program, or by hand with the right keys): a refused
 /// first `put` makes no store, so `init` can still declare indexes; an `import` of an
 /// export makes the store with the export's indexes and imports every item.

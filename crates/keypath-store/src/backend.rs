@@ -101,6 +101,46 @@ pub struct Entry {
     pub record: Record,
 }
 
+/// The key attributes a backend stores beside one record for one index it keeps itself
+/// ([`Backend::maintained_indexes`]; on DynamoDB a GSI's two key attributes), exactly as
+/// stored: what [`Backend::maintained_index_keys`] lists, so that a consistency check
+/// ([`check`](crate::check)) can compare them with the item's own index keys. A read of the
+/// record does not show them.
+///
+/// ```
+/// use keypath_store::backend::MaintainedKey;
+/// let k = MaintainedKey {
+///     index: "by_n".to_owned(),
+///     attributes: ("gp1".to_owned(), "gs1".to_owned()),
+///     partition: Some(vec![1]),
+///     sort: None,
+/// };
+/// assert!(k.sort.is_none());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaintainedKey {
+    /// The index.
+    pub index: String,
+    /// The names under which the backend stores the index key's partition and sort parts
+    /// (`gp1`, `gs1`), for messages.
+    pub attributes: (String, String),
+    /// The partition part as stored: the encoding of the index key path's group; `None`
+    /// if the record lacks it.
+    pub partition: Option<Vec<u8>>,
+    /// The sort part as stored: the sort key the index's exact entry would have
+    /// ([`layout`](crate::layout)); `None` if the record lacks it.
+    pub sort: Option<Vec<u8>>,
+}
+
+/// What [`Backend::maintained_index_keys`] reads: per record key, the key attributes of
+/// kept indexes the record carries.
+///
+/// ```
+/// let keys = keypath_store::backend::MaintainedKeys::new();
+/// assert!(keys.is_empty());
+/// ```
+pub type MaintainedKeys = std::collections::BTreeMap<Key, Vec<MaintainedKey>>;
+
 /// A range scan inside one group.
 ///
 /// `start` and `end` bound the sort keys (`start <= end` in byte order; an empty or inverted
@@ -287,6 +327,55 @@ impl Scan {
     }
 }
 
+/// What an item value the store writes ([`Write::PutItem`]) is made of: its envelope's
+/// header fields and, for each index key it carries, where its key path sits in the value
+/// and the keys that index gives the item. The store computes it where it builds the
+/// envelope (the format is in `docs/FORMAT.md` and [`layout`](crate::layout)), so a backend
+/// that stores the parts apart needs no knowledge of the envelope.
+///
+/// ```
+/// use keypath_store::backend::ItemParts;
+/// let parts = ItemParts { item_type: "t".to_owned(), payload_start: 4, index_keys: vec![] };
+/// assert_eq!(parts.payload_start, 4);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ItemParts {
+    /// The item type name.
+    pub item_type: String,
+    /// Where the payload (MessagePack) starts in the value: every byte before it is the
+    /// envelope's header.
+    pub payload_start: usize,
+    /// The item's index keys, in the order the header lists them (by name).
+    pub index_keys: Vec<IndexKeyParts>,
+}
+
+/// One index key of an item value ([`ItemParts`]).
+///
+/// ```
+/// use keypath_store::backend::IndexKeyParts;
+/// let k = IndexKeyParts {
+///     index: "by_n".to_owned(),
+///     path: 10..20,
+///     partition: vec![1],
+///     sort: vec![2],
+/// };
+/// assert_eq!(k.path.len(), 10);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexKeyParts {
+    /// The index name.
+    pub index: String,
+    /// Where the index key path's encoding sits in the value; the two bytes before it
+    /// are its length (u16, big endian).
+    pub path: std::ops::Range<usize>,
+    /// The encoding of the index key path's group (its first component): the partition
+    /// of the index's entries, and of a DynamoDB GSI that keeps the index.
+    pub partition: Vec<u8>,
+    /// The sort key the index's exact entry of the item has ([`layout`](crate::layout)):
+    /// the sort key of a GSI that keeps the index.
+    pub sort: Vec<u8>,
+}
+
 /// A per-key condition of a [`Write`], checked atomically with the whole batch.
 ///
 /// ```
@@ -353,6 +442,22 @@ pub enum Write {
         /// Must hold before the write, or the whole batch fails.
         condition: Condition,
     },
+    /// [`Write::Put`] of an item the store wrote: `record.value` is the item's envelope, and
+    /// `parts` says what it is made of, as the store computed it where it built the
+    /// envelope. A backend that keeps an item's parts apart (DynamoDB: the payload as
+    /// native attributes, the index keys of the indexes it keeps as GSI key attributes)
+    /// takes them from `parts` and never reads the value; every other backend stores it as
+    /// a [`Write::Put`].
+    PutItem {
+        /// Where to write.
+        key: Key,
+        /// The value (an item envelope) and the version to store with it.
+        record: Record,
+        /// Must hold before the write, or the whole batch fails.
+        condition: Condition,
+        /// What the value is made of.
+        parts: ItemParts,
+    },
     /// Write nothing, only check `condition` (DynamoDB's `ConditionCheck`): used by
     /// transactions to make a batch depend on records they read but do not change.
     Check {
@@ -373,7 +478,10 @@ impl Write {
     /// ```
     pub fn key(&self) -> &Key {
         match self {
-            Write::Put { key, .. } | Write::Delete { key, .. } | Write::Check { key, .. } => key,
+            Write::Put { key, .. }
+            | Write::PutItem { key, .. }
+            | Write::Delete { key, .. }
+            | Write::Check { key, .. } => key,
         }
     }
 
@@ -387,6 +495,7 @@ impl Write {
     pub fn condition(&self) -> Condition {
         match self {
             Write::Put { condition, .. }
+            | Write::PutItem { condition, .. }
             | Write::Delete { condition, .. }
             | Write::Check { condition, .. } => *condition,
         }
@@ -835,6 +944,26 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// ```
     fn maintained_indexes(&self) -> Option<&[String]> {
         None
+    }
+
+    /// For every record that carries key attributes of an index the backend keeps itself
+    /// ([`Backend::maintained_indexes`]), those attributes as stored, read from the whole
+    /// backend; records that carry none are not listed. `None` if the backend keeps no
+    /// index, or cannot tell (the default). For a consistency check
+    /// ([`check::check_backend`](crate::check::check_backend)): an item whose index key
+    /// has no such attributes is missing from the index, a record that has some without
+    /// the index key is listed by it wrongly, and neither shows in a read of the record.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// assert_eq!(MemoryBackend::new().maintained_index_keys().await.unwrap(), None);
+    /// # });
+    /// ```
+    fn maintained_index_keys(
+        &self,
+    ) -> impl Future<Output = Result<Option<MaintainedKeys>, BackendError>> + Send {
+        async { Ok(None) }
     }
 
     /// Scans index `index`, one of [`Backend::maintained_indexes`], as [`Backend::scan`]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use keypath::KeyPath;
 
-use crate::backend::{Backend, BackendError, Key, Record, Scan};
+use crate::backend::{Backend, BackendError, Key, MaintainedKeys, Record, Scan};
 use crate::envelope::Envelope;
 use crate::layout::{split_entry, ENTRY_FORMAT, RESERVED_GROUP, TAG_GROUP_COUNTER, TAG_INDEX};
 use crate::store::write::entry_key;
@@ -130,6 +130,47 @@ pub fn check_store(
     kept: &[String],
     expected: impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
 ) -> Result<Census, String> {
+    check_store_with(records, kept, None, expected)
+}
+
+/// [`check_store`], and with `stored` (what [`Backend::maintained_index_keys`] read), the
+/// key attributes the backend keeps beside each record for the indexes in `kept`: every
+/// item's key of a kept index must be in its record's key attributes exactly (else the
+/// backend's index does not list the item, or lists it elsewhere), and no record may have
+/// key attributes of an index it has no key of (else the index lists it wrongly). Without
+/// `stored` only the records are checked: an exact entry of a kept index is a finding
+/// either way (a kept index has none). [`check_backend`] reads both and calls this.
+///
+/// ```
+/// use keypath_store::backend::{Key, MaintainedKey, MaintainedKeys};
+/// use keypath_store::{backend::memory::MemoryBackend, PutMode, Store};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let store = Store::new(MemoryBackend::new());
+/// store.put_raw(&"/a-1".parse().unwrap(), "a", &1, vec![], PutMode::Upsert).await.unwrap();
+/// let all = store.backend().snapshot().into_iter().collect();
+/// // The item `/a-1` carries key attributes of `by_x` but has no `by_x` key.
+/// let (group, sort) = "/a-1".parse::<keypath::KeyPath>().unwrap().split_group().unwrap();
+/// let stored = MaintainedKeys::from([(
+///     Key::new(group, sort),
+///     vec![MaintainedKey {
+///         index: "by_x".to_owned(),
+///         attributes: ("gp1".to_owned(), "gs1".to_owned()),
+///         partition: Some(vec![1]),
+///         sort: Some(vec![2]),
+///     }],
+/// )]);
+/// let kept = ["by_x".to_owned()];
+/// let problems = keypath_store::check::check_store_with(&all, &kept, Some(&stored), |_, _, _| None)
+///     .unwrap_err();
+/// assert!(problems.contains("/a-1") && problems.contains("gp1"), "{problems}");
+/// # });
+/// ```
+pub fn check_store_with(
+    records: &BTreeMap<Key, Record>,
+    kept: &[String],
+    stored: Option<&MaintainedKeys>,
+    expected: impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
+) -> Result<Census, String> {
     let config = records
         .get(&crate::layout::config_key())
         .and_then(|r| crate::StoreConfig::from_json(&r.value).ok())
@@ -153,7 +194,7 @@ pub fn check_store(
             }
             [RESERVED_GROUP, TAG_INDEX, ..] => {
                 census.index_entries += 1;
-                if let Err(e) = check_entry(records, key, record, &config) {
+                if let Err(e) = check_entry(records, key, record, &config, kept) {
                     problem(format!("index entry {key:?}: {e}"));
                 }
             }
@@ -168,6 +209,22 @@ pub fn check_store(
                 if let Err(e) = check_item(records, key, record, &config, kept, &expected) {
                     problem(format!("item {key:?}: {e}"));
                 }
+            }
+        }
+        if let Some(stored) = stored {
+            for found in check_kept_keys(key, record, kept, stored.get(key)) {
+                problem(found);
+            }
+        }
+    }
+    if let Some(stored) = stored {
+        for (key, keys) in stored.iter() {
+            if !records.contains_key(key) {
+                let names: Vec<&str> = keys.iter().map(|k| k.index.as_str()).collect();
+                problem(format!(
+                    "record {key:?}: has key attributes of the kept indexes {names:?}, but \
+                     no record was read at its key"
+                ));
             }
         }
     }
@@ -264,6 +321,7 @@ fn check_entry(
     key: &Key,
     record: &Record,
     config: &crate::StoreConfig,
+    kept: &[String],
 ) -> Result<(), String> {
     let g = &key.group;
     let name_len = usize::from(*g.get(2).ok_or("short group")?);
@@ -276,6 +334,12 @@ fn check_entry(
     let full = index_group.join(&rest).map_err(|e| e.to_string())?;
     if entry_key(name, &full, &base).ok().as_ref() != Some(key) {
         return Err(format!("is not where index {name} keeps {full} of {base}"));
+    }
+    if kept.iter().any(|k| k == name) {
+        return Err(format!(
+            "an entry of index {name} ({full} of {base}), which the backend keeps itself (a \
+             DynamoDB GSI): such an index has no entries"
+        ));
     }
     let item = records
         .get(&item_key(&base, config)?)
@@ -307,4 +371,114 @@ fn show_keys(keys: &[(String, KeyPath)]) -> String {
         .map(|(name, path)| format!("{name} {path}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The findings about the kept indexes' key attributes of the record at `key` (`stored`:
+/// those it has, as [`Backend::maintained_index_keys`] read them): an item's key of a kept
+/// index must be there exactly, and no record may have key attributes of a kept index it
+/// has no key of. One line per finding.
+fn check_kept_keys(
+    key: &Key,
+    record: &Record,
+    kept: &[String],
+    stored: Option<&Vec<crate::backend::MaintainedKey>>,
+) -> Vec<String> {
+    let stored = stored.map_or(&[][..], Vec::as_slice);
+    let is_item = key.group.first() != Some(&RESERVED_GROUP);
+    // The item's path and its index keys; for other records (or an item that does not
+    // decode, reported by the item check) none.
+    let item = is_item
+        .then(|| {
+            let path = crate::layout::item_path_at(&key.group, &key.sort).ok()?;
+            let env = Envelope::decode(&record.value).ok()?;
+            Some((path, env.indexes))
+        })
+        .flatten();
+    let what = match &item {
+        Some((path, _)) => format!("item {key:?}: {path}"),
+        None => format!("record {key:?}"),
+    };
+    let mut found = Vec::new();
+    for name in kept {
+        let has = stored.iter().find(|k| &k.index == name);
+        let index_key = item
+            .as_ref()
+            .and_then(|(path, keys)| Some((path, keys.iter().find(|(n, _)| n == name)?)));
+        match (index_key, has) {
+            (Some((path, (_, index_path))), has) => {
+                let Ok((group, rest)) = index_path.split_group_paths() else {
+                    continue; // not a storable index key: the store never writes one
+                };
+                let want_partition = group.into_bytes();
+                let want_sort = crate::layout::entry_sort_key(&rest, path);
+                let (partition, sort) = match has {
+                    Some(k) => (k.partition.as_deref(), k.sort.as_deref()),
+                    None => (None, None),
+                };
+                let names = has.map_or_else(String::new, |k| {
+                    format!(
+                        "its key attributes {} and {}",
+                        k.attributes.0, k.attributes.1
+                    )
+                });
+                if partition.is_none() || sort.is_none() {
+                    let missing = match (partition, sort, has) {
+                        (None, None, _) | (_, _, None) => {
+                            "no key attributes of that index".to_owned()
+                        }
+                        (None, Some(_), Some(k)) => format!("no {}", k.attributes.0),
+                        (_, _, Some(k)) => format!("no {}", k.attributes.1),
+                    };
+                    found.push(format!(
+                        "{what}: has the index {name} key {index_path}, kept by the backend \
+                         (a DynamoDB GSI), but {missing}: the index does not list it"
+                    ));
+                } else if (partition, sort) != (Some(&want_partition[..]), Some(&want_sort[..])) {
+                    found.push(format!(
+                        "{what}: has the index {name} key {index_path}, but {names} hold \
+                         {} and {}, not {} and {}: the index lists it elsewhere",
+                        crate::backend::Hex(partition.unwrap_or_default()),
+                        crate::backend::Hex(sort.unwrap_or_default()),
+                        crate::backend::Hex(&want_partition),
+                        crate::backend::Hex(&want_sort),
+                    ));
+                }
+            }
+            (None, Some(k)) if k.partition.is_some() || k.sort.is_some() => {
+                found.push(format!(
+                    "{what}: has no index {name} key, but the key attributes {} and {} of \
+                     that index (kept by the backend, a DynamoDB GSI): the index lists it \
+                     though it should not",
+                    k.attributes.0, k.attributes.1
+                ));
+            }
+            (None, _) => {}
+        }
+    }
+    found
+}
+
+/// Reads every record of `backend` (as [`dump_groups`] over all its groups) and the key
+/// attributes it keeps beside them ([`Backend::maintained_index_keys`]), and checks them
+/// with [`check_store_with`]: the check of `keypath db check`. The outer error is a failed
+/// read, the inner one the findings, one per line.
+///
+/// ```
+/// use keypath_store::{backend::memory::MemoryBackend, PutMode, Store};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let store = Store::new(MemoryBackend::new());
+/// store.put_raw(&"/a-1".parse().unwrap(), "a", &1, vec![], PutMode::Upsert).await.unwrap();
+/// let checked = keypath_store::check::check_backend(store.backend(), |_, _, _| None).await;
+/// assert_eq!(checked.unwrap().unwrap().items, 1);
+/// # });
+/// ```
+pub async fn check_backend<B: Backend>(
+    backend: &B,
+    expected: impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
+) -> Result<Result<Census, String>, BackendError> {
+    let groups = backend.groups(0).await?;
+    let records = dump_groups(backend, groups).await?;
+    let stored = backend.maintained_index_keys().await?;
+    let kept = backend.maintained_indexes().unwrap_or_default();
+    Ok(check_store_with(&records, kept, stored.as_ref(), expected))
 }

@@ -51,22 +51,27 @@ pub struct EnvelopeError {
 /// Appends an envelope's header (everything before the payload) to `out`: `indexes` in the
 /// order given, which must be sorted by name with unique names. The caller has checked that
 /// the type name and index names fit in 255 bytes, index paths in 65535 and the number of
-/// indexes in 255.
+/// indexes in 255. Returns where each index key path's encoding sits in `out`, in the
+/// order given (each preceded by its u16 length).
 pub(crate) fn encode_header_into<'a>(
     item_type: &str,
     indexes: impl ExactSizeIterator<Item = (&'a str, &'a KeyPath)>,
     out: &mut Vec<u8>,
-) {
+) -> Vec<std::ops::Range<usize>> {
     out.push(ENVELOPE_FORMAT);
     out.push(item_type.len() as u8);
     out.extend_from_slice(item_type.as_bytes());
     out.push(indexes.len() as u8);
+    let mut paths = Vec::with_capacity(indexes.len());
     for (name, path) in indexes {
         out.push(name.len() as u8);
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(&(path.encoded_len() as u16).to_be_bytes());
+        let at = out.len();
         path.encode_into(out);
+        paths.push(at..out.len());
     }
+    paths
 }
 
 impl Envelope {
@@ -79,7 +84,7 @@ impl Envelope {
             .indexes
             .iter()
             .map(|(name, path)| (name.as_str(), path));
-        encode_header_into(&self.item_type, indexes, out);
+        let _paths = encode_header_into(&self.item_type, indexes, out);
         out.extend_from_slice(&self.payload);
     }
 
@@ -97,6 +102,34 @@ impl Envelope {
             payload: bytes[h.payload_start..].to_vec(),
         })
     }
+}
+
+/// What the envelope `value` of the item at `item_path` is made of, read back from it: what
+/// the store hands a backend with the write ([`ItemParts`](crate::backend::ItemParts)),
+/// for tests of backends. `None` if `value` is not an envelope or an index key path is not
+/// one an entry can have.
+#[cfg(test)]
+pub(crate) fn parts_of(value: &[u8], item_path: &KeyPath) -> Option<crate::backend::ItemParts> {
+    let header = Header::parse(value).ok()?;
+    let index_keys = header
+        .indexes
+        .iter()
+        .map(|&(name, at, enc)| {
+            let path = KeyPath::decode(enc).ok()?;
+            let (group, rest) = path.split_group_paths().ok()?;
+            Some(crate::backend::IndexKeyParts {
+                index: name.to_owned(),
+                path: at..at + enc.len(),
+                partition: group.into_bytes(),
+                sort: crate::layout::entry_sort_key(&rest, item_path),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(crate::backend::ItemParts {
+        item_type: header.item_type.to_owned(),
+        payload_start: header.payload_start,
+        index_keys,
+    })
 }
 
 /// Decodes the index key path `enc` that [`Header::parse`] found at offset `at`.

@@ -781,6 +781,53 @@ async fn values_without_a_native_form_that_fits_are_stored_as_bytes() {
     assert_eq!(counter.total(), 0, "nothing was sent");
 }
 
+/// Items the store writes whose fields DynamoDB cannot hold as native attributes are
+/// stored as bytes in `val`, not refused, and read back as written: a map key of 64 KiB
+/// (too long for an attribute name), and a list of small numbers whose native size
+/// DynamoDB counts above the item limit although its bytes fit. (Raw backend writes carry
+/// no item parts, so only the store's writes are ever native.)
+#[tokio::test]
+async fn store_items_without_a_native_form_that_fits_are_stored_as_bytes() {
+    let (backend, _) = fresh("storenonnative").await;
+    let store = Store::new(backend);
+    let mut long_key = serde_json::Map::new();
+    long_key.insert("k".repeat(65_536), serde_json::json!(1));
+    let digits: Vec<u32> = (0..140_000).map(|i| i % 10).collect();
+    let values = [
+        serde_json::Value::Object(long_key),
+        serde_json::json!({ "digits": digits }),
+        serde_json::json!({ "fits": [1, 2, 3] }),
+    ];
+    let b = store.backend();
+    for (i, value) in values.iter().enumerate() {
+        let at = path(&format!("/user-9/doc-{i}"));
+        store
+            .put_raw(&at, "doc", value, vec![], keypath_store::PutMode::Upsert)
+            .await
+            .unwrap_or_else(|e| panic!("value {i}: {e}"));
+        let (group, sort) = at.split_group().unwrap();
+        let raw = b
+            .client()
+            .get_item()
+            .table_name(b.table())
+            .key("pk", AttributeValue::B(group.into()))
+            .key("sk", AttributeValue::B(sort.into()))
+            .send()
+            .await
+            .unwrap();
+        let item = raw.item().expect("stored item");
+        let native = i == 2;
+        assert_eq!(item.contains_key("item"), native, "value {i}");
+        assert_eq!(item.contains_key("val"), !native, "value {i}");
+        let got = store.get_raw(&at).await.unwrap().unwrap();
+        assert_eq!(
+            got.decode::<serde_json::Value>().unwrap(),
+            *value,
+            "value {i}"
+        );
+    }
+}
+
 /// The tickets' first program: the same items, no indexes.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct PlainTicket {

@@ -11,6 +11,8 @@ mod dynamodb_server;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::AttributeValue;
 use keypath::{path::PathError, KeyPath};
 use keypath_store::backend::dynamodb::{client, DynamoDbBackend, RequestCounter};
 use keypath_store::backend::memory::MemoryBackend;
@@ -372,4 +374,180 @@ async fn a_table_without_the_gsi_is_an_error_not_a_silent_exact_index() {
         other => panic!("put into a table without the GSI: {other:?}"),
     }
     assert_eq!(Score::INDEXES[0].mode, IndexMode::Table);
+}
+
+/// The raw item stored at `path`'s key, through the SDK.
+async fn raw_item(
+    backend: &DynamoDbBackend,
+    path: &KeyPath,
+) -> std::collections::HashMap<String, AttributeValue> {
+    let (group, sort) = path.split_group().unwrap();
+    backend
+        .client()
+        .get_item()
+        .table_name(backend.table())
+        .key("pk", AttributeValue::B(Blob::new(group)))
+        .key("sk", AttributeValue::B(Blob::new(sort)))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap_or_else(|| panic!("no item at {path}"))
+}
+
+async fn put_raw_item(
+    backend: &DynamoDbBackend,
+    item: std::collections::HashMap<String, AttributeValue>,
+) {
+    backend
+        .client()
+        .put_item()
+        .table_name(backend.table())
+        .set_item(Some(item))
+        .send()
+        .await
+        .unwrap();
+}
+
+fn blob(item: &std::collections::HashMap<String, AttributeValue>, name: &str) -> Vec<u8> {
+    match item.get(name) {
+        Some(AttributeValue::B(b)) => b.as_ref().to_vec(),
+        other => panic!("{name} is {other:?}"),
+    }
+}
+
+fn score(board: u64, id: u64, score: i64, note: &str) -> Score {
+    Score {
+        board,
+        id,
+        score,
+        name: format!("n{id}"),
+        note: note.to_owned(),
+    }
+}
+
+/// `check_backend` over a GSI-mode table: clean as the store writes it; then it names each
+/// record planted with raw SDK writes that reads whole through the store but is wrong for
+/// the GSIs: an item whose header keeps its index key paths and that has no GSI key
+/// attributes (the GSIs never list it), an exact entry of a GSI-kept index, GSI key
+/// attributes on an item without that index's key, and a GSI sort key naming another item.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_finds_what_the_gsis_get_wrong() {
+    use keypath_store::check::check_backend;
+    let (store, _) = gsi_store("gsi-check").await;
+    for s in [
+        score(1, 1, 10, "x"),
+        score(1, 2, 20, "x"),
+        score(1, 3, 30, ""),
+        score(1, 4, 40, "x"),
+    ] {
+        store.put(&s).await.unwrap();
+    }
+    let backend = store.backend();
+    let census = check_backend(backend, |_, _, _| None)
+        .await
+        .unwrap()
+        .unwrap_or_else(|problems| panic!("a clean GSI table:\n{problems}"));
+    assert_eq!((census.items, census.index_entries), (4, 0));
+    let stored = backend.maintained_index_keys().await.unwrap().unwrap();
+    assert_eq!(
+        stored.len(),
+        4,
+        "every item has by_score's GSI keys: {stored:?}"
+    );
+
+    // 1. /board-1/player-1 stored as `val` with the whole value as a read gives it (its
+    // header keeps both index key paths), without GSI key attributes.
+    let p1 = p("/board-1/player-1");
+    let (group, sort) = p1.split_group().unwrap();
+    let whole = backend
+        .get(keypath_store::backend::Key::new(
+            group.clone(),
+            sort.clone(),
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    let mut item = std::collections::HashMap::from([
+        ("pk".to_owned(), AttributeValue::B(Blob::new(group))),
+        ("sk".to_owned(), AttributeValue::B(Blob::new(sort))),
+        (
+            "ver".to_owned(),
+            AttributeValue::N(whole.version.to_string()),
+        ),
+        (
+            "val".to_owned(),
+            AttributeValue::B(Blob::new(whole.value.clone())),
+        ),
+    ]);
+    put_raw_item(backend, item.clone()).await;
+    // It reads as it did: the store alone cannot tell.
+    assert_eq!(
+        store.get::<Score>(&p1).await.unwrap().unwrap().item,
+        score(1, 1, 10, "x")
+    );
+
+    // 2. An exact by_score entry for /board-1/player-2: the key its GSI keys give.
+    let p2 = raw_item(backend, &p("/board-1/player-2")).await;
+    let mut entry_pk = vec![0x00, 0x02, 8];
+    entry_pk.extend_from_slice(b"by_score");
+    entry_pk.extend_from_slice(&blob(&p2, "gp1"));
+    item.insert("pk".to_owned(), AttributeValue::B(Blob::new(entry_pk)));
+    item.insert(
+        "sk".to_owned(),
+        AttributeValue::B(Blob::new(blob(&p2, "gs1"))),
+    );
+    item.insert("val".to_owned(), AttributeValue::B(Blob::new(vec![0x01])));
+    item.insert("ver".to_owned(), p2["ver"].clone());
+    put_raw_item(backend, item).await;
+
+    // 3. /board-1/player-3 (empty note: no by_name key) given player-2's by_name GSI keys.
+    let mut p3 = raw_item(backend, &p("/board-1/player-3")).await;
+    assert!(!p3.contains_key("gp2"));
+    p3.insert("gp2".to_owned(), p2["gp2"].clone());
+    p3.insert("gs2".to_owned(), p2["gs2"].clone());
+    put_raw_item(backend, p3).await;
+
+    // 4. /board-1/player-4's by_score sort key naming player-2 (its header leaves the path
+    // out, so a read takes the rest from it and the item reads whole).
+    let mut p4 = raw_item(backend, &p("/board-1/player-4")).await;
+    p4.insert("gs1".to_owned(), p2["gs1"].clone());
+    put_raw_item(backend, p4).await;
+
+    let problems = check_backend(backend, |_, _, _| None)
+        .await
+        .unwrap()
+        .expect_err("the planted records are found");
+    eprintln!("{problems}");
+    let lines: Vec<&str> = problems.lines().collect();
+    let line = |needles: &[&str]| {
+        let found: Vec<&&str> = lines
+            .iter()
+            .filter(|l| needles.iter().all(|n| l.contains(n)))
+            .collect();
+        assert_eq!(found.len(), 1, "one line with {needles:?} in:\n{problems}");
+    };
+    line(&[
+        "/board-1/player-1",
+        "by_score",
+        "/board-1/score-10/name-n1",
+        "no key attributes",
+    ]);
+    line(&[
+        "/board-1/player-1",
+        "by_name",
+        "/names-0/name-n1",
+        "no key attributes",
+    ]);
+    line(&[
+        "index entry",
+        "by_score",
+        "/board-1/score-20/name-n2",
+        "/board-1/player-2",
+        "keeps itself",
+    ]);
+    line(&["/board-1/player-3", "no index by_name key", "gp2 and gs2"]);
+    line(&["/board-1/player-4", "by_score", "gp1 and gs1", "elsewhere"]);
+    assert_eq!(lines.len(), 5, "{problems}");
 }

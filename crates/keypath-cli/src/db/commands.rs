@@ -201,17 +201,11 @@ impl<B: Backend> Db<B> {
 }
 
 impl<B: Backend> Db<B> {
-    /// `check`: the store's consistency check over every record, with the entries of the
-    /// field indexes the configuration declares computed again from each item.
+    /// `check`: the store's consistency check over every record (and, on a backend that
+    /// keeps indexes itself, the index key attributes it stores beside them), with the
+    /// entries of the field indexes the configuration declares computed again from each
+    /// item.
     async fn check(&self, out: &mut impl Write) -> Result<(), Failure> {
-        let backend = self.store.backend();
-        let groups = backend
-            .groups(0)
-            .await
-            .map_err(|e| Failure::Store(e.to_string()))?;
-        let records = keypath_store::check::dump_groups(backend, groups)
-            .await
-            .map_err(|e| Failure::Store(e.to_string()))?;
         let expected = |path: &KeyPath, item_type: &str, payload: &[u8]| {
             let last = path.segments().last()?;
             let namespace = last.namespace();
@@ -224,8 +218,10 @@ impl<B: Backend> Db<B> {
             // comparison (it then expects none).
             Some(self.index_entries(path, &value).unwrap_or_default())
         };
-        let kept = backend.maintained_indexes().unwrap_or_default();
-        match keypath_store::check::check_store(&records, kept, expected) {
+        let checked = keypath_store::check::check_backend(self.store.backend(), expected)
+            .await
+            .map_err(|e| Failure::Store(e.to_string()))?;
+        match checked {
             Ok(census) => {
                 writeln!(
                     out,

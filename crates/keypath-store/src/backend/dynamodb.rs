@@ -34,7 +34,11 @@
 //! | `gpN`, `gsN` | B | items with a key of a GSI-kept index | that GSI's partition and sort key |
 //!
 //! A record's value is opaque to a backend, but the store's item values are envelopes
-//! (type, index keys, MessagePack payload). When a value is an envelope whose payload is
+//! (type, index keys, MessagePack payload), and the store says what each is made of
+//! ([`Write::PutItem`](super::Write::PutItem) with its [`ItemParts`](super::ItemParts)):
+//! writes never read the envelope; reads rebuild it from the stored attributes in one
+//! module (`readback.rs`). A plain [`Write::Put`](super::Write::Put) is stored as bytes in
+//! `val`. When an item's payload is
 //! self-describing (a MessagePack map: an item type with
 //! [`Item::SELF_DESCRIBING`](crate::Item::SELF_DESCRIBING), or written as data such as
 //! `keypath db`'s) and has an exact native form, the fields go into `item` (nested under one attribute, so a field
@@ -103,8 +107,10 @@ use super::{Backend, BackendError, Entry, Key, Record, Scan, Write};
 use crate::backoff::Backoff;
 
 mod attrs;
+mod audit;
 pub mod cost;
 mod native;
+mod readback;
 mod table;
 mod write;
 
@@ -537,7 +543,7 @@ impl DynamoDbBackend {
                 };
                 found.insert(
                     Key::new(group, attrs::sort_key(item)?),
-                    attrs::record(item, &self.kept)?,
+                    readback::read(item, &self.kept, readback::ReadAs::Record)?,
                 );
             }
             if let Some(rest) = out
@@ -609,7 +615,9 @@ impl Backend for DynamoDbBackend {
             .map_err(|e| sdk_error("GetItem", e))?;
         let size = out.item().map_or(0, attrs::billed_size);
         self.meter("GetItem", 0.0, cost::read_units(size, true));
-        out.item().map(|i| attrs::record(i, &self.kept)).transpose()
+        out.item()
+            .map(|i| readback::read(i, &self.kept, readback::ReadAs::Record))
+            .transpose()
     }
 
     async fn batch_get(&self, keys: Vec<Key>) -> Result<Vec<Option<Record>>, BackendError> {
@@ -641,6 +649,10 @@ impl Backend for DynamoDbBackend {
 
     fn maintained_indexes(&self) -> Option<&[String]> {
         Some(&self.kept_names)
+    }
+
+    async fn maintained_index_keys(&self) -> Result<Option<super::MaintainedKeys>, BackendError> {
+        self.stored_gsi_keys().await
     }
 
     async fn scan_index(&self, index: &str, scan: Scan) -> Result<Vec<Entry>, BackendError> {
@@ -787,8 +799,8 @@ impl DynamoDbBackend {
                 };
                 if bounds.contains(&sort) {
                     let record = match gsi {
-                        None => attrs::record(item, &self.kept)?,
-                        Some(_) => attrs::gsi_entry_record(item)?,
+                        None => readback::read(item, &self.kept, readback::ReadAs::Record)?,
+                        Some(_) => readback::read(item, &self.kept, readback::ReadAs::GsiEntry)?,
                     };
                     entries.push(Entry { sort, record });
                     if entries.len() == limit {

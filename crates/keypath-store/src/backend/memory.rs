@@ -147,7 +147,7 @@ impl Backend for MemoryBackend {
         }
         for w in writes {
             match w {
-                Write::Put { key, record, .. } => {
+                Write::Put { key, record, .. } | Write::PutItem { key, record, .. } => {
                     map.insert(key, record);
                 }
                 Write::Delete { key, .. } => {

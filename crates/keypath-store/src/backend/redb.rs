@@ -962,7 +962,7 @@ fn apply_writes(
     }
     for w in writes {
         match w {
-            Write::Put { key, record, .. } => {
+            Write::Put { key, record, .. } | Write::PutItem { key, record, .. } => {
                 table
                     .insert(record_key(key), (record.version, record.value.as_slice()))
                     .map_err(storage)?;

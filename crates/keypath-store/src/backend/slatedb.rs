@@ -867,7 +867,9 @@ impl SlateDbBackend {
         }
         for (w, key) in writes.iter().zip(keys) {
             match w {
-                Write::Put { record, .. } => txn.put(key, encode_value(record)).map_err(engine)?,
+                Write::Put { record, .. } | Write::PutItem { record, .. } => {
+                    txn.put(key, encode_value(record)).map_err(engine)?
+                }
                 Write::Delete { .. } => txn.delete(key).map_err(engine)?,
                 Write::Check { .. } => {}
             }

@@ -10,7 +10,9 @@ use keypath::KeyPath;
 use serde::Serialize;
 
 use super::{backend_key, Store};
-use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
+use crate::backend::{
+    Backend, BackendError, Condition, IndexKeyParts, ItemParts, Key, Record, Write,
+};
 use crate::backoff::Backoff;
 use crate::config::{RootPlace, StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
@@ -151,6 +153,8 @@ type Planned = (Vec<Write>, (Vec<Outcome>, Vec<Origin>, bool));
 struct Encoded {
     /// The encoded item (`None`: a delete).
     envelope: Option<Vec<u8>>,
+    /// What the envelope is made of, for the backend (`None`: a delete).
+    parts: Option<ItemParts>,
     /// The backend keys of its new index entries, in the order of its indexes.
     entries: Vec<Key>,
 }
@@ -266,7 +270,12 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, CommitErro
     let mut origin = Vec::new();
     let mut versions = Vec::with_capacity(c.writes.len());
     let mut touched = BTreeSet::new();
-    for ((w, Encoded { envelope, entries }), old) in c.writes.iter().zip(&c.encoded).zip(olds) {
+    for ((w, encoded), old) in c.writes.iter().zip(&c.encoded).zip(olds) {
+        let Encoded {
+            envelope,
+            parts,
+            entries,
+        } = encoded;
         let found = old.as_ref().map(|r| r.version);
         match w.expect {
             Expect::Any => {}
@@ -368,8 +377,17 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, CommitErro
             });
             origin.push(Origin::Index);
         }
-        batch.push(match envelope {
-            Some(value) => Write::Put {
+        batch.push(match (envelope, parts) {
+            (Some(value), Some(parts)) => Write::PutItem {
+                key: w.key.clone(),
+                record: Record {
+                    value: value.clone(),
+                    version,
+                },
+                condition,
+                parts: parts.clone(),
+            },
+            (Some(value), None) => Write::Put {
                 key: w.key.clone(),
                 record: Record {
                     value: value.clone(),
@@ -377,7 +395,7 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, CommitErro
                 },
                 condition,
             },
-            None => Write::Delete {
+            (None, _) => Write::Delete {
                 key: w.key.clone(),
                 condition,
             },
@@ -556,6 +574,44 @@ fn check_index_modes(
         }
     }
     Ok(())
+}
+
+/// What the envelope of `new` is made of ([`ItemParts`]): its header ends at
+/// `payload_start`; the index key paths of the indexes `names` (the header's order) sit at
+/// `paths`; `entries` are the keys of their exact entries, in the order of `new.indexes`,
+/// whose partition (after the index tag and name) and sort key are the index keys' parts.
+fn item_parts(
+    new: &NewItem,
+    payload_start: usize,
+    names: &[&str],
+    paths: Vec<std::ops::Range<usize>>,
+    entries: &[Key],
+) -> ItemParts {
+    let index_keys = names
+        .iter()
+        .zip(paths)
+        .map(|(name, path)| {
+            let at = new
+                .indexes
+                .iter()
+                .position(|(n, _)| n == name)
+                .expect("the header lists the item's indexes");
+            let entry = &entries[at];
+            IndexKeyParts {
+                index: (*name).to_owned(),
+                path,
+                // The entry's partition: TAG_INDEX's two bytes, the name's length and the
+                // name, then the group's encoding.
+                partition: entry.group[3 + name.len()..].to_vec(),
+                sort: entry.sort.clone(),
+            }
+        })
+        .collect();
+    ItemParts {
+        item_type: new.item_type.clone(),
+        payload_start,
+        index_keys,
+    }
 }
 
 /// The backend key of an index entry.
@@ -909,6 +965,7 @@ impl<B: Backend> Store<B> {
             // written under raised limits can still be deleted under the defaults.
             return Ok(Encoded {
                 envelope: None,
+                parts: None,
                 entries: Vec::new(),
             });
         };
@@ -941,11 +998,15 @@ impl<B: Backend> Store<B> {
             new.indexes.iter().map(|(n, p)| (n.as_str(), p)).collect();
         sorted.sort_unstable_by_key(|&(name, _)| name);
         let mut out = Vec::with_capacity(new.payload.len() + 64);
-        encode_header_into(&new.item_type, sorted.into_iter(), &mut out);
+        let names: Vec<&str> = sorted.iter().map(|&(name, _)| name).collect();
+        let paths = encode_header_into(&new.item_type, sorted.into_iter(), &mut out);
+        let payload_start = out.len();
         out.extend_from_slice(&new.payload);
         let entries = self.check_limits(w, &new.indexes, out.len())?;
+        let parts = item_parts(new, payload_start, &names, paths, &entries);
         Ok(Encoded {
             envelope: Some(out),
+            parts: Some(parts),
             entries,
         })
     }

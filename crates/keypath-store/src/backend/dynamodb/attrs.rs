@@ -6,8 +6,7 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::native;
-use crate::backend::{BackendError, Key, Record};
-use crate::envelope::Header;
+use crate::backend::{BackendError, IndexKeyParts, ItemParts, Key, Record};
 
 /// Partition key attribute: the backend group key (B).
 ///
@@ -102,120 +101,35 @@ pub(crate) struct KeptIndex {
 }
 
 /// One GSI's key attribute values for an item: `(kept index, pk value, sk value)`.
-pub(crate) type GsiKey<'k> = (&'k KeptIndex, Vec<u8>, Vec<u8>);
+pub(crate) type GsiKey<'k> = (&'k KeptIndex, &'k IndexKeyParts);
 
-/// The GSI key attributes of the kept indexes (`kept`) that the envelope `value` stored
-/// under `key` has index keys for. Values that are not envelopes, or items without keys of
-/// kept indexes, have none.
-pub(crate) fn gsi_keys<'k>(
-    key: &Key,
-    value: &[u8],
-    kept: &'k [KeptIndex],
-) -> Result<Vec<GsiKey<'k>>, BackendError> {
-    if kept.is_empty() || key.group.first() == Some(&crate::layout::RESERVED_GROUP) {
-        return Ok(Vec::new());
-    }
-    let Ok(header) = Header::parse(value) else {
-        return Ok(Vec::new());
-    };
-    let mut out = Vec::new();
-    let mut base = None;
-    for (name, _, path) in header.indexes {
-        let Some(index) = kept.iter().find(|k| k.name == name) else {
-            continue;
-        };
-        let bad = |what: String| {
-            BackendError::storage(format!(
-                "index {name} of the item at {key:?} cannot be a GSI key: {what}"
-            ))
-        };
-        let path = keypath::KeyPath::decode(path).map_err(|e| bad(e.to_string()))?;
-        let (group, rest) = path.split_group_paths().map_err(|e| bad(e.to_string()))?;
-        if base.is_none() {
-            let item = crate::layout::item_path_at(&key.group, &key.sort)
-                .map_err(|e| bad(e.to_string()))?;
-            base = Some(item);
-        }
-        let sort = crate::layout::entry_sort_key(&rest, base.as_ref().expect("set above"));
-        out.push((index, group.into_bytes(), sort));
-    }
-    Ok(out)
+/// The index keys of `parts` whose index the table keeps (`kept`), with the GSI: their
+/// partition and sort parts are the GSI's key attribute values.
+pub(crate) fn gsi_keys<'k>(parts: &'k ItemParts, kept: &'k [KeptIndex]) -> Vec<GsiKey<'k>> {
+    parts
+        .index_keys
+        .iter()
+        .filter_map(|k| Some((kept.iter().find(|g| g.name == k.index)?, k)))
+        .collect()
 }
 
-/// `value` with the key paths of the indexes in `elided` left out of its envelope header
-/// (their length written as 0): the item's GSI key attributes hold them already, and
-/// [`restore_elided`] puts them back when the item is read. A value that is not an envelope
-/// is returned as it is.
-fn elide_paths(value: &[u8], elided: &[&str]) -> Vec<u8> {
-    let Ok(header) = Header::parse(value) else {
-        return value.to_vec();
-    };
+/// `value` with the key paths of the index keys `elided` (spans of `value`, in order) left
+/// out of its envelope header, their length written as 0: the item's GSI key attributes
+/// hold them already, and a read puts them back ([`super::readback`]).
+fn elide_paths(value: &[u8], elided: &[&IndexKeyParts]) -> Vec<u8> {
     let mut out = Vec::with_capacity(value.len());
     let mut copied = 0;
-    for (name, at, path) in &header.indexes {
-        if elided.contains(name) && !path.is_empty() {
-            // The u16 length sits right before the path.
-            out.extend_from_slice(&value[copied..at - 2]);
-            out.extend_from_slice(&[0, 0]);
-            copied = at + path.len();
+    for k in elided {
+        if k.path.is_empty() {
+            continue;
         }
+        // The u16 length sits right before the path.
+        out.extend_from_slice(&value[copied..k.path.start - 2]);
+        out.extend_from_slice(&[0, 0]);
+        copied = k.path.end;
     }
     out.extend_from_slice(&value[copied..]);
     out
-}
-
-/// The value `value` (read from `item`) with the index key paths [`elide_paths`] left out
-/// rebuilt from the item's GSI key attributes: the group from the GSI partition key, the
-/// rest from the GSI sort key (before its `00 00`).
-fn restore_elided(
-    item: &HashMap<String, AttributeValue>,
-    value: Vec<u8>,
-    kept: &[KeptIndex],
-) -> Result<Vec<u8>, BackendError> {
-    let Ok(header) = Header::parse(&value) else {
-        return Ok(value);
-    };
-    if header.indexes.iter().all(|(_, _, path)| !path.is_empty()) {
-        return Ok(value);
-    }
-    let mut out = Vec::with_capacity(value.len() + 64);
-    let mut copied = 0;
-    for (name, at, path) in &header.indexes {
-        if !path.is_empty() {
-            continue;
-        }
-        let index = kept.iter().find(|k| k.name == *name).ok_or_else(|| {
-            corrupt(format!(
-                "index {name} has no key path in the item's header and the table keeps no \
-                 GSI for it"
-            ))
-        })?;
-        let (Some(group), Some(sort)) = (blob(item, &index.pk), blob(item, &index.sk)) else {
-            return Err(corrupt(format!(
-                "index {name} has no key path in the item's header and the item no GSI key \
-                 attributes {} and {}",
-                index.pk, index.sk
-            )));
-        };
-        let restored = (|| {
-            let group =
-                keypath::KeyPath::decode(group).map_err(|e| format!("{}: {e}", index.pk))?;
-            let rest = crate::layout::entry_rest(sort).map_err(|e| format!("{}: {e}", index.sk))?;
-            group
-                .join(&rest)
-                .map(keypath::KeyPath::into_bytes)
-                .map_err(|e| e.to_string())
-        })()
-        .map_err(|e| corrupt(format!("index {name}'s key path from the GSI keys: {e}")))?;
-        let len = u16::try_from(restored.len())
-            .map_err(|_| corrupt(format!("index {name}'s key path is over 65535 bytes")))?;
-        out.extend_from_slice(&value[copied..at - 2]);
-        out.extend_from_slice(&len.to_be_bytes());
-        out.extend_from_slice(&restored);
-        copied = *at;
-    }
-    out.extend_from_slice(&value[copied..]);
-    Ok(out)
 }
 
 /// DynamoDB's item size limit.
@@ -233,13 +147,16 @@ pub(crate) fn key_attrs(key: &Key) -> HashMap<String, AttributeValue> {
     ])
 }
 
-/// The item stored for a record: native attributes when the value is an envelope whose
-/// payload has an exact native form and the item fits, the value bytes otherwise; with the
-/// GSI key attributes of the kept indexes (`kept`) the item has keys of, whose key paths
-/// are then left out of the stored header (see [`elide_paths`]).
+/// The item stored for a record: for an item the store wrote (`parts`, what its envelope
+/// is made of), native attributes when its payload has an exact native form and the item
+/// fits, with the GSI key attributes of the kept indexes (`kept`) the item has keys of,
+/// whose key paths are then left out of the stored header (see [`elide_paths`]); the value
+/// bytes otherwise, and for every other record (`parts: None`): values are opaque to the
+/// backend unless the store says what they are made of.
 pub(crate) fn record_item(
     key: &Key,
     record: &Record,
+    parts: Option<&ItemParts>,
     kept: &[KeptIndex],
 ) -> Result<HashMap<String, AttributeValue>, BackendError> {
     let mut item = key_attrs(key);
@@ -247,43 +164,57 @@ pub(crate) fn record_item(
         VER.to_owned(),
         AttributeValue::N(record.version.to_string()),
     );
-    let gsi = gsi_keys(key, &record.value, kept)?;
-    for (index, pk, sk) in &gsi {
+    let Some(parts) = parts else {
+        if !record.value.is_empty() {
+            item.insert(VAL.to_owned(), bytes(&record.value));
+        }
+        return Ok(item);
+    };
+    let gsi = gsi_keys(parts, kept);
+    for (index, k) in &gsi {
         let limit = |what, limit, found| BackendError::LimitExceeded { what, limit, found };
-        if pk.len() > super::MAX_PARTITION_KEY {
-            let found = pk.len();
+        if k.partition.len() > super::MAX_PARTITION_KEY {
+            let found = k.partition.len();
             return Err(limit(
                 "DynamoDB GSI partition key bytes",
                 super::MAX_PARTITION_KEY,
                 found,
             ));
         }
-        if sk.len() > super::MAX_SORT_KEY {
-            let found = sk.len();
+        if k.sort.len() > super::MAX_SORT_KEY {
+            let found = k.sort.len();
             return Err(limit(
                 "DynamoDB GSI sort key bytes",
                 super::MAX_SORT_KEY,
                 found,
             ));
         }
-        item.insert(index.pk.clone(), bytes(pk));
-        item.insert(index.sk.clone(), bytes(sk));
+        item.insert(index.pk.clone(), bytes(&k.partition));
+        item.insert(index.sk.clone(), bytes(&k.sort));
     }
     if gsi.is_empty() {
-        return Ok(record_item_with(item, &record.value));
+        return Ok(record_item_with(item, &record.value, parts, 0));
     }
-    let elided: Vec<&str> = gsi
-        .iter()
-        .map(|(index, _, _)| index.name.as_str())
-        .collect();
-    Ok(record_item_with(item, &elide_paths(&record.value, &elided)))
+    let elided: Vec<&IndexKeyParts> = gsi.iter().map(|(_, k)| *k).collect();
+    let removed: usize = elided.iter().map(|k| k.path.len()).sum();
+    Ok(record_item_with(
+        item,
+        &elide_paths(&record.value, &elided),
+        parts,
+        removed,
+    ))
 }
 
+/// `item` with `value`, the envelope of `parts` with `removed` bytes of index key paths
+/// left out of its header, natively if it has an exact native form that fits, else in
+/// `val`.
 fn record_item_with(
     mut item: HashMap<String, AttributeValue>,
     value: &[u8],
+    parts: &ItemParts,
+    removed: usize,
 ) -> HashMap<String, AttributeValue> {
-    if let Some(native) = native_attrs(value) {
+    if let Some(native) = native_attrs(value, parts, removed) {
         let mut with_native = item.clone();
         with_native.extend(native);
         if item_size(&with_native) <= MAX_ITEM_SIZE {
@@ -296,9 +227,16 @@ fn record_item_with(
     item
 }
 
-fn native_attrs(value: &[u8]) -> Option<Vec<(String, AttributeValue)>> {
-    let header = Header::parse(value).ok()?;
-    let payload = &value[header.payload_start..];
+/// The native attributes of `value`, the envelope of `parts` with `removed` bytes left
+/// out of its header: `None` unless its payload is a MessagePack map with an exact native
+/// form.
+fn native_attrs(
+    value: &[u8],
+    parts: &ItemParts,
+    removed: usize,
+) -> Option<Vec<(String, AttributeValue)>> {
+    let header_len = parts.payload_start.checked_sub(removed)?;
+    let (header, payload) = (value.get(..header_len)?, value.get(header_len..)?);
     // Only self-describing items (a MessagePack map: fixmap, map 16, map 32): a compact
     // item is a list of values without names, smaller as bytes than as attributes.
     if !matches!(payload.first(), Some(0x80..=0x8f | 0xde | 0xdf)) {
@@ -306,21 +244,18 @@ fn native_attrs(value: &[u8]) -> Option<Vec<(String, AttributeValue)>> {
     }
     let (fields, shape) = native::to_native(payload)?;
     Some(vec![
-        (
-            TYPE.to_owned(),
-            AttributeValue::S(header.item_type.to_owned()),
-        ),
-        (HDR.to_owned(), bytes(&value[..header.payload_start])),
+        (TYPE.to_owned(), AttributeValue::S(parts.item_type.clone())),
+        (HDR.to_owned(), bytes(header)),
         (ITEM.to_owned(), fields),
         (SHAPE.to_owned(), bytes(&shape)),
     ])
 }
 
-fn corrupt(what: String) -> BackendError {
+pub(super) fn corrupt(what: String) -> BackendError {
     BackendError::storage(format!("DynamoDB item is not a keypath record: {what}"))
 }
 
-fn blob<'a>(item: &'a HashMap<String, AttributeValue>, name: &str) -> Option<&'a [u8]> {
+pub(super) fn blob<'a>(item: &'a HashMap<String, AttributeValue>, name: &str) -> Option<&'a [u8]> {
     match item.get(name) {
         Some(AttributeValue::B(b)) => Some(b.as_ref()),
         _ => None,
@@ -344,73 +279,6 @@ pub(crate) fn version(item: &HashMap<String, AttributeValue>) -> Result<Option<u
             .map_err(|_| corrupt(format!("{VER} is {n:?}, not a u64"))),
         Some(other) => Err(corrupt(format!("{VER} is {other:?}, not a number"))),
     }
-}
-
-/// The record stored in an item, value bytes exactly as written (index key paths left out
-/// of the header for the kept indexes `kept` restored from the GSI key attributes).
-pub(crate) fn record(
-    item: &HashMap<String, AttributeValue>,
-    kept: &[KeptIndex],
-) -> Result<Record, BackendError> {
-    let Record { value, version } = stored_record(item)?;
-    // Always looked at: an item whose header lacks a path must not read as a record
-    // without it, even through a backend that was not told of the table's GSIs.
-    let value = restore_elided(item, value, kept)?;
-    Ok(Record { value, version })
-}
-
-/// The record in an item as stored: index key paths left out of the header stay out.
-fn stored_record(item: &HashMap<String, AttributeValue>) -> Result<Record, BackendError> {
-    let version = version(item)?.ok_or_else(|| corrupt(format!("no {VER} attribute")))?;
-    let value = if let Some(fields) = item.get(ITEM) {
-        let hdr = blob(item, HDR).ok_or_else(|| corrupt(format!("{ITEM} without {HDR}")))?;
-        let shape = blob(item, SHAPE).ok_or_else(|| corrupt(format!("{ITEM} without {SHAPE}")))?;
-        let payload = native::from_native(fields, shape)
-            .ok_or_else(|| corrupt(format!("{ITEM} does not match its {SHAPE}")))?;
-        [hdr, &payload].concat()
-    } else {
-        match item.get(VAL) {
-            None => Vec::new(),
-            Some(AttributeValue::B(b)) => b.as_ref().to_vec(),
-            Some(other) => return Err(corrupt(format!("{VAL} is {other:?}, not binary"))),
-        }
-    };
-    Ok(Record { value, version })
-}
-
-/// What an exact index entry would hold, from an item a GSI query returned: the item as a
-/// projected entry ([`ENTRY_PROJECTED`](crate::layout::ENTRY_PROJECTED)) at its version
-/// where the GSI projects it, [`ENTRY_FORMAT`](crate::layout::ENTRY_FORMAT) where it
-/// projects keys only (no `ver`).
-///
-/// The entry keeps only the item's type and payload, which a header with index key paths
-/// left out has as they were: the paths are not rebuilt here.
-pub(crate) fn gsi_entry_record(
-    item: &HashMap<String, AttributeValue>,
-) -> Result<Record, BackendError> {
-    if !item.contains_key(VER) {
-        return Ok(Record {
-            value: vec![crate::layout::ENTRY_FORMAT],
-            version: 0,
-        });
-    }
-    let record = stored_record(item)?;
-    let header = Header::parse(&record.value).map_err(|e| {
-        corrupt(format!(
-            "a GSI returned an item that is not an envelope: {e}"
-        ))
-    })?;
-    let item_type = header.item_type.as_bytes();
-    let payload = &record.value[header.payload_start..];
-    let mut value = Vec::with_capacity(2 + item_type.len() + payload.len());
-    value.push(crate::layout::ENTRY_PROJECTED);
-    value.push(item_type.len() as u8);
-    value.extend_from_slice(item_type);
-    value.extend_from_slice(payload);
-    Ok(Record {
-        value,
-        version: record.version,
-    })
 }
 
 /// An upper bound of DynamoDB's size of an item: attribute names plus values, numbers

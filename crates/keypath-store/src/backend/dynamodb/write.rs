@@ -110,9 +110,17 @@ fn prepare(writes: Vec<Write>, kept: &[attrs::KeptIndex]) -> Result<Vec<Prepared
             check_key(w.key())?;
             let condition = expression(w.condition());
             let key_size = w.key().group.len() + w.key().sort.len() + PK.len() + SK.len();
-            let (key, kind) = match w {
-                Write::Put { key, record, .. } => {
-                    let item = record_item(&key, &record, kept)?;
+            let put = match w {
+                Write::Put { key, record, .. } => Ok((key, record, None)),
+                Write::PutItem {
+                    key, record, parts, ..
+                } => Ok((key, record, Some(parts))),
+                Write::Delete { key, .. } => Err((key, Kind::Delete)),
+                Write::Check { key, .. } => Err((key, Kind::Check)),
+            };
+            let (key, kind) = match put {
+                Ok((key, record, parts)) => {
+                    let item = record_item(&key, &record, parts.as_ref(), kept)?;
                     let size = item_size(&item);
                     if size > MAX_ITEM_SIZE {
                         return Err(BackendError::LimitExceeded {
@@ -123,8 +131,7 @@ fn prepare(writes: Vec<Write>, kept: &[attrs::KeptIndex]) -> Result<Vec<Prepared
                     }
                     (key, Kind::Put(item))
                 }
-                Write::Delete { key, .. } => (key, Kind::Delete),
-                Write::Check { key, .. } => (key, Kind::Check),
+                Err(other) => other,
             };
             let size = match &kind {
                 Kind::Put(item) => item_size(item),
