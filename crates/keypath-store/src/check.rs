@@ -330,7 +330,7 @@ fn check_entry(
         .and_then(|n| std::str::from_utf8(n).ok())
         .ok_or("bad index name")?;
     let index_group = KeyPath::decode(&g[3 + name_len..]).map_err(|e| e.to_string())?;
-    let (rest, base) = split_entry(&key.sort, &record.value)?;
+    let (rest, base) = split_entry(&key.sort, &record.value).map_err(|e| e.to_string())?;
     let full = index_group.join(&rest).map_err(|e| e.to_string())?;
     if entry_key(name, &full, &base).ok().as_ref() != Some(key) {
         return Err(format!("is not where index {name} keeps {full} of {base}"));
@@ -348,7 +348,10 @@ fn check_entry(
     if !env.indexes.iter().any(|(n, p)| n == name && *p == full) {
         return Err(format!("points at {base}, whose {name} key is not {full}"));
     }
-    if crate::layout::entry_item(&record.value)?.is_some() && item.version != record.version {
+    let holds_item = crate::layout::entry_item(&record.value)
+        .map_err(|e| e.to_string())?
+        .is_some();
+    if holds_item && item.version != record.version {
         return Err(format!(
             "holds {base} at version {} but it is at version {}",
             record.version, item.version

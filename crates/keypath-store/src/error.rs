@@ -135,15 +135,9 @@ pub enum CorruptError {
     /// A record's key is not a key path (nor one of the store's own keys).
     #[error("its key is not a key path: {0}")]
     Key(keypath::path::DecodeError),
-    /// A record of the store's own layout (an index entry, a counter): what it is and what
-    /// is wrong with it.
-    #[error("stored {what} is corrupt: {reason}")]
-    Record {
-        /// What the record is (`"index entry"`).
-        what: &'static str,
-        /// What is wrong.
-        reason: String,
-    },
+    /// An index entry (its value, its sort key or the key paths in them).
+    #[error("stored index entry is corrupt: {0}")]
+    Entry(#[from] crate::layout::EntryError),
 }
 
 /// A record where an item belongs that is not an item this store wrote (another tool's
@@ -153,7 +147,7 @@ pub enum CorruptError {
 /// ```
 /// let e = keypath_store::NotAnItemError {
 ///     record: Box::new(keypath_store::ForeignRecord::new(vec![1], vec![2])),
-///     reason: keypath_store::CorruptError::Record { what: "item", reason: "empty".into() },
+///     reason: keypath_store::CorruptError::Entry(keypath_store::layout::EntryError::ItemType),
 /// };
 /// assert!(e.to_string().contains("is not an item this store wrote"));
 /// ```

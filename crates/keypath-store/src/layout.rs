@@ -176,24 +176,71 @@ pub const ENTRY_PROJECTED: u8 = 0x02;
 /// An item type name and payload, as bytes.
 pub(crate) type TypeAndPayload<'a> = (&'a [u8], &'a [u8]);
 
+/// What is wrong with an index entry record: its value, its sort key, or the key paths in
+/// them.
+///
+/// ```
+/// let e = keypath_store::layout::EntryError::Zero { at: 1 };
+/// assert!(e.to_string().contains("byte 00 at 1"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntryError {
+    /// A value `00 second` (`second` > 0): an entry of an earlier store layout.
+    #[error(
+        "value 00 {second:02x} is an index entry of an earlier store layout (copy the items \
+         into a new store; with keypath db: export, then import)"
+    )]
+    EarlierLayout {
+        /// The value's second byte.
+        second: u8,
+    },
+    /// A value that is neither [`ENTRY_FORMAT`] nor a projected entry.
+    #[error(
+        "value of {len} bytes, expected the one byte {ENTRY_FORMAT:02x} or \
+         {ENTRY_PROJECTED:02x}, a type and an item"
+    )]
+    Value {
+        /// The value's length.
+        len: usize,
+    },
+    /// The sort key has no [`REST_END`].
+    #[error("no end of the index path (00 00)")]
+    NoRestEnd,
+    /// A `00` byte of the sort key that is neither [`REST_END`] nor an escaped `00`.
+    #[error(
+        "byte 00 at {at} of the sort key is neither the end of the index path (00 00) nor an \
+         escaped 00 (00 ff)"
+    )]
+    Zero {
+        /// Its offset in the sort key.
+        at: usize,
+    },
+    /// The index path's rest does not decode.
+    #[error("index path: {0}")]
+    IndexPath(keypath::path::DecodeError),
+    /// The item path does not decode.
+    #[error("item path: {0}")]
+    ItemPath(keypath::path::DecodeError),
+    /// A projected entry's item type is not UTF-8.
+    #[error("item type is not UTF-8")]
+    ItemType,
+    /// The index group and the rest do not form a key path.
+    #[error("index key path: {0}")]
+    IndexKey(keypath::path::PathError),
+}
+
 /// The item type and payload a projected entry's value holds, `None` for a keys-only
 /// entry; an error for a value that is neither.
-pub(crate) fn entry_item(value: &[u8]) -> Result<Option<TypeAndPayload<'_>>, String> {
+pub(crate) fn entry_item(value: &[u8]) -> Result<Option<TypeAndPayload<'_>>, EntryError> {
     match value {
         [ENTRY_FORMAT] => Ok(None),
         [ENTRY_PROJECTED, len, rest @ ..] if rest.len() >= usize::from(*len) && *len > 0 => {
             let (item_type, payload) = rest.split_at(usize::from(*len));
             Ok(Some((item_type, payload)))
         }
-        [0x00, n] if *n > 0 => Err(format!(
-            "value 00 {n:02x} is an index entry of an earlier store layout (copy the items \
-             into a new store; with keypath db: export, then import)"
-        )),
-        other => Err(format!(
-            "value of {} bytes, expected the one byte {ENTRY_FORMAT:02x} or \
-             {ENTRY_PROJECTED:02x}, a type and an item",
-            other.len()
-        )),
+        [0x00, n] if *n > 0 => Err(EntryError::EarlierLayout { second: *n }),
+        other => Err(EntryError::Value { len: other.len() }),
     }
 }
 
@@ -236,41 +283,36 @@ pub(crate) fn entry_sort_key(rest: &KeyPath, base: &KeyPath) -> Vec<u8> {
 
 /// Splits an index entry's sort key into the rest and the base path, checking its value;
 /// says what is wrong otherwise.
-pub(crate) fn split_entry(sort: &[u8], value: &[u8]) -> Result<(KeyPath, KeyPath), String> {
+pub(crate) fn split_entry(sort: &[u8], value: &[u8]) -> Result<(KeyPath, KeyPath), EntryError> {
     entry_item(value)?;
     let (rest, base) = split_sort(sort)?;
-    let rest = KeyPath::decode(&rest).map_err(|e| format!("index path: {e}"))?;
-    let base = KeyPath::decode(base).map_err(|e| format!("item path: {e}"))?;
+    let rest = KeyPath::decode(&rest).map_err(EntryError::IndexPath)?;
+    let base = KeyPath::decode(base).map_err(EntryError::ItemPath)?;
     Ok((rest, base))
 }
 
 /// The rest of the index path an index entry's sort key starts with (the key path after
 /// its group); says what is wrong otherwise.
 #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
-pub(crate) fn entry_rest(sort: &[u8]) -> Result<KeyPath, String> {
+pub(crate) fn entry_rest(sort: &[u8]) -> Result<KeyPath, EntryError> {
     let (rest, _) = split_sort(sort)?;
-    KeyPath::decode(&rest).map_err(|e| format!("index path: {e}"))
+    KeyPath::decode(&rest).map_err(EntryError::IndexPath)
 }
 
 /// An index entry's sort key as the unescaped encoding of the rest and the bytes after
 /// [`REST_END`].
-fn split_sort(sort: &[u8]) -> Result<(Vec<u8>, &[u8]), String> {
+fn split_sort(sort: &[u8]) -> Result<(Vec<u8>, &[u8]), EntryError> {
     let mut rest = Vec::with_capacity(sort.len());
     let mut at = 0;
     loop {
         match sort[at..] {
-            [] => return Err("no end of the index path (00 00)".to_owned()),
+            [] => return Err(EntryError::NoRestEnd),
             [0x00, ESCAPED_ZERO, ..] => {
                 rest.push(0x00);
                 at += 2;
             }
             [0x00, 0x00, ..] => return Ok((rest, &sort[at + REST_END.len()..])),
-            [0x00, ..] => {
-                return Err(format!(
-                    "byte 00 at {at} of the sort key is neither the end of the index path \
-                     (00 00) nor an escaped 00 (00 ff)"
-                ))
-            }
+            [0x00, ..] => return Err(EntryError::Zero { at }),
             [b, ..] => {
                 rest.push(b);
                 at += 1;
@@ -314,7 +356,7 @@ mod tests {
     fn corrupt_entries_are_errors() {
         let sort = entry_sort_key(&p("/a-0"), &p("/u-1"));
         let value = [ENTRY_FORMAT];
-        let err = |sort: &[u8], value: &[u8]| split_entry(sort, value).unwrap_err();
+        let err = |sort: &[u8], value: &[u8]| split_entry(sort, value).unwrap_err().to_string();
         assert!(err(&sort[..3], &value).contains("no end of the index path"));
         assert!(err(&[0x61, 0x00, 0x07], &value).contains("byte 00 at 1"));
         assert!(err(&[0x61, 0x00], &value).contains("byte 00 at 1"));

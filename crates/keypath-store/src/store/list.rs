@@ -13,7 +13,7 @@ use crate::cursor::Cursor;
 use crate::envelope::{Field, Header};
 use crate::error::{CorruptError, Fault, ListError, NotAnItemError};
 use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
-use crate::layout::{index_group, is_valid_index_name, split_entry};
+use crate::layout::{index_group, is_valid_index_name, split_entry, EntryError};
 use crate::query::{ListPlan, Page, Plan, Query};
 
 /// Most records read by one backend scan of a list.
@@ -22,11 +22,8 @@ const SCAN_BATCH: usize = 1000;
 /// Where [`Store::list_raw_skipping`] collects what it skips.
 type Skips = std::sync::Arc<std::sync::Mutex<Vec<NotAnItemError>>>;
 
-fn corrupt(what: &'static str, e: impl std::fmt::Display) -> CorruptError {
-    CorruptError::Record {
-        what,
-        reason: e.to_string(),
-    }
+fn corrupt(e: EntryError) -> CorruptError {
+    CorruptError::Entry(e)
 }
 
 impl<B: Backend> Store<B> {
@@ -381,17 +378,16 @@ impl<B: Backend> Store<B> {
         let mut full_paths = Vec::new(); // the index key each base item must still have
         let mut projected = Vec::new(); // (position, item) of entries that hold their item
         for (i, e) in entries.iter().enumerate() {
-            let (rest, base) =
-                split_entry(&e.sort, &e.record.value).map_err(|err| corrupt("index entry", err))?;
+            let (rest, base) = split_entry(&e.sort, &e.record.value).map_err(corrupt)?;
             if !plan.matches(&rest) {
                 continue;
             }
             // An entry that holds its item is written with it: it is the item.
-            if let Some((item_type, payload)) = crate::layout::entry_item(&e.record.value)
-                .map_err(|err| corrupt("index entry", err))?
+            if let Some((item_type, payload)) =
+                crate::layout::entry_item(&e.record.value).map_err(corrupt)?
             {
-                let item_type = std::str::from_utf8(item_type)
-                    .map_err(|_| corrupt("index entry", "item type is not UTF-8".to_owned()))?;
+                let item_type =
+                    std::str::from_utf8(item_type).map_err(|_| corrupt(EntryError::ItemType))?;
                 projected.push((
                     i,
                     RawItem {
@@ -406,7 +402,7 @@ impl<B: Backend> Store<B> {
             let full = query
                 .group
                 .join(&rest)
-                .map_err(|err| corrupt("index entry", err))?;
+                .map_err(|err| corrupt(EntryError::IndexKey(err)))?;
             keys.push(self.item_key(&base).await?);
             full_paths.push(full.encode());
             wanted.push((i, base));
