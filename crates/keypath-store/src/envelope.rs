@@ -108,7 +108,7 @@ impl Envelope {
 /// the store hands a backend with the write ([`ItemParts`](crate::backend::ItemParts)),
 /// for tests of backends. `None` if `value` is not an envelope or an index key path is not
 /// one an entry can have.
-#[cfg(test)]
+#[cfg(all(test, feature = "dynamodb"))]
 pub(crate) fn parts_of(value: &[u8], item_path: &KeyPath) -> Option<crate::backend::ItemParts> {
     let header = Header::parse(value).ok()?;
     let index_keys = header

@@ -35,9 +35,9 @@
 //!
 //! A record's value is opaque to a backend, but the store's item values are envelopes
 //! (type, index keys, MessagePack payload), and the store says what each is made of
-//! ([`Write::PutItem`](super::Write::PutItem) with its [`ItemParts`](super::ItemParts)):
+//! ([`Write::PutItem`] with its [`ItemParts`](super::ItemParts)):
 //! writes never read the envelope; reads rebuild it from the stored attributes in one
-//! module (`readback.rs`). A plain [`Write::Put`](super::Write::Put) is stored as bytes in
+//! module (`readback.rs`). A plain [`Write::Put`] is stored as bytes in
 //! `val`. When an item's payload is
 //! self-describing (a MessagePack map: an item type with
 //! [`Item::SELF_DESCRIBING`](crate::Item::SELF_DESCRIBING), or written as data such as
