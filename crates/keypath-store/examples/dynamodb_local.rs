@@ -166,8 +166,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    for line in rt.block_on(run(endpoint, &table))? {
-        println!("{line}");
+    // An error prints its message: what failed, on which table, and why.
+    match rt.block_on(run(endpoint, &table)) {
+        Ok(lines) => lines.iter().for_each(|line| println!("{line}")),
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
     }
     Ok(())
 }
