@@ -946,6 +946,20 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
         None
     }
 
+    /// Whether the backend stores items by their parts: `true` makes the store send each
+    /// item write as [`Write::PutItem`] with its [`ItemParts`] (DynamoDB's native
+    /// attributes and GSI keys come from them); `false` (the default: the embedded and
+    /// in-memory backends, which store the value as it is) sends [`Write::Put`] and saves
+    /// making the parts.
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend};
+    /// assert!(!MemoryBackend::new().wants_item_parts());
+    /// ```
+    fn wants_item_parts(&self) -> bool {
+        false
+    }
+
     /// For every record that carries key attributes of an index the backend keeps itself
     /// ([`Backend::maintained_indexes`]), those attributes as stored, read from the whole
     /// backend; records that carry none are not listed. `None` if the backend keeps no

@@ -126,6 +126,10 @@ impl Backend for Recording {
     fn maintained_indexes(&self) -> Option<&[String]> {
         self.maintained.as_deref()
     }
+    // Stands in for DynamoDB: the store sends its item writes with their parts.
+    fn wants_item_parts(&self) -> bool {
+        true
+    }
 }
 
 /// A DynamoDB backend whose configuration record is read from memory: a store's first index
@@ -171,6 +175,9 @@ impl Backend for ConfigAside {
     }
     fn maintained_indexes(&self) -> Option<&[String]> {
         self.dynamo.maintained_indexes()
+    }
+    fn wants_item_parts(&self) -> bool {
+        self.dynamo.wants_item_parts()
     }
     async fn scan_index(&self, index: &str, scan: Scan) -> Result<Vec<Entry>, BackendError> {
         self.dynamo.scan_index(index, scan).await

@@ -651,6 +651,10 @@ impl Backend for DynamoDbBackend {
         Some(&self.kept_names)
     }
 
+    fn wants_item_parts(&self) -> bool {
+        true
+    }
+
     async fn maintained_index_keys(&self) -> Result<Option<super::MaintainedKeys>, BackendError> {
         self.stored_gsi_keys().await
     }

@@ -998,15 +998,22 @@ impl<B: Backend> Store<B> {
             new.indexes.iter().map(|(n, p)| (n.as_str(), p)).collect();
         sorted.sort_unstable_by_key(|&(name, _)| name);
         let mut out = Vec::with_capacity(new.payload.len() + 64);
-        let names: Vec<&str> = sorted.iter().map(|&(name, _)| name).collect();
+        let names: Vec<&str> = match self.backend.wants_item_parts() {
+            true => sorted.iter().map(|&(name, _)| name).collect(),
+            false => Vec::new(),
+        };
         let paths = encode_header_into(&new.item_type, sorted.into_iter(), &mut out);
         let payload_start = out.len();
         out.extend_from_slice(&new.payload);
         let entries = self.check_limits(w, &new.indexes, out.len())?;
-        let parts = item_parts(new, payload_start, &names, paths, &entries);
+        // Made only for a backend that stores items by their parts.
+        let parts = self
+            .backend
+            .wants_item_parts()
+            .then(|| item_parts(new, payload_start, &names, paths, &entries));
         Ok(Encoded {
             envelope: Some(out),
-            parts: Some(parts),
+            parts,
             entries,
         })
     }
