@@ -447,7 +447,8 @@ pub enum Write {
     /// envelope. A backend that keeps an item's parts apart (DynamoDB: the payload as
     /// native attributes, the index keys of the indexes it keeps as GSI key attributes)
     /// takes them from `parts` and never reads the value; every other backend stores it as
-    /// a [`Write::Put`].
+    /// a [`Write::Put`]. The store sends it only to a backend that
+    /// [wants the parts](Backend::wants_item_parts), and a [`Write::Put`] to the others.
     PutItem {
         /// Where to write.
         key: Key,
