@@ -341,6 +341,8 @@ async fn run_on<B: Backend>(store: &Store<B>, out: &mut impl Write) -> Result<()
         "Loading {USERS} users, {posts} posts, {comments} comments and {reactions} reactions \
          ({total} items, one transaction per user's item collection)..."
     )?;
+    // Shown before the load, which takes seconds, also when stdout is a pipe (buffered).
+    out.flush()?;
     let started = Instant::now();
     let mut progress = Progress::new("items", total as u64);
     for col in &collections {
@@ -360,6 +362,7 @@ async fn run_on<B: Backend>(store: &Store<B>, out: &mut impl Write) -> Result<()
     }
     progress.finish();
     writeln!(out, "  loaded {}", rate(total, started))?;
+    out.flush()?;
 
     let started = Instant::now();
     let mut progress = Progress::new("tickets", TICKETS + TICKET_UPDATES);

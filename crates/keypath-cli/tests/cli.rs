@@ -237,6 +237,33 @@ fn demo_runs() {
     assert!(nine < hundred, "{text}");
 }
 
+/// The demo says what it is loading before the load (seconds), also into a pipe, where
+/// stdout is buffered: the first lines arrive while it still runs.
+#[test]
+fn demo_shows_its_heading_before_loading() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keypath"))
+        .args(["demo", "--path", dir.path().to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first: Vec<String> = (0..3).map(|_| lines.next().unwrap().unwrap()).collect();
+    assert!(first[0].starts_with("keypath demo: "), "{first:?}");
+    assert!(first[2].starts_with("Loading "), "{first:?}");
+    // Were the lines held back until the end, the demo would be done by now.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the heading came only when the demo ended"
+    );
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    assert!(rest.iter().any(|l| l.contains("loaded ")), "{rest:?}");
+    assert!(child.wait().unwrap().success());
+}
+
 #[test]
 fn lint_reports_sort_bugs_with_lines_and_fixes() {
     let keys = b"POST#2\nPOST#10\r\nPOST#9\nUSER#alligator\nUSER#Zoey\n\nT#-3\nT#-5\nBAD\xff\n";
