@@ -215,6 +215,22 @@ pub(crate) fn not_an_item(key: &KeyPath, reason: impl Into<CorruptError>) -> Not
     }
 }
 
+/// An item of type `T` from its stored parts (the type name must be `T::TYPE`).
+#[inline(always)]
+pub(crate) fn typed_from_parts<T: Item>(
+    key: KeyPath,
+    version: u64,
+    item_type: Field<'_>,
+    payload: &[u8],
+) -> Result<Versioned<T>, Fault> {
+    Ok(versioned_from_parts::<T>(
+        key,
+        version,
+        item_type.bytes,
+        payload,
+    )?)
+}
+
 /// An undecoded item from its stored parts (the type name is checked as UTF-8 here).
 pub(crate) fn raw_from_parts(
     key: KeyPath,
@@ -333,15 +349,9 @@ impl<B: Backend> Store<B> {
         path: &KeyPath,
         consistency: crate::backend::Consistency,
     ) -> Result<Option<Versioned<T>>, GetError> {
-        let make = |key, version, item_type: Field<'_>, payload: &[u8]| {
-            Ok(versioned_from_parts::<T>(
-                key,
-                version,
-                item_type.bytes,
-                payload,
-            )?)
-        };
-        Ok(self.get_one_with(path, consistency, make).await?)
+        Ok(self
+            .get_one_with(path, consistency, typed_from_parts::<T>)
+            .await?)
     }
 
     /// [`Store::get`] for the store's own reads (an update's), failing as they do.
@@ -349,16 +359,12 @@ impl<B: Backend> Store<B> {
         &self,
         path: &KeyPath,
     ) -> Result<Option<Versioned<T>>, Fault> {
-        let make = |key, version, item_type: Field<'_>, payload: &[u8]| {
-            Ok(versioned_from_parts::<T>(
-                key,
-                version,
-                item_type.bytes,
-                payload,
-            )?)
-        };
-        self.get_one_with(path, crate::backend::Consistency::Strong, make)
-            .await
+        self.get_one_with(
+            path,
+            crate::backend::Consistency::Strong,
+            typed_from_parts::<T>,
+        )
+        .await
     }
 
     /// Reads the item at `path` without decoding its value.
@@ -392,14 +398,7 @@ impl<B: Backend> Store<B> {
             .batch_get_with(
                 paths,
                 crate::backend::Consistency::Strong,
-                |key, version, item_type, payload| {
-                    Ok(versioned_from_parts::<T>(
-                        key,
-                        version,
-                        item_type.bytes,
-                        payload,
-                    )?)
-                },
+                typed_from_parts::<T>,
             )
             .await?)
     }

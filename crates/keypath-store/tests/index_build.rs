@@ -155,6 +155,20 @@ async fn day_index<B: Backend>(store: &Store<B>) -> Result<Vec<(u64, u64)>, List
     }
 }
 
+/// Deletes the store's configuration record: the store as an earlier release left it,
+/// items without a record.
+async fn forget_config<B: Backend>(store: &Store<B>) {
+    let (key, _) = StoreConfig::default().record();
+    store
+        .backend()
+        .write(vec![Write::Delete {
+            key,
+            condition: Condition::None,
+        }])
+        .await
+        .unwrap();
+}
+
 /// What `by_day` must hold for `tickets`: those with a day, by (day, id).
 fn expected_days(tickets: impl IntoIterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
     let mut v: Vec<(u64, u64)> = tickets.into_iter().filter(|&(d, _)| d > 0).collect();
@@ -370,15 +384,7 @@ async fn configuration_created_over_items_knows_no_types<B: Backend + Clone>(sto
     for id in 1..=3 {
         store.put(&NoteV1 { id, tag: 7 }).await.unwrap();
     }
-    let (key, _) = StoreConfig::default().record();
-    store
-        .backend()
-        .write(vec![Write::Delete {
-            key,
-            condition: Condition::None,
-        }])
-        .await
-        .unwrap();
+    forget_config(&store).await;
     let later = Store::new(store.backend().clone());
     assert!(later.create_config(&StoreConfig::default()).await.unwrap());
     assert_eq!(later.config().await.unwrap().types, None);
@@ -426,15 +432,7 @@ async fn older_stores_build_first<B: Backend + Clone>(store: Store<B>) {
     // No record at all, items there (a store of an older release without indexes).
     let notes = Store::new(store.backend().clone());
     notes.put(&NoteV1 { id: 1, tag: 7 }).await.unwrap();
-    let (key, _) = StoreConfig::default().record();
-    store
-        .backend()
-        .write(vec![Write::Delete {
-            key,
-            condition: Condition::None,
-        }])
-        .await
-        .unwrap();
+    forget_config(&store).await;
     let later = Store::new(store.backend().clone());
     later.put(&NoteV2 { id: 2, tag: 8 }).await.unwrap();
     let config = later.config().await.unwrap();

@@ -12,7 +12,7 @@ use crate::backend::{Backend, Consistency, Entry, Scan};
 use crate::cursor::Cursor;
 use crate::envelope::{Field, Header};
 use crate::error::{CorruptError, Fault, ListError, NotAnItemError};
-use crate::item::{versioned_from_parts, Item, RawItem, Versioned};
+use crate::item::{Item, RawItem, Versioned};
 use crate::layout::{index_group, is_valid_index_name, split_entry, EntryError};
 use crate::query::{ListPlan, Page, Plan, Query};
 
@@ -39,15 +39,7 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn list<T: Item>(&self, query: &Query) -> Result<Page<Versioned<T>>, ListError> {
-        self.list_with(query, |key, version, item_type, payload| {
-            Ok(versioned_from_parts::<T>(
-                key,
-                version,
-                item_type.bytes,
-                payload,
-            )?)
-        })
-        .await
+        self.list_with(query, super::typed_from_parts::<T>).await
     }
 
     /// Lists items of any type, undecoded.
