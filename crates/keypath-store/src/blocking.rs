@@ -395,6 +395,26 @@ impl Store {
         drive(self.inner.put_raw(path, item_type, value, indexes, mode))
     }
 
+    /// Puts an item's encoded value exactly as given, as [`crate::Store::put_raw_item`].
+    /// Returns the new version.
+    ///
+    /// ```
+    /// use keypath_store::{PutMode, RawItem};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = keypath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let raw = RawItem::new("/reading-1".parse().unwrap(), "reading", 0, &1.5f32).unwrap();
+    /// store.put_raw_item(&raw, vec![], PutMode::Upsert).unwrap();
+    /// assert_eq!(store.get_raw(raw.key()).unwrap().unwrap().payload(), raw.payload());
+    /// ```
+    pub fn put_raw_item(
+        &self,
+        item: &RawItem,
+        indexes: Vec<(String, KeyPath)>,
+        mode: PutMode,
+    ) -> Result<u64, WriteError> {
+        drive(self.inner.put_raw_item(item, indexes, mode))
+    }
+
     /// Deletes the item at `path` and its index entries; returns whether it existed.
     ///
     /// ```

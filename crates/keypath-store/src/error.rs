@@ -453,6 +453,16 @@ operation_error! {
             /// How many times it was tried.
             attempts: u32,
         },
+        /// A value the store does not keep, nested deeper than
+        /// [`MAX_VALUE_NESTING`](crate::MAX_VALUE_NESTING) or (given as encoded bytes) not
+        /// one MessagePack value; nothing was written.
+        #[error("the value of {key} {problem}; nothing was written")]
+        BadValue {
+            /// The item's key path.
+            key: KeyPath,
+            /// What is wrong with it.
+            problem: crate::ValueProblem,
+        },
         /// A key or value exceeds a configured [`crate::Limits`] value; nothing was written.
         #[error("{what} of {key} is {found} bytes, the limit is {limit}; nothing was written")]
         TooLarge {

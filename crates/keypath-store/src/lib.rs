@@ -88,6 +88,7 @@ mod msgpack;
 mod query;
 mod store;
 mod txn;
+mod value_check;
 
 pub use config::{IndexDecl, IndexSource, RootPlace, StoreConfig, CONFIG_FORMAT};
 pub use cursor::{Cursor, CursorError};
@@ -97,10 +98,11 @@ pub use error::{
     InvalidKeyError, KeyReason, ListError, NotAnItemError, StoreError, ValueError, WriteError,
 };
 pub use item::{Index, IndexMode, Item, Projection, RawItem, Versioned};
-pub use limits::Limits;
+pub use limits::{Limits, MAX_VALUE_NESTING};
 pub use query::{Page, Query};
 pub use store::{PutMode, Store};
 pub use txn::Transaction;
+pub use value_check::ValueProblem;
 
 /// The data-modeling guide's Rust examples (docs/MODELING.md), compiled and run as
 /// doctests: they use keypath (with `collate`, enabled for this crate's tests) and the

@@ -26,6 +26,25 @@ pub struct Limits {
     pub max_value: usize,
 }
 
+/// How deep arrays and maps may nest in an item's value: the store refuses a deeper value
+/// ([`WriteError::BadValue`](crate::WriteError::BadValue)), since some reader of a store
+/// would not read it back (this crate's decoder follows 1,024 levels, the TypeScript and
+/// Python table clients 512). Not a [`Limits`] field: a store's readers, not its writer,
+/// set it.
+///
+/// ```
+/// use keypath_store::{backend::memory::MemoryBackend, PutMode, Store, WriteError, MAX_VALUE_NESTING};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let store = Store::new(MemoryBackend::new());
+/// let deep = (0..=MAX_VALUE_NESTING).fold(serde_json::json!(1), |v, _| serde_json::json!([v]));
+/// let path = "/doc-1".parse().unwrap();
+/// let err = store.put_raw(&path, "doc", &deep, vec![], PutMode::Upsert).await.unwrap_err();
+/// assert!(matches!(err, WriteError::BadValue { .. }));
+/// assert!(store.get_raw(&path).await.unwrap().is_none());
+/// # });
+/// ```
+pub const MAX_VALUE_NESTING: usize = 512;
+
 /// DynamoDB's partition key limit.
 pub const DYNAMODB_MAX_PARTITION_KEY: usize = 2048;
 /// DynamoDB's sort key limit.

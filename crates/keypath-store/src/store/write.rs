@@ -17,11 +17,12 @@ use crate::backoff::Backoff;
 use crate::config::{RootPlace, StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
 use crate::error::{CommitError, ConfigError, Fault, InvalidKeyError, WriteError};
-use crate::item::{encode_item, encode_value, IndexMode, Item, Projection, Versioned};
+use crate::item::{encode_item, encode_value, IndexMode, Item, Projection, RawItem, Versioned};
 use crate::layout::{
     config_key, counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name,
     ENTRY_FORMAT, ROOT_FIRST,
 };
+use crate::value_check;
 
 /// How a put treats an existing item.
 ///
@@ -106,6 +107,29 @@ impl NewItem {
             table_kept: table_kept_indexes::<T>(),
             rebuild: false,
         }
+    }
+
+    /// An item given as data ([`Store::put_raw`], [`Store::put_raw_item`]): its type, its
+    /// encoded value and its index keys, whose names are checked.
+    fn raw(
+        item_type: &str,
+        payload: Vec<u8>,
+        indexes: Vec<(String, KeyPath)>,
+    ) -> Result<NewItem, WriteError> {
+        if let Some((name, _)) = indexes.iter().find(|(name, _)| !is_valid_index_name(name)) {
+            return Err(WriteError::InvalidIndexName { name: name.clone() });
+        }
+        Ok(NewItem {
+            item_type: item_type.to_owned(),
+            payload,
+            indexes,
+            program: None,
+            raw: true,
+            restore: None,
+            projected: Vec::new(),
+            table_kept: Vec::new(),
+            rebuild: false,
+        })
     }
 }
 
@@ -739,23 +763,45 @@ impl<B: Backend> Store<B> {
         indexes: Vec<(String, KeyPath)>,
         mode: PutMode,
     ) -> Result<u64, WriteError> {
-        for (name, _) in &indexes {
-            if !is_valid_index_name(name) {
-                return Err(WriteError::InvalidIndexName { name: name.clone() });
-            }
-        }
-        let new = NewItem {
-            item_type: item_type.to_owned(),
-            payload: encode_value(path, value)?,
-            indexes,
-            program: None,
-            raw: true,
-            restore: None,
-            projected: Vec::new(),
-            table_kept: Vec::new(),
-            rebuild: false,
-        };
+        let new = NewItem::raw(item_type, encode_value(path, value)?, indexes)?;
         self.put_encoded(path, new, mode).await
+    }
+
+    /// Puts an item's encoded value exactly as given ([`RawItem::payload`], e.g. as read from
+    /// another store or an export), at [`RawItem::key`] with its [`RawItem::item_type`] and
+    /// the given index keys; the raw item's version is not used (`mode` says what to expect
+    /// and [`PutMode::Restore`] which version to keep). The bytes must be one MessagePack
+    /// value nested at most [`MAX_VALUE_NESTING`](crate::MAX_VALUE_NESTING) deep, else
+    /// [`WriteError::BadValue`] and nothing is written. Returns the new version.
+    ///
+    /// ```
+    /// use keypath_store::{PutMode, RawItem, Store, backend::memory::MemoryBackend};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let (from, to) = (Store::new(MemoryBackend::new()), Store::new(MemoryBackend::new()));
+    /// let path = "/reading-1".parse().unwrap();
+    /// // An f32 and an integer map key: JSON would make them an f64 and a string key.
+    /// let value = (1.5f32, std::collections::BTreeMap::from([(7u8, "seven")]));
+    /// from.put_raw(&path, "reading", &value, vec![], PutMode::Upsert).await.unwrap();
+    /// let raw = from.get_raw(&path).await.unwrap().unwrap();
+    /// to.put_raw_item(&raw, vec![], PutMode::Restore(raw.version())).await.unwrap();
+    /// let copy = to.get_raw(&path).await.unwrap().unwrap();
+    /// assert_eq!((copy.payload(), copy.version()), (raw.payload(), raw.version()));
+    /// # });
+    /// ```
+    pub async fn put_raw_item(
+        &self,
+        item: &RawItem,
+        indexes: Vec<(String, KeyPath)>,
+        mode: PutMode,
+    ) -> Result<u64, WriteError> {
+        let new = NewItem::raw(&item.item_type, item.payload.clone(), indexes)?;
+        if let Err(problem) = value_check::check(&item.payload) {
+            return Err(WriteError::BadValue {
+                key: item.key.clone(),
+                problem,
+            });
+        }
+        self.put_encoded(&item.key, new, mode).await
     }
 
     async fn put_encoded(
@@ -969,6 +1015,12 @@ impl<B: Backend> Store<B> {
                 entries: Vec::new(),
             });
         };
+        if let Err(problem) = value_check::check_encoded(&new.payload) {
+            return Err(WriteError::BadValue {
+                key: w.path.clone(),
+                problem,
+            });
+        }
         let invalid =
             |reason: String| WriteError::from(InvalidKeyError::rule(w.path.to_string(), reason));
         if new.item_type.is_empty() || new.item_type.len() > 255 {
