@@ -468,8 +468,9 @@ def test_values_an_index_refuses_send_nothing() -> None:
 def test_values_nested_as_deep_as_allowed_read_back() -> None:
     # 512 levels (the codec's MAX_DEPTH) are written, so they must read back: the decoder
     # does not recurse per level (it did, two frames a level, past Python's stack limit).
+    # The innermost empty list or map is a level too: 511 wraps of it make 512.
     stub, client = make()
-    for depth in (500, 512):
+    for depth in (500, 511):
         nested_list: Any = []
         nested_map: Any = {}
         for _ in range(depth):
@@ -479,6 +480,12 @@ def test_values_nested_as_deep_as_allowed_read_back() -> None:
         client.put("/board-1/note-2", nested_map)
         got = client.batch_get(["/board-1/note-1", "/board-1/note-2"])
         assert [g["value"] if g is not None else None for g in got] == [nested_list, nested_map]
+    # One level more is refused before anything is sent, as the Rust store refuses it.
+    before = len(stub.operations())
+    for too_deep_value in ([nested_list], {"a": nested_map}):
+        with pytest.raises(InvalidRequest, match="nested more than 512 levels"):
+            client.put("/board-1/note-4", too_deep_value)
+    assert len(stub.operations()) == before
     # Deeper bytes (a record another writer made) are a foreign record, not a RecursionError.
     group = KeyPath.parse("/board-1").encode()
     sort = KeyPath.parse("/note-3").encode()

@@ -75,7 +75,11 @@ export type Tv =
 
 const U64_MAX = (1n << 64n) - 1n;
 const I64_MIN = -(1n << 63n);
-/** Deepest nesting the decoder follows (the Rust reader's JSON limit is lower). */
+/**
+ * Deepest nesting of arrays and maps: the encoder writes at most this many nested (as every
+ * writer of a store does, so that every reader reads the value back), and the decoder
+ * follows them.
+ */
 export const MAX_DEPTH = 512;
 
 function invalid(what: string): TableError {
@@ -118,6 +122,14 @@ export function toTv(value: unknown, depth = 0): Tv {
   }
   if (value instanceof Float) return { t: "f", v: value.value, bits: value.bits };
   if (value instanceof Uint8Array) return { t: "b", v: value.slice() };
+  const container =
+    Array.isArray(value) ||
+    value instanceof Map ||
+    (typeof value === "object" &&
+      [Object.prototype, null].includes(Object.getPrototypeOf(value)));
+  // An array or map inside `depth` others is level `depth + 1`.
+  if (container && depth >= MAX_DEPTH)
+    throw invalid(`a value nested more than ${MAX_DEPTH} levels deep`);
   if (Array.isArray(value)) return { t: "a", v: value.map((x) => toTv(x, depth + 1)) };
   if (value instanceof Map) {
     const entries: [Tv, Tv][] = [];

@@ -109,6 +109,27 @@ test("strings, bytes, arrays, maps, floats, nil and booleans in their smallest f
   }
 });
 
+test("values nest at most 512 arrays and maps deep, as every writer of a store allows", () => {
+  // The innermost empty array or map is a level too.
+  const wrap = (levels: number, inner: Value, inMap: boolean): Value => {
+    let v = inner;
+    for (let i = 0; i < levels; i++) v = inMap ? { k: v } : [v];
+    return v;
+  };
+  for (const inMap of [false, true]) {
+    for (const inner of [1 as Value, [] as Value, new Map() as Value]) {
+      const own = typeof inner === "number" ? 0 : 1;
+      const fits = wrap(512 - own, inner, inMap);
+      const bytes = encodeValue(fits);
+      assert.deepEqual(encodeValue(decodeValue(bytes)), bytes);
+      assert.throws(
+        () => encodeValue(wrap(513 - own, inner, inMap)),
+        (e: unknown) => e instanceof TableError && /nested more than 512 levels/.test(e.message),
+      );
+    }
+  }
+});
+
 test("non-minimal encodings decode to the value, whose encoding is the minimal one", () => {
   for (const [bytes, minimal] of [
     ["cd0005", "05"],

@@ -28,7 +28,9 @@ from ._layout_error import LayoutError
 __all__ = ["encode", "decode", "decode_prefix", "MAX_DEPTH"]
 
 MAX_DEPTH = 512
-"""The deepest nesting of arrays and maps the decoder follows (a bound on recursion)."""
+"""The deepest nesting of arrays and maps: the encoder writes at most this many nested (as
+every writer of a store does, so that every reader reads the value back), and the decoder
+follows them (a bound on recursion)."""
 
 _U64_MAX = (1 << 64) - 1
 _I64_MIN = -(1 << 63)
@@ -93,6 +95,7 @@ def _encode(value: Any, out: bytearray, depth: int) -> None:
             out += struct.pack(">I", n)
         out += data
     elif isinstance(value, (list, tuple)):
+        _check_nesting(depth)
         n = len(value)
         if n < 16:
             out.append(0x90 | n)
@@ -105,6 +108,7 @@ def _encode(value: Any, out: bytearray, depth: int) -> None:
         for v in value:
             _encode(v, out, depth + 1)
     elif isinstance(value, dict):
+        _check_nesting(depth)
         n = len(value)
         if n < 16:
             out.append(0x80 | n)
@@ -119,6 +123,12 @@ def _encode(value: Any, out: bytearray, depth: int) -> None:
             _encode(v, out, depth + 1)
     else:
         raise LayoutError(f"a value of type {type(value).__name__} has no MessagePack form")
+
+
+def _check_nesting(depth: int) -> None:
+    """An array or map inside ``depth`` others: refused past :data:`MAX_DEPTH` levels."""
+    if depth >= MAX_DEPTH:
+        raise LayoutError(f"a value nested more than {MAX_DEPTH} levels deep")
 
 
 def _encode_int(v: int, out: bytearray) -> None:
