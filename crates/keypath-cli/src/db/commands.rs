@@ -88,7 +88,7 @@ impl<B: Backend> Db<B> {
                     (_, Some(v)) => PutMode::IfVersion(v),
                     _ => PutMode::Upsert,
                 };
-                let version = db.put(&path, &value, mode).await?;
+                let version = db.put(&path, None, &value, mode).await?;
                 writeln!(
                     out,
                     "{}",
@@ -148,11 +148,7 @@ impl<B: Backend> Db<B> {
         path: &KeyPath,
         value: &Value,
     ) -> Result<Vec<(String, KeyPath)>, Failure> {
-        let namespace = path
-            .segments()
-            .last()
-            .map(|c| c.namespace())
-            .unwrap_or_default();
+        let namespace = default_type(path);
         let mut entries = Vec::new();
         for def in self
             .config
@@ -176,27 +172,70 @@ impl<B: Backend> Db<B> {
         Ok(entries)
     }
 
+    /// Puts a JSON value at `path` as an item of type `item_type` (by default the key's last
+    /// namespace), with the entries of the indexes the configuration declares.
     pub(super) async fn put(
         &self,
         path: &KeyPath,
+        item_type: Option<&str>,
         value: &Value,
         mode: PutMode,
     ) -> Result<u64, Failure> {
-        let item_type = path
-            .segments()
-            .last()
-            .map(|c| c.namespace())
-            .unwrap_or_default();
+        let item_type = item_type.unwrap_or_else(|| default_type(path));
         let entries = self.index_entries(path, value)?;
         self.store
             .put_raw(path, item_type, value, entries, mode)
             .await
-            .map_err(|e| match e {
-                // A backend's own limit (DynamoDB's item size or writes per transaction)
-                // says nothing of the item: name it.
-                WriteError::Backend(b) => Failure::Store(format!("put {path}: {b}")),
-                other => store_failure(other),
-            })
+            .map_err(|e| put_failure(path, e))
+    }
+
+    /// Puts a value given as its MessagePack bytes (an export's `msgpack`), kept byte for
+    /// byte; its index entries are computed from its JSON form.
+    pub(super) async fn put_encoded(
+        &self,
+        path: &KeyPath,
+        item_type: Option<&str>,
+        payload: Vec<u8>,
+        mode: PutMode,
+    ) -> Result<u64, Failure> {
+        let item_type = item_type.unwrap_or_else(|| default_type(path));
+        let raw = RawItem::from_payload(path.clone(), item_type, 0, payload);
+        let indexed = self
+            .config
+            .indexes
+            .iter()
+            .any(|d| d.namespace == default_type(path));
+        let entries = match raw.decode::<json::Stored>() {
+            Ok(json::Stored(value)) => self.index_entries(path, &value)?,
+            Err(_) if !indexed => Vec::new(),
+            Err(e) => {
+                return Err(bad(format!(
+                    "the value of {path} does not decode, so its index keys cannot be \
+                     computed: {e}"
+                )))
+            }
+        };
+        self.store
+            .put_raw_item(&raw, entries, mode)
+            .await
+            .map_err(|e| put_failure(path, e))
+    }
+}
+
+/// An item's type where a line or command gives none: the key's last namespace.
+pub(super) fn default_type(path: &KeyPath) -> &str {
+    path.segments()
+        .last()
+        .map(|c| c.namespace())
+        .unwrap_or_default()
+}
+
+fn put_failure(path: &KeyPath, e: WriteError) -> Failure {
+    match e {
+        // A backend's own limit (DynamoDB's item size or writes per transaction) says
+        // nothing of the item: name it.
+        WriteError::Backend(b) => Failure::Store(format!("put {path}: {b}")),
+        other => store_failure(other),
     }
 }
 

@@ -2,15 +2,17 @@
 
 use std::io::Write;
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 use keypath::KeyPath;
 use keypath_store::backend::Backend;
-use keypath_store::Query;
-use serde_json::{json, Value};
+use keypath_store::{Query, RawItem};
+use serde_json::{json, Map, Value};
 
-use super::commands::item_line;
+use super::commands::default_type;
 use super::failure::{report_skipped, store_failure, SKIP_HINT};
 use super::open::Db;
-use crate::Failure;
+use crate::{json, Failure};
 
 impl<B: Backend> Db<B> {
     /// `export`: the configuration line, then every item, group by group.
@@ -51,7 +53,7 @@ impl<B: Backend> Db<B> {
             loop {
                 let page = db.list(&query, skip_foreign).await?;
                 for raw in &page.items {
-                    writeln!(out, "{}", item_line(raw)?)?;
+                    writeln!(out, "{}", export_line(raw))?;
                 }
                 match page.cursor {
                     Some(c) => query = query.after(c),
@@ -60,5 +62,47 @@ impl<B: Backend> Db<B> {
             }
         }
         Ok(())
+    }
+}
+
+/// An item as an export line that `import` stores back exactly: `key`, `version`, `type` when
+/// the item type is not the key's last namespace, and the value as JSON (`value`) when
+/// storing that JSON gives the same bytes, else the stored bytes in base64 (`msgpack`): a
+/// value JSON would change (a 32-bit float, a byte string, a map key that is not a string,
+/// a NaN, map keys out of order, nesting past what `put` takes) is not changed by an export
+/// and import.
+pub(super) fn export_line(raw: &RawItem) -> String {
+    let mut line = Map::new();
+    line.insert("key".into(), Value::String(raw.key().to_string()));
+    if raw.item_type() != default_type(raw.key()) {
+        line.insert("type".into(), Value::String(raw.item_type().to_owned()));
+    }
+    match exact_json(raw) {
+        Some(value) => line.insert("value".into(), value),
+        None => line.insert(
+            "msgpack".into(),
+            Value::String(STANDARD.encode(raw.payload())),
+        ),
+    };
+    line.insert("version".into(), Value::from(raw.version()));
+    Value::Object(line).to_string()
+}
+
+/// The item's value as JSON, if `import` would store that JSON as the same bytes.
+fn exact_json(raw: &RawItem) -> Option<Value> {
+    let json::Stored(value) = raw.decode().ok()?;
+    if nesting(&value) > json::MAX_VALUE_DEPTH {
+        return None;
+    }
+    let again = RawItem::new(raw.key().clone(), raw.item_type(), 0, &value).ok()?;
+    (again.payload() == raw.payload()).then_some(value)
+}
+
+/// How deep arrays and objects nest in `value`.
+fn nesting(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
+        _ => 0,
     }
 }

@@ -13,34 +13,31 @@ use keypath_store::Store;
 use super::args::DbCommand;
 use super::config::Config;
 use super::failure::{bad, store_failure};
-use super::import::{first_import_records, import_from, import_reader, ImportLine, ImportReader};
+use super::import::{
+    first_import_records, import_from, import_reader, write_item, ImportLine, ImportReader,
+};
 use super::open::{check_dir, open_failure, open_or_create_as, Db};
 use crate::Failure;
 
-/// Runs `trial` (a put) on an empty in-memory store with `config`: what it would do to a
-/// new store, without making one. `import` names the import file and line for messages.
-async fn try_on_memory(
-    config: &Config,
-    trial: DbCommand,
-    import: Option<(u64, &Path)>,
-) -> Result<(), Failure> {
+/// An empty in-memory store with `config`: where a first write is tried.
+async fn memory_db(config: &Config) -> Result<Db<MemoryBackend>, Failure> {
     let memory = Store::new(MemoryBackend::new());
     memory
         .create_config(&config.store)
         .await
         .map_err(store_failure)?;
-    let db = Db::with_store(memory).await?;
-    match db.run(trial, &mut std::io::sink()).await {
-        Ok(()) => Ok(()),
-        // Said as the import says it, naming the file and line.
-        Err(Failure::BadInput(m)) if import.is_some() => {
-            let (line, file) = import.expect("checked");
-            Err(bad(format!(
-                "{}: line {line}: {m} (imported before it: 0 items)",
-                file.display()
-            )))
-        }
-        Err(e) => Err(e),
+    Db::with_store(memory).await
+}
+
+/// A refused trial of an import's first item, said as the import says it, naming the
+/// file and line.
+fn in_import(e: Failure, line: u64, file: &Path) -> Failure {
+    match e {
+        Failure::BadInput(m) => bad(format!(
+            "{}: line {line}: {m} (imported before it: 0 items)",
+            file.display()
+        )),
+        e => e,
     }
 }
 
@@ -121,13 +118,10 @@ pub(crate) async fn try_first_write(command: DbCommand) -> Result<(Config, First
         let first = first_import_records(&mut reader)?;
         let config = first.config.clone().unwrap_or_default();
         if let Some((item, line)) = &first.item {
-            let trial = DbCommand::Put {
-                path: item.key.clone(),
-                json: item.value.clone(),
-                if_absent: false,
-                if_version: None,
-            };
-            try_on_memory(&config, trial, Some((*line, file.as_path()))).await?;
+            let db = memory_db(&config).await?;
+            write_item(&db, item)
+                .await
+                .map_err(|e| in_import(e, *line, &file))?;
         }
         let write = FirstWrite::Import {
             file,
@@ -153,6 +147,9 @@ pub(crate) async fn try_first_write(command: DbCommand) -> Result<(Config, First
         if_version: *if_version,
     };
     let config = Config::default();
-    try_on_memory(&config, trial, None).await?;
+    memory_db(&config)
+        .await?
+        .run(trial, &mut std::io::sink())
+        .await?;
     Ok((config, FirstWrite::Run(command)))
 }

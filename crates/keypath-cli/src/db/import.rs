@@ -4,6 +4,8 @@ use std::fs;
 use std::io::{BufRead, Read, Write};
 use std::path::Path;
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 use keypath::KeyPath;
 use keypath_store::backend::Backend;
 use keypath_store::{PutMode, StoreConfig};
@@ -37,9 +39,21 @@ pub(crate) enum ImportLine {
 #[derive(Clone)]
 pub(crate) struct ImportItem {
     pub(super) key: String,
-    pub(super) value: String,
+    pub(super) value: ImportValue,
+    /// The item type the line gives (`"type"`); without one, the key's last namespace.
+    pub(super) item_type: Option<String>,
     /// The version the export gave, kept for an item the import creates.
     pub(super) version: Option<u64>,
+}
+
+/// An item's value on an import line.
+#[derive(Clone)]
+pub(crate) enum ImportValue {
+    /// `"value"`: JSON text, stored as `put` stores it.
+    Json(String),
+    /// `"msgpack"`: the stored bytes (base64 on the line), which `export` writes for a value
+    /// its JSON would not give back exactly; stored byte for byte.
+    MsgPack(Vec<u8>),
 }
 
 /// Reads import lines, each at most [`MAX_IMPORT_LINE`] bytes, counting them.
@@ -79,7 +93,13 @@ impl<R: BufRead> ImportReader<R> {
         let at = |e: String| format!("line {}: {e}", self.number);
         // The record holds the value one level down.
         let record = json::parse_nested(text, json::MAX_VALUE_DEPTH + 1).map_err(at)?;
-        let shape = || at("expected {\"key\": \"<key path>\", \"value\": <item>}".into());
+        let shape = || {
+            at(
+                "expected {\"key\": \"<key path>\", \"value\": <item>} (or \"msgpack\": \
+                \"<base64>\" in place of \"value\")"
+                    .into(),
+            )
+        };
         if let (Some(config), 1) = (
             record.get("config"),
             record.as_object().map_or(0, |o| o.len()),
@@ -89,9 +109,22 @@ impl<R: BufRead> ImportReader<R> {
             let config = Config::from_store(store).map_err(|e| at(failure_text(e)))?;
             return Ok((ImportLine::Config(config), read as u64));
         }
-        let (Some(Value::String(key)), Some(value)) = (record.get("key"), record.get("value"))
-        else {
+        let Some(Value::String(key)) = record.get("key") else {
             return Err(shape());
+        };
+        let value = match (record.get("value"), record.get("msgpack")) {
+            (Some(value), None) => ImportValue::Json(value.to_string()),
+            (None, Some(Value::String(base64))) => ImportValue::MsgPack(
+                STANDARD
+                    .decode(base64)
+                    .map_err(|e| at(format!("msgpack: not base64: {e}")))?,
+            ),
+            _ => return Err(shape()),
+        };
+        let item_type = match record.get("type") {
+            None => None,
+            Some(Value::String(t)) => Some(t.clone()),
+            Some(other) => return Err(at(format!("type {other}: expected a string"))),
         };
         let version = match record.get("version") {
             None => None,
@@ -103,7 +136,8 @@ impl<R: BufRead> ImportReader<R> {
         Ok((
             ImportLine::Item(ImportItem {
                 key: key.clone(),
-                value: value.to_string(),
+                value,
+                item_type,
                 version,
             }),
             read as u64,
@@ -171,6 +205,28 @@ pub(super) fn first_import_records<R: BufRead>(
             return Ok(first);
         }
     }
+}
+
+/// Writes one item line to `db` (errors without the file and line, which callers add).
+pub(super) async fn write_item<B: Backend>(db: &Db<B>, item: &ImportItem) -> Result<(), Failure> {
+    let path: KeyPath = item
+        .key
+        .parse()
+        .map_err(|e| bad(format!("key {:?}: {e}", item.key)))?;
+    // A new item keeps the export's version, so clients that hold it still match.
+    let mode = item.version.map_or(PutMode::Upsert, PutMode::Restore);
+    let item_type = item.item_type.as_deref();
+    match &item.value {
+        ImportValue::Json(text) => {
+            let value = json::parse(text).map_err(bad)?;
+            db.put(&path, item_type, &value, mode).await?;
+        }
+        ImportValue::MsgPack(bytes) => {
+            db.put_encoded(&path, item_type, bytes.clone(), mode)
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 pub(super) async fn import<B: Backend>(
@@ -241,14 +297,7 @@ pub(super) async fn import_from<B: Backend, R: BufRead>(
             ImportLine::Item(item) => item,
         };
         seen_item = true;
-        let path: KeyPath = item
-            .key
-            .parse()
-            .map_err(|e| bad(at(format!("key {:?}: {e}", item.key))))?;
-        let value = json::parse(&item.value).map_err(|e| bad(at(e)))?;
-        // A new item keeps the export's version, so clients that hold it still match.
-        let mode = item.version.map_or(PutMode::Upsert, PutMode::Restore);
-        db.put(&path, &value, mode).await.map_err(|e| match e {
+        write_item(db, &item).await.map_err(|e| match e {
             Failure::BadInput(m) => bad(at(m)),
             Failure::Store(m) => Failure::Store(at(m)),
             Failure::Conflict(m) => Failure::Conflict(at(m)),
