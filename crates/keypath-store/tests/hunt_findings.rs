@@ -154,3 +154,29 @@ fn an_acknowledged_deep_item_reads_back() {
         .join()
         .unwrap();
 }
+
+/// A page that ends without a cursor says the listing is complete. `limit(0)` (a page size
+/// read from a setting, or a count of what is left that reached 0) gives an empty page
+/// without a cursor over a group that holds items, so a paging loop reports the group
+/// empty. It should be refused (as `keypath db list --limit 0` is, and as DynamoDB refuses
+/// `Limit: 0`), or end with a cursor.
+#[tokio::test]
+#[ignore = "reason: finding 4 (limit 0 lists an empty, final page over a group that holds items)"]
+async fn a_zero_limit_does_not_claim_the_listing_is_complete() {
+    let store = Store::new(MemoryBackend::new());
+    for id in 0..3 {
+        store.put(&NoteByTag { id, tag: id }).await.unwrap();
+    }
+    let query = Query::prefix(&"/note-1".parse().unwrap()).unwrap();
+    assert_eq!(
+        store.list::<NoteByTag>(&query).await.unwrap().items.len(),
+        1
+    );
+    match store.list::<NoteByTag>(&query.limit(0)).await {
+        Err(_) => {}
+        Ok(page) => assert!(
+            !page.items.is_empty() || page.cursor.is_some(),
+            "an empty page without a cursor over a group that holds an item"
+        ),
+    }
+}
