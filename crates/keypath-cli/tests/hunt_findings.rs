@@ -109,3 +109,83 @@ async fn a_program_store_survives_export_then_import() {
         String::from_utf8_lossy(&export.stdout)
     );
 }
+
+/// A full disk (a 2 MiB tmpfs mounted in a private mount namespace: `unshare -m`, as root,
+/// as CI runs): puts fail with a one-line storage error naming the item, exit 1; so does a
+/// delete (before, its message named no item); every acknowledged put is there, `check`
+/// is clean, and once space is freed writes go on.
+#[test]
+fn a_full_disk_loses_no_acknowledged_write_and_says_which_write_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mnt = d.join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let (bin, m, o) = (
+        env!("CARGO_BIN_EXE_keypath"),
+        mnt.to_str().unwrap(),
+        d.to_str().unwrap(),
+    );
+    let pad = "y".repeat(3000);
+    let script = format!(
+        r#"set -u
+mount -t tmpfs -o size=2m tmpfs {m} || exit 99
+head -c 300000 /dev/zero > {m}/filler
+i=0
+while [ $i -lt 5000 ]; do
+  {bin} db --path {m}/s put /g-$((i % 5))/t-$i '{{"i": '$i', "pad": "{pad}"}}' >/dev/null 2>{o}/put.err
+  status=$?
+  [ $status -eq 0 ] || break
+  echo $i >> {o}/acked
+  i=$((i + 1))
+done
+echo $status > {o}/put.status
+{bin} db --path {m}/s delete /g-0/t-0 >/dev/null 2>{o}/delete.err
+echo $? > {o}/delete.status
+rm {m}/filler
+for i in $(cat {o}/acked); do
+  {bin} db --path {m}/s get /g-$((i % 5))/t-$i >/dev/null 2>&1 || echo $i >> {o}/missing
+done
+{bin} db --path {m}/s check > {o}/check.out 2>&1
+{bin} db --path {m}/s put /z-1 '{{"after": 1}}' > {o}/after.out 2>&1
+"#
+    );
+    let run = Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .output()
+        .expect("unshare (util-linux) runs; this test needs it and root, as CI has");
+    assert!(
+        run.status.success(),
+        "{:?}: {}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let read = |name: &str| std::fs::read_to_string(d.join(name)).unwrap_or_default();
+    let acked = read("acked").lines().count();
+    assert!(acked > 10, "only {acked} puts before the disk filled");
+    // The put that found the disk full: exit 1, one line naming it.
+    assert_eq!(read("put.status").trim(), "1");
+    let put_err = read("put.err");
+    assert!(
+        put_err.lines().count() == 1
+            && put_err.contains(&format!("put /g-{}/t-{acked}: ", acked % 5))
+            && put_err.contains("No space left on device"),
+        "{put_err}"
+    );
+    // The delete on the full disk (redb writes new pages for it too).
+    assert_eq!(read("delete.status").trim(), "1", "{}", read("delete.err"));
+    let delete_err = read("delete.err");
+    assert!(
+        delete_err.lines().count() == 1
+            && delete_err.contains("delete /g-0/t-0: ")
+            && delete_err.contains("No space left on device"),
+        "{delete_err}"
+    );
+    assert_eq!(read("missing"), "", "acknowledged puts missing");
+    let check = read("check.out");
+    assert!(check.contains("\"ok\":true"), "{check}");
+    assert!(
+        read("after.out").contains("\"key\":\"/z-1\""),
+        "{}",
+        read("after.out")
+    );
+}
