@@ -180,3 +180,36 @@ async fn a_zero_limit_does_not_claim_the_listing_is_complete() {
         ),
     }
 }
+
+/// Another program's redb file where the store file belongs (`keypath.redb` copied or
+/// restored into the wrong directory): opening the directory should refuse it as not a
+/// store, leaving it as it was. Today `Store::open` and `open_read_only` succeed, every
+/// read and write then fails with "storage error: Table 'records' does not exist", and the
+/// writable open has already changed the file.
+#[cfg(feature = "redb")]
+#[tokio::test]
+#[ignore = "reason: finding 5 (another program's redb file opens as a store, is changed, and fails with an unclear error)"]
+async fn another_programs_redb_file_is_refused_unchanged() {
+    const ACCOUNTS: redb::TableDefinition<&str, u64> = redb::TableDefinition::new("accounts");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir
+        .path()
+        .join(keypath_store::backend::redb::DATA_FILE_NAME);
+    {
+        let db = redb::Database::create(&file).unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.open_table(ACCOUNTS)
+            .unwrap()
+            .insert("alice", 10)
+            .unwrap();
+        txn.commit().unwrap();
+    }
+    let before = std::fs::read(&file).unwrap();
+    let opened = Store::open(dir.path()).await;
+    assert!(opened.is_err(), "another program's file opened as a store");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "the file was changed"
+    );
+}
