@@ -189,3 +189,31 @@ done
         read("after.out")
     );
 }
+
+/// A store file that is a symbolic link to nothing (a store moved away, a link restored
+/// from a backup): before, `init` said a store exists, `get` that there is none and to
+/// create one with `init`, and `put` gave an I/O error, exit 1. Each now says what is
+/// wrong, exit 2, and nothing is created at either end of the link.
+#[test]
+fn a_store_file_linked_to_nothing_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("store");
+    std::fs::create_dir(&d).unwrap();
+    let target = dir.path().join("moved-away.redb");
+    std::os::unix::fs::symlink(&target, d.join("keypath.redb")).unwrap();
+    for args in [
+        &["init"][..],
+        &["put", "/a-1", "{}"],
+        &["get", "/a-1"],
+        &["list", "/a-1"],
+        &["export"],
+    ] {
+        fails(&db(&d, args), 2, "keypath.redb is a symbolic link to");
+    }
+    assert!(!target.exists());
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+    assert!(std::fs::symlink_metadata(d.join("keypath.redb"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
