@@ -27,7 +27,7 @@ const TICKET_UPDATES: u64 = 1_500;
 /// First post/comment time (2023-03-15T17:00:34Z, Unix seconds).
 const EPOCH: u64 = 1_678_899_634;
 
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct User {
     id: Uuid,
     name: String,
@@ -42,7 +42,7 @@ impl Item for User {
     }
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Post {
     user: Uuid,
     id: u64,
@@ -60,7 +60,7 @@ impl Item for Post {
     }
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Comment {
     user: Uuid,
     post: u64,
@@ -81,7 +81,7 @@ impl Item for Comment {
     }
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Reaction {
     user: Uuid,
     post: u64,
@@ -103,7 +103,7 @@ impl Item for Reaction {
     }
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Ticket {
     id: u64,
     board: u64,
@@ -261,6 +261,8 @@ pub(crate) async fn run(
     #[cfg(not(feature = "slatedb"))]
     let _ = slatedb;
     let temp;
+    // A store at --path may hold items of its own.
+    let existing = dir.as_ref().map(|d| d.display().to_string());
     let store: Store<RedbBackend> = match &dir {
         Some(d) => {
             // A kept store opens with `keypath db --path DIR`, its ticket index included.
@@ -281,7 +283,8 @@ pub(crate) async fn run(
     };
     let dir: &Path = store.backend().path().parent().unwrap_or(Path::new("."));
     writeln!(out, "keypath demo: an embedded store in {}", dir.display())?;
-    run_on(&store, out).await
+    // A store at --path may hold items of its own.
+    run_on(&store, existing.as_deref(), out).await
 }
 
 /// The demo on the SlateDB database at `location` (kept; `keypath db --slatedb` opens it).
@@ -310,7 +313,7 @@ async fn run_on_slatedb(location: &str, out: &mut impl Write) -> Result<(), Fail
             )));
         }
         writeln!(out, "keypath demo: a store on SlateDB at {location}")?;
-        run_on(&store, out).await
+        run_on(&store, Some(location), out).await
     }
     .await;
     let closed = store
@@ -321,13 +324,125 @@ async fn run_on_slatedb(location: &str, out: &mut impl Write) -> Result<(), Fail
     ran.and(closed)
 }
 
-/// Loads the data set into `store` and runs the queries.
-async fn run_on<B: Backend>(store: &Store<B>, out: &mut impl Write) -> Result<(), Failure> {
+/// The demo's data set: every item it writes, in the order it writes them.
+struct DataSet {
+    collections: Vec<Collection>,
+    /// The tickets as first written.
+    tickets: Vec<Ticket>,
+    /// The ticket updates after them: which ticket, and how far its `updated_at` moves.
+    updates: Vec<(usize, u64)>,
+}
+
+impl DataSet {
+    /// The data set, the same on every run.
+    fn generate() -> DataSet {
+        let mut rng = Rng(42);
+        let collections = (0..USERS).map(|n| generate_user(&mut rng, n)).collect();
+        let tickets = (0..TICKETS)
+            .map(|id| Ticket {
+                id,
+                board: id % BOARDS,
+                title: format!("ticket {id}"),
+                updated_at: EPOCH + rng.below(1_000_000),
+            })
+            .collect();
+        let updates = (0..TICKET_UPDATES)
+            .map(|_| {
+                let ticket = rng.below(TICKETS) as usize;
+                (ticket, 1 + rng.below(2_000_000))
+            })
+            .collect();
+        DataSet {
+            collections,
+            tickets,
+            updates,
+        }
+    }
+
+    /// Fails if `store` holds, at a key the demo writes, an item the demo never writes there
+    /// (someone's own `/ticket-7`): the load would replace it. Items an earlier run of the
+    /// demo wrote, whole or in part, are its own.
+    async fn check_keys_free<B: Backend>(&self, store: &Store<B>) -> Result<(), String> {
+        let mut users = Vec::new();
+        let mut posts = Vec::new();
+        let mut comments = Vec::new();
+        let mut reactions = Vec::new();
+        for col in &self.collections {
+            users.push(vec![col.user.clone()]);
+            posts.extend(col.posts.iter().map(|p| vec![p.clone()]));
+            comments.extend(col.comments.iter().map(|c| vec![c.clone()]));
+            reactions.extend(col.reactions.iter().map(|r| vec![r.clone()]));
+        }
+        // Every state each ticket is written in.
+        let mut tickets: Vec<Vec<Ticket>> = self.tickets.iter().map(|t| vec![t.clone()]).collect();
+        for &(ticket, step) in &self.updates {
+            let states = &mut tickets[ticket];
+            let mut next = states.last().expect("the first state").clone();
+            next.updated_at += step;
+            states.push(next);
+        }
+        only_own_items(store, &users).await?;
+        only_own_items(store, &posts).await?;
+        only_own_items(store, &comments).await?;
+        only_own_items(store, &reactions).await?;
+        only_own_items(store, &tickets).await
+    }
+}
+
+/// Fails if an item is stored at the key of one of `states` (every state an item of the
+/// demo takes, item by item) that is none of them.
+async fn only_own_items<B: Backend, T: Item + PartialEq>(
+    store: &Store<B>,
+    states: &[Vec<T>],
+) -> Result<(), String> {
+    for chunk in states.chunks(1000) {
+        let paths = chunk
+            .iter()
+            .map(|s| s[0].key_path())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        let found = store
+            .batch_get_raw(&paths)
+            .await
+            .map_err(|e| format!("reading the keys the demo writes: {e}"))?;
+        for ((path, own), raw) in paths.iter().zip(chunk).zip(found) {
+            let Some(raw) = raw else { continue };
+            let is_own = raw
+                .decode_item::<T>()
+                .is_ok_and(|stored| own.contains(&stored.item));
+            if !is_own {
+                return Err(format!(
+                    "holds an item at {path} that the demo did not write (someone's own, or \
+                     the demo's changed since), which the demo would replace: give the demo \
+                     a directory without a store"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Loads the data set into `store` and runs the queries. With `existing`, the store may
+/// hold items already: the load is refused if it would replace any that are not the demo's.
+async fn run_on<B: Backend>(
+    store: &Store<B>,
+    existing: Option<&str>,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let data = DataSet::generate();
+    if let Some(place) = existing {
+        data.check_keys_free(store)
+            .await
+            .map_err(|e| Failure::BadInput(format!("{place} {e}")))?;
+    }
     writeln!(out)?;
 
     // ---- load ----
-    let mut rng = Rng(42);
-    let collections: Vec<Collection> = (0..USERS).map(|n| generate_user(&mut rng, n)).collect();
+    let DataSet {
+        collections,
+        mut tickets,
+        updates,
+    } = data;
     let total: usize = collections.iter().map(Collection::len).sum();
     let (posts, comments, reactions) = collections.iter().fold((0, 0, 0), |(p, c, r), col| {
         (
@@ -366,22 +481,14 @@ async fn run_on<B: Backend>(store: &Store<B>, out: &mut impl Write) -> Result<()
 
     let started = Instant::now();
     let mut progress = Progress::new("tickets", TICKETS + TICKET_UPDATES);
-    let mut tickets: Vec<Ticket> = (0..TICKETS)
-        .map(|id| Ticket {
-            id,
-            board: id % BOARDS,
-            title: format!("ticket {id}"),
-            updated_at: EPOCH + rng.below(1_000_000),
-        })
-        .collect();
     for t in &tickets {
         store.put(t).await.map_err(store_err("put ticket"))?;
         progress.add(1);
     }
     // Updates move tickets in the index: the old entry goes in the same atomic write.
-    for _ in 0..TICKET_UPDATES {
-        let t = &mut tickets[rng.below(TICKETS) as usize];
-        t.updated_at += 1 + rng.below(2_000_000);
+    for (ticket, step) in updates {
+        let t = &mut tickets[ticket];
+        t.updated_at += step;
         store.put(&*t).await.map_err(store_err("update ticket"))?;
         progress.add(1);
     }

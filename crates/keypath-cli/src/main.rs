@@ -87,7 +87,8 @@ enum Command {
     /// Load a generated social app into the embedded store and run its queries.
     Demo {
         /// Keep the store in this directory (default: a temporary one, removed afterwards);
-        /// `keypath db --path DIR` then opens it.
+        /// `keypath db --path DIR` then opens it. A store there that holds, at a key the demo
+        /// writes (such as /ticket-7), an item the demo did not write is refused, unchanged.
         #[arg(long, value_name = "DIR")]
         path: Option<std::path::PathBuf>,
         /// Only show how string keys and key paths sort (no store).

@@ -386,6 +386,11 @@ fn demo_runs_and_checks_itself() {
     let report = ok(&db(d, &["check"]));
     assert_eq!(report[0]["ok"], true, "{report:?}");
 
+    // Running the demo again on the same directory works: the items there are its own.
+    assert!(keypath(&["demo", "--path", d.to_str().unwrap()])
+        .status
+        .success());
+
     // The kept store opens with `keypath db`: every item exports. A user's UUID field is
     // stored as 16 bytes, which JSON has no form for, so its export line keeps the stored
     // bytes (`msgpack`); `get` shows the field as an array of numbers.
@@ -437,11 +442,16 @@ fn demo_runs_and_checks_itself() {
     assert_eq!(board1_after.len(), board1.len() - 1);
     assert!(!keys(&board1_after).contains(&path));
 
-    // Running the demo again on the same directory works; a directory whose store declares
-    // other indexes is refused before anything is written.
-    assert!(keypath(&["demo", "--path", d.to_str().unwrap()])
-        .status
-        .success());
+    // Now the store holds a ticket the demo did not write: the demo refuses to replace it,
+    // before writing anything. A directory whose store declares other indexes is refused
+    // too.
+    let o = keypath(&["demo", "--path", d.to_str().unwrap()]);
+    fails(
+        &o,
+        2,
+        &format!("holds an item at {path} that the demo did not write"),
+    );
+    assert_eq!(latest("/board-2")[0]["value"], changed);
     let other = tempfile::tempdir().unwrap();
     ok(&db(other.path(), &["init", "--index", "by_x=t.x@/g-1"]));
     let o = keypath(&["demo", "--path", other.path().to_str().unwrap()]);

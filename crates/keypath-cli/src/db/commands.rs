@@ -104,7 +104,12 @@ impl<B: Backend> Db<B> {
             }
             DbCommand::Delete { path } => {
                 let path = parse_path("path", &path)?;
-                let existed = db.store.delete(&path).await.map_err(store_failure)?;
+                let existed = db.store.delete(&path).await.map_err(|e| match e {
+                    // A storage failure (a full disk) says nothing of the item: name it, as
+                    // `put` does.
+                    WriteError::Backend(b) => Failure::Store(format!("delete {path}: {b}")),
+                    other => store_failure(other),
+                })?;
                 writeln!(
                     out,
                     "{}",

@@ -11,13 +11,25 @@ use super::config::Config;
 use super::failure::{bad, store_failure};
 use crate::Failure;
 
-/// Refuses a `--path` that names something other than a directory.
+/// Refuses a `--path` that names something other than a directory, and a store file that
+/// is a symbolic link to nothing (the store would be said to exist by one command and to be
+/// missing by the next).
 pub(super) fn check_dir(dir: &Path) -> Result<(), Failure> {
     if dir.exists() && !dir.is_dir() {
         return Err(bad(format!(
             "{} is not a directory: give a store directory",
             dir.display()
         )));
+    }
+    let file = data_file(dir);
+    if let Ok(link) = std::fs::read_link(&file) {
+        if !file.exists() {
+            return Err(bad(format!(
+                "the store file {} is a symbolic link to {}, which does not exist",
+                file.display(),
+                link.display()
+            )));
+        }
     }
     Ok(())
 }
