@@ -575,7 +575,10 @@ impl<B: Backend> Store<B> {
     /// before the first write, since [`StoreConfig::group_versions`] is read once. On a
     /// store that holds items but no configuration (an earlier release's), the record keeps
     /// no [`StoreConfig::types`] (unknown), so an index declared later is built before it is
-    /// queried, and root places are refused.
+    /// queried; program indexes given here are building until
+    /// [`build_indexes`](Store::build_indexes) builds them; indexes declared as data and root
+    /// places are refused (nothing would give the items already there their entries or
+    /// places).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -599,14 +602,33 @@ impl<B: Backend> Store<B> {
             )
             .into());
         }
-        let unknown_types;
-        let config = match unrecorded_items && config.types.is_some() {
+        if let Some(d) = config.indexes.iter().find(|d| d.source.is_data()) {
+            if unrecorded_items {
+                // Its entries would be missing for the items already there, and nothing
+                // here computes them: the index would answer without them.
+                return Err(ConfigError::invalid(format!(
+                    "index {} (declared as data) is declared before a store holds items, and \
+                     this one holds some (written without a configuration record); export \
+                     its items and import them into a new store created with the index",
+                    d.name
+                ))
+                .into());
+            }
+        }
+        let adjusted;
+        let config = match unrecorded_items {
             true => {
-                unknown_types = StoreConfig {
+                // The items' types are unknown, and a program index may have items to be
+                // given entries: it is building until `build_indexes` builds it.
+                let mut c = StoreConfig {
                     types: None,
                     ..config.clone()
                 };
-                &unknown_types
+                for d in c.indexes.iter_mut() {
+                    d.building = true;
+                }
+                adjusted = c;
+                &adjusted
             }
             false => config,
         };

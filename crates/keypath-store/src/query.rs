@@ -346,7 +346,9 @@ impl Query {
         self.direction == Order::Descending
     }
 
-    /// Returns at most `limit` items per page.
+    /// Returns at most `limit` items per page (at least 1: a list with `limit(0)` is refused
+    /// with [`ListError::InvalidQuery`](crate::ListError::InvalidQuery), since an empty page without a cursor says the
+    /// listing is complete).
     ///
     /// ```
     /// let q = keypath_store::Query::prefix(&"/u-1".parse().unwrap()).unwrap().limit(10);

@@ -45,6 +45,7 @@ pub(super) fn open_failure(dir: &Path, e: OpenError) -> Failure {
         )),
         OpenError::InUse(_)
         | OpenError::Exists(_)
+        | OpenError::NotAStore(_)
         | OpenError::OldFormat { .. }
         | OpenError::Io { .. } => bad(e.to_string()),
         other => Failure::Store(format!("opening the store in {}: {other}", dir.display())),

@@ -281,6 +281,11 @@ pub enum OpenError {
         /// What was found.
         message: String,
     },
+    /// The file is a redb database without the store's records table: another program's
+    /// file where the store file belongs. It is refused before it is opened for writing
+    /// (which would change it), and left as it was.
+    #[error("the file {} is a redb database but not a keypath store (it has no records table); it was left as it was", .0.display())]
+    NotAStore(PathBuf),
     /// Another process has the store open (a writer excludes every other opener; read-only
     /// openers exclude writers).
     #[error("the store file {} is open in another process; a store is used by one process at a time (or read by several)", .0.display())]
@@ -547,14 +552,34 @@ impl RedbBackend {
         let db = if mode == Mode::ReadOnly {
             DbKind::ReadOnly(Self::open_read_only_file(&file)?)
         } else {
+            // Opening for writing changes a file: another program's is refused before.
+            if let Some(read_only) = Self::try_read_only(&file)? {
+                holds_records(&read_only, &file)?;
+            }
             DbKind::Writable(Database::open(&file).map_err(|e| open_err(&file, e))?)
         };
-        // Every store file has the table from its creation (below), so readers can open it.
+        // Every store file has the table from its creation (below), so readers can open it;
+        // a file without it is not a store (checked again here for a file only the writable
+        // open could repair, and for a read-only open).
+        match &db {
+            DbKind::Writable(d) => holds_records(d, &file)?,
+            DbKind::ReadOnly(d) => holds_records(d, &file)?,
+        }
         Ok(RedbBackend {
             db: Arc::new(Db::new(db)),
             path: Arc::new(file),
             threads: Threads::default(),
         })
+    }
+
+    /// `file` opened read-only, or `None` if only a writable open can repair it (its last
+    /// writer did not close it).
+    fn try_read_only(file: &Path) -> Result<Option<ReadOnlyDatabase>, OpenError> {
+        match ReadOnlyDatabase::open(file) {
+            Ok(db) => Ok(Some(db)),
+            Err(redb::DatabaseError::RepairAborted) => Ok(None),
+            Err(e) => Err(open_err(file, e)),
+        }
     }
 
     /// Opens `file` read-only. A file its last writer did not close (a crash) must be
@@ -774,6 +799,23 @@ impl Opening {
 }
 
 /// Maps redb's open errors to what they mean for a store file.
+/// Whether the database `db` of `file` holds the store's records table (every store file
+/// does from its creation); `OpenError::NotAStore` if not.
+fn holds_records(db: &impl ReadableDatabase, file: &Path) -> Result<(), OpenError> {
+    let failed = |e: redb::Error| OpenError::Database {
+        path: file.to_owned(),
+        source: Box::new(e),
+    };
+    let txn = db.begin_read().map_err(|e| failed(e.into()))?;
+    match txn.open_table(RECORDS) {
+        Ok(_) => Ok(()),
+        Err(
+            redb::TableError::TableDoesNotExist(_) | redb::TableError::TableTypeMismatch { .. },
+        ) => Err(OpenError::NotAStore(file.to_owned())),
+        Err(e) => Err(failed(e.into())),
+    }
+}
+
 fn open_err(file: &Path, e: redb::DatabaseError) -> OpenError {
     match e {
         redb::DatabaseError::DatabaseAlreadyOpen => OpenError::InUse(file.to_owned()),

@@ -460,6 +460,15 @@ impl<B: Backend> Store<B> {
         R: FnMut(Scan, usize) -> Fut,
         Fut: std::future::Future<Output = Result<Scanned<I>, Fault>>,
     {
+        // An empty page says the listing is complete only when it ends without a cursor, and
+        // a page of at most 0 items could say nothing else.
+        if query.limit == Some(0) {
+            return Err(ListError::InvalidQuery(
+                "limit 0: a page lists at least 1 item (a page of none could not say whether \
+                 items follow)"
+                    .into(),
+            ));
+        }
         let limit = query.limit.unwrap_or(usize::MAX);
         let mut position: Option<Vec<u8>> = match &query.cursor {
             Some(c) => Some(c.position_for(fingerprint)?.to_vec()),
