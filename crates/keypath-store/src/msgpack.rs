@@ -163,6 +163,24 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// [`Reader::any`] where a string is asked for: the markers of strings under 256 bytes,
+    /// what a string field mostly holds, are tried first.
+    #[inline(always)]
+    fn text<V: Visitor<'a>>(&mut self, visitor: V) -> Result<V::Value, Declined> {
+        match self.peek()? {
+            marker @ 0xA0..=0xBF => {
+                self.pos += 1;
+                self.str(usize::from(marker & 0x1F), visitor)
+            }
+            STR8 => {
+                self.pos += 1;
+                let len = self.len(0)?;
+                self.str(len, visitor)
+            }
+            _ => self.any(visitor, true),
+        }
+    }
+
     /// A nil, boolean or number (rmp-serde's `any_num`, what it reads for the scalar
     /// `deserialize_*` calls): each integer marker visits its own width and signedness.
     #[inline]
@@ -320,9 +338,19 @@ impl<'a> de::Deserializer<'a> for &mut Reader<'a> {
     }
 
     anything! {
-        deserialize_any deserialize_char deserialize_str deserialize_string deserialize_bytes
+        deserialize_any deserialize_char deserialize_bytes
         deserialize_byte_buf deserialize_unit deserialize_map deserialize_identifier
         deserialize_ignored_any
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Declined> {
+        self.text(visitor)
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Declined> {
+        self.text(visitor)
     }
 
     fn deserialize_i128<V: Visitor<'a>>(self, _: V) -> Result<V::Value, Declined> {

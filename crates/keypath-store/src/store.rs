@@ -177,17 +177,35 @@ pub(crate) fn backend_key(path: &KeyPath) -> Result<Key, InvalidKeyError> {
     let (group, sort) = path
         .split_group()
         .map_err(|e| InvalidKeyError::path(path.to_string(), e))?;
-    if path
-        .segments()
-        .last()
-        .is_some_and(|c| c.id_type().is_none())
-    {
+    if ends_with_namespace(path.as_bytes()) {
         return Err(InvalidKeyError::rule(
             path.to_string(),
             "an item's last component needs an ID",
         ));
     }
     Ok(Key { group, sort })
+}
+
+/// Whether the valid key path encoding `bytes` ends with a namespace segment (its last
+/// component has no ID), read from its metadata alone: the last segment's metadata is the
+/// last varint, whose first byte carries the segment's type in its low bits, and every
+/// byte of a varint but its last has the high bit set (docs/FORMAT.md). The byte before
+/// the last varint (the varint before it, or the terminator) has it clear. Walking the
+/// segments instead checks each namespace as UTF-8.
+#[inline]
+pub(crate) fn ends_with_namespace(bytes: &[u8]) -> bool {
+    use keypath::consts::path::{TYPE_BITS, TYPE_NAMESPACE};
+    let Some((&last, before)) = bytes.split_last() else {
+        return false;
+    };
+    let first = before
+        .iter()
+        .rev()
+        .take_while(|&&b| b & 0x80 != 0)
+        .last()
+        .copied()
+        .unwrap_or(last);
+    first & ((1 << TYPE_BITS) - 1) == TYPE_NAMESPACE
 }
 
 /// What `make` makes of the stored `value` of the item at `key`: the envelope's framing is
@@ -199,7 +217,7 @@ pub(crate) fn item_from_value<I>(
     value: &[u8],
     make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault>,
 ) -> Result<I, Fault> {
-    let (item_type, payload_start) = match Header::frame(value, |_, _, _| {}) {
+    let (item_type, payload_start) = match Header::frame_item(value) {
         Ok(framed) => framed,
         Err(e) => return Err(not_an_item(&key, e).into()),
     };

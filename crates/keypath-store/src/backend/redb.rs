@@ -43,6 +43,9 @@ use redb::{Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableDef
 
 use super::{duplicate_key, Backend, BackendError, Condition, Entry, Key, Record, Scan, Write};
 
+mod compare;
+use compare::{same_group, FarBound};
+
 /// File name of the store inside the directory given to [`RedbBackend::open`].
 pub const DATA_FILE_NAME: &str = "keypath.redb";
 
@@ -925,8 +928,15 @@ where
     E: From<BackendError>,
     F: FnMut(&mut A, &[u8], u64, &[u8]) -> Result<(), E>,
 {
-    for record in records {
-        let (k, v) = record.map_err(storage)?;
+    let mut records = records;
+    loop {
+        // Read where the iterator put it: moving the guards out copies them whole.
+        let record = records.next();
+        let (k, v) = match &record {
+            None => break,
+            Some(Ok(guards)) => guards,
+            Some(Err(_)) => return Err(record_error(record).into()),
+        };
         let (group, sort) = k.value();
         if !within(group, sort) {
             break;
@@ -935,6 +945,15 @@ where
         caller.run(|| fold(acc, sort, version, value))?;
     }
     Ok(())
+}
+
+/// The storage error of a record a scan could not read.
+#[cold]
+fn record_error<T>(record: Option<Result<T, redb::StorageError>>) -> BackendError {
+    match record {
+        Some(Err(e)) => storage(e),
+        _ => unreachable!("called with a record that is an error"),
+    }
 }
 
 /// Marks where the caller's code (the `fold` of [`Backend::scan_fold`], the `map` of
@@ -1016,6 +1035,11 @@ fn apply_writes(
         }
     }
     Ok(())
+}
+
+/// A scan's bound, prepared for the comparison with every record's sort key.
+fn as_far_bound(b: &Bound<Vec<u8>>) -> Bound<FarBound<'_>> {
+    as_slices(b).map(FarBound::new)
 }
 
 fn as_slices(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
@@ -1153,12 +1177,12 @@ impl Backend for RedbBackend {
                     let range = table
                         .range::<(&[u8], &[u8])>((lower, Bound::Unbounded))
                         .map_err(storage)?;
-                    let end = as_slices(&scan.end);
+                    let end = as_far_bound(&scan.end);
                     let within = |group: &[u8], sort: &[u8]| {
-                        group == g
+                        same_group(group, g)
                             && match end {
-                                Bound::Included(e) => sort <= e,
-                                Bound::Excluded(e) => sort < e,
+                                Bound::Included(e) => e.cmp(sort).is_le(),
+                                Bound::Excluded(e) => e.cmp(sort).is_lt(),
                                 Bound::Unbounded => true,
                             }
                     };
@@ -1168,12 +1192,12 @@ impl Backend for RedbBackend {
                     let range = table
                         .range::<(&[u8], &[u8])>((Bound::Unbounded, upper))
                         .map_err(storage)?;
-                    let start = as_slices(&scan.start);
+                    let start = as_far_bound(&scan.start);
                     let within = |group: &[u8], sort: &[u8]| {
-                        group == g
+                        same_group(group, g)
                             && match start {
-                                Bound::Included(s) => sort >= s,
-                                Bound::Excluded(s) => sort > s,
+                                Bound::Included(s) => s.cmp(sort).is_ge(),
+                                Bound::Excluded(s) => s.cmp(sort).is_gt(),
                                 Bound::Unbounded => true,
                             }
                     };

@@ -161,29 +161,30 @@ impl<B: Backend> Store<B> {
                     // The item goes straight into the page: each move of it on the way (a
                     // step of a scan, then a page) was one more copy, which stalls when it
                     // reads the item in wider pieces than it was just written in.
-                    let step = match list_step(group, plan, sort, version, value, make, &root_at) {
+                    match list_step(group, plan, sort, version, value, make, &root_at, scanned) {
                         Err(Fault::NotAnItem(e)) if skips.is_some() => {
                             if let Some(skips) = &skips {
                                 let mut skips = skips.lock().unwrap_or_else(|p| p.into_inner());
                                 skips.push(e);
                             }
-                            None
+                            scanned.pass(sort);
+                            Ok(())
                         }
-                        other => other?,
-                    };
-                    match step {
-                        Some(item) => scanned.select(item),
-                        None => scanned.pass(sort),
+                        other => other,
                     }
-                    Ok::<(), Fault>(())
                 })
         };
         // The position of an item is its sort key, encoded again from its key path only
         // when a cursor or the next scan needs it: decoding is canonical (a decoded path
         // encodes to exactly the bytes it came from), so this is the scanned sort key.
-        // The group's root item is where the scan found it.
+        // It is cut out of the path's bytes (`sort_key_under`); the group's root item is
+        // where the scan found it.
         let position_of = |item: &I| -> Result<Vec<u8>, Fault> {
-            let key = super::backend_key(item.key_path())?;
+            let path = item.key_path();
+            if let Some(sort) = sort_key_under(path.as_bytes(), &shared.group_bytes) {
+                return Ok(sort);
+            }
+            let key = super::backend_key(path)?;
             Ok(match key.sort == crate::layout::ROOT_FIRST {
                 true => root_at.get().cloned().unwrap_or(key.sort),
                 false => key.sort,
@@ -640,9 +641,11 @@ impl Keyed for RawItem {
     }
 }
 
-/// Resolves one record of an item group: decodes its key path, passes over it (`None`) if
-/// outside the plan's filters, and makes the item with `make` from the borrowed envelope.
+/// Resolves one record of an item group into `scanned`: decodes its key path, passes over
+/// it if outside the plan's filters, else adds the item `make` makes from the borrowed
+/// envelope.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn list_step<I>(
     group: &KeyPath,
     plan: &Plan,
@@ -651,18 +654,25 @@ fn list_step<I>(
     value: &[u8],
     make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault>,
     root_at: &OnceLock<Vec<u8>>,
-) -> Result<Option<I>, Fault> {
+    scanned: &mut Scanned<I>,
+) -> Result<(), Fault> {
     let key = match KeyPath::from_group_path(group, sort) {
         Ok(key) => key,
-        Err(err) => return placed_root_step(group, sort, version, value, make, root_at, err),
+        Err(err) => {
+            let item = placed_root_step(group, sort, version, value, make, root_at, err)?;
+            scanned.select(item);
+            return Ok(());
+        }
     };
     // The plan's filters are over the part after the group, which is the sort key: inside
     // the plan's byte range, a key fails a filter only where UUIDs are involved (see
     // `Plan::filters_have_uuid`), so the filters are checked only then.
     if (plan.filters_have_uuid || sort_has_uuid(sort)) && !plan.matches_after(&key, group.len()) {
-        return Ok(None);
+        scanned.pass(sort);
+        return Ok(());
     }
-    super::item_from_value(key, version, value, make).map(Some)
+    scanned.select(super::item_from_value(key, version, value, make)?);
+    Ok(())
 }
 
 /// [`list_step`] of a record whose sort key is not a key path encoding: a root item placed
@@ -680,7 +690,7 @@ fn placed_root_step<I>(
     make: impl Fn(KeyPath, u64, Field<'_>, &[u8]) -> Result<I, Fault>,
     root_at: &OnceLock<Vec<u8>>,
     err: keypath::path::DecodeError,
-) -> Result<Option<I>, Fault> {
+) -> Result<I, Fault> {
     if crate::layout::placed_root(sort).is_none() {
         return Err(NotAnItemError {
             record: Box::new(crate::ForeignRecord::new(group.encode(), sort.to_vec())),
@@ -689,7 +699,31 @@ fn placed_root_step<I>(
         .into());
     }
     let _ = root_at.set(sort.to_vec());
-    super::item_from_value(group.clone(), version, value, make).map(Some)
+    super::item_from_value(group.clone(), version, value, make)
+}
+
+/// The sort key of the valid key path encoding `path` under the valid group key `group`
+/// (a one-component path that `path` extends by at least one segment), as
+/// [`KeyPath::split_group`] makes it, without walking the segments: `path` is the group's
+/// segments, the separator, the rest's segments, the terminator, the group's metadata and
+/// the rest's; the sort key is the rest's segments, the terminator and the rest's metadata.
+/// The terminators are the last `00` bytes (no metadata byte is `00`). `None` where `path`
+/// is not longer than `group` (the group's root item).
+fn sort_key_under(path: &[u8], group: &[u8]) -> Option<Vec<u8>> {
+    use keypath::consts::path::TERMINATOR;
+    if path.len() <= group.len() {
+        return None;
+    }
+    let group_terminator = group.iter().rposition(|&b| b == TERMINATOR)?;
+    let group_metadata = group.len() - group_terminator - 1;
+    let terminator = path.iter().rposition(|&b| b == TERMINATOR)?;
+    let segments = path.get(group_terminator + 1..terminator)?;
+    let metadata = path.get(terminator + 1 + group_metadata..)?;
+    let mut sort = Vec::with_capacity(segments.len() + 1 + metadata.len());
+    sort.extend_from_slice(segments);
+    sort.push(TERMINATOR);
+    sort.extend_from_slice(metadata);
+    Some(sort)
 }
 
 /// Whether the valid key path encoding `sort` has a UUID ID, read from its metadata alone:
@@ -697,8 +731,24 @@ fn placed_root_step<I>(
 /// byte is `00`), and holds one varint per segment whose first byte carries the segment's
 /// type in its low bits (docs/FORMAT.md). Reading the segments instead costs a walk over
 /// them, with a UTF-8 check of each namespace.
-#[inline]
+#[inline(always)]
 fn sort_has_uuid(sort: &[u8]) -> bool {
+    use keypath::consts::path::{TERMINATOR, TYPE_BITS, TYPE_UUID};
+    let is_uuid = |b: u8| b & ((1 << TYPE_BITS) - 1) == TYPE_UUID;
+    // The commonest sort key, one component whose segments are shorter than 16 bytes,
+    // ends `00 m n` with two one-byte varints (neither is `00`, so that `00` is the
+    // terminator): its whole metadata.
+    if let [.., TERMINATOR, m, n] = *sort {
+        if (m | n) & 0x80 == 0 {
+            return is_uuid(m) || is_uuid(n);
+        }
+    }
+    sort_has_uuid_walk(sort)
+}
+
+/// [`sort_has_uuid`] of any valid key path encoding, its metadata walked.
+#[inline(never)]
+fn sort_has_uuid_walk(sort: &[u8]) -> bool {
     use keypath::consts::path::{TERMINATOR, TYPE_BITS, TYPE_UUID};
     let Some(terminator) = sort.iter().rposition(|&b| b == TERMINATOR) else {
         return false;

@@ -396,3 +396,61 @@ proptest::proptest! {
         proptest::prop_assert_eq!(super::sort_has_uuid(&rest.encode()), expected);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::test_cases(20_000)))]
+
+    /// `ends_with_namespace`, which reads only the last metadata varint, agrees with the
+    /// segments: on paths that end with an ID and with a namespace, with segments long
+    /// enough for varints of two bytes.
+    #[test]
+    fn ends_with_namespace_agrees_with_the_segments(
+        rest in crate::query::tests::any_rest(),
+        long in proptest::option::of("\\PC{16,300}"),
+        long_first in proptest::bool::ANY,
+        tail in proptest::option::of(proptest::prop_oneof!["[a-z]{1,8}", "[a-z]{16,40}"]),
+    ) {
+        let mut path = match long {
+            Some(s) if long_first => KeyPath::new().push("c", s.as_str()).unwrap().join(&rest).unwrap(),
+            Some(s) => rest.push("c", s.as_str()).unwrap(),
+            None => rest,
+        };
+        if let Some(ns) = tail {
+            path = path.push_namespace(&ns).unwrap();
+        }
+        let expected = path.segments().last().is_some_and(|c| c.id_type().is_none());
+        proptest::prop_assert_eq!(crate::store::ends_with_namespace(&path.encode()), expected);
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::test_cases(20_000)))]
+
+    /// `sort_key_under`, which cuts the sort key out of the path's bytes, gives what
+    /// `split_group` gives, with long segments in the group and in the rest; and nothing for
+    /// the group itself.
+    #[test]
+    fn sort_key_under_agrees_with_split_group(
+        rest in crate::query::tests::any_rest(),
+        long in proptest::option::of("\\PC{16,300}"),
+        long_group in proptest::bool::ANY,
+        tail in proptest::option::of("[a-z]{1,20}"),
+    ) {
+        let group = match &long {
+            Some(s) if long_group => KeyPath::new().push("g", s.as_str()).unwrap(),
+            _ => KeyPath::new().push("g", 1u64).unwrap(),
+        };
+        let mut rest = match long {
+            Some(s) if !long_group => rest.push("c", s.as_str()).unwrap(),
+            _ => rest,
+        };
+        if let Some(ns) = tail {
+            rest = rest.push_namespace(&ns).unwrap();
+        }
+        let path = group.join(&rest).unwrap();
+        let (_, sort) = path.split_group().unwrap();
+        let group = group.encode();
+        proptest::prop_assert_eq!(super::sort_key_under(path.as_bytes(), &group), Some(sort));
+        proptest::prop_assert_eq!(super::sort_key_under(&group, &group), None);
+    }
+}
