@@ -732,6 +732,39 @@ proptest! {
         }
     }
 
+    /// The same on texts made of the pieces the one-pass parser reads: components of a
+    /// namespace (or a few other bytes), a dash (or none, or a slash) and an ID that is a run
+    /// of up to 22 digits, a UUID or a text close to one, escapes, bytes the binary form
+    /// escapes, or any character; longer and shorter than the longest text it takes, and
+    /// shorter than a word.
+    #[test]
+    fn fast_parse_matches_full_parse_on_pieces(
+        components in proptest::collection::vec(
+            (
+                prop_oneof![4 => "[a-zA-Z_]{1,20}", 1 => "[a-z0-9_%-]{0,3}"],
+                prop_oneof![8 => Just("-"), 1 => Just(""), 1 => Just("/")],
+                prop_oneof![
+                    "[1-9][0-9]{0,21}",
+                    "-[1-9][0-9]{0,21}",
+                    "-?[0-9]{1,3}",
+                    "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+                    "[0-9a-gA-G-]{1,40}",
+                    "[a-zA-Z0-9 _]{0,12}",
+                    "[%~/\\x00-\\x11\\x7F\u{E9}0-9]{1,3}",
+                    any::<char>().prop_map(String::from),
+                ],
+            ),
+            0..10,
+        ),
+        end in prop_oneof![Just(String::new()), Just("/".to_owned()), any::<char>().prop_map(String::from)],
+    ) {
+        let components: Vec<String> =
+            components.into_iter().map(|(ns, dash, id)| format!("{ns}{dash}{id}")).collect();
+        let text = format!("/{}{end}", components.join("/"));
+        fast_agrees(&text)?;
+        fast_agrees(&text[1..])?;
+    }
+
     #[test]
     fn group_split_round_trip(a in any_path()) {
         prop_assert_eq!(a.split_group().is_ok(), a.split_group_paths().is_ok());
@@ -1112,6 +1145,12 @@ fn uuid_text_matches_digit_pairs() {
                 assert_eq!(
                     super::text::parse_uuid_text(&text),
                     reference(&text),
+                    "{text:?}"
+                );
+                let text: &[u8; 36] = text.as_slice().try_into().unwrap();
+                assert_eq!(
+                    super::parse_fast::uuid_bytes(text),
+                    reference(text),
                     "{text:?}"
                 );
             }
