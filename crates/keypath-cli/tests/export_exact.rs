@@ -232,3 +232,41 @@ fn bad_msgpack_lines_are_refused_with_their_line() {
         assert!(!dir.path().join("store").exists(), "{line}");
     }
 }
+
+/// An export whose reader goes away (a pipe into a consumer that died) is not a success: it
+/// exits 1 saying the export is incomplete, where other commands take a closed pipe as a
+/// reader that had enough.
+#[test]
+fn an_export_cut_short_by_its_reader_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("many.jsonl");
+    let pad = "p".repeat(500);
+    let lines: String = (0..4000)
+        .map(|i| {
+            format!(
+                "{{\"key\": \"/g-{}/i-{i}\", \"value\": \"{pad}\"}}\n",
+                i % 7
+            )
+        })
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    let store = dir.path().join("store");
+    let imported = ok(&db(&store, &["import", file.to_str().unwrap()]));
+    assert_eq!(imported[0]["imported"], 4000);
+    // About 2 MB of lines into a pipe whose reader is gone before the first one.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keypath"))
+        .args(["db", "--path", store.to_str().unwrap(), "export"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the export is incomplete"), "{err}");
+    // Read whole, the same store exports every item.
+    let whole = db(&store, &["export"]);
+    assert!(whole.status.success());
+    assert_eq!(String::from_utf8_lossy(&whole.stdout).lines().count(), 4001);
+}

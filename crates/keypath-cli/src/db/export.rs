@@ -15,12 +15,27 @@ use super::open::Db;
 use crate::{json, Failure};
 
 impl<B: Backend> Db<B> {
-    /// `export`: the configuration line, then every item, group by group.
+    /// `export`: the configuration line, then every item, group by group. An output closed
+    /// before the end (the reader of a pipe gone) fails it: elsewhere a closed pipe is a
+    /// reader that had enough, but an export cut short is a lost backup.
     pub(super) async fn export(
         &self,
         skip_foreign: bool,
         out: &mut impl Write,
     ) -> Result<(), Failure> {
+        let written = self
+            .export_lines(skip_foreign, out)
+            .await
+            .and_then(|()| out.flush().map_err(Failure::Io));
+        written.map_err(|e| match e {
+            Failure::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Failure::Store(
+                "the export is incomplete: its output was closed before its last line".into(),
+            ),
+            other => other,
+        })
+    }
+
+    async fn export_lines(&self, skip_foreign: bool, out: &mut impl Write) -> Result<(), Failure> {
         let db = self;
         // First the configuration, so `import` into a new store declares the same
         // indexes before the first item.
