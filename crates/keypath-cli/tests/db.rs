@@ -3,24 +3,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-use common::{fails, ok};
-
-fn keypath(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_keypath"))
-        .args(args)
-        .output()
-        .expect("the keypath binary runs")
-}
-
-fn db(dir: &Path, args: &[&str]) -> Output {
-    let mut all = vec!["db", "--path", dir.to_str().unwrap()];
-    all.extend_from_slice(args);
-    keypath(&all)
-}
+use common::{db, fails, keypath, ok};
 
 fn keys(lines: &[Value]) -> Vec<String> {
     lines

@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use keypath::{path::PathError, KeyPath};
 use keypath_store::blocking::Store;
@@ -15,16 +15,7 @@ use keypath_store::{Item, PutMode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use common::ok;
-
-fn db(dir: &Path, args: &[&str]) -> Output {
-    let mut all = vec!["db", "--path", dir.to_str().unwrap()];
-    all.extend_from_slice(args);
-    Command::new(env!("CARGO_BIN_EXE_keypath"))
-        .args(&all)
-        .output()
-        .expect("the keypath binary runs")
-}
+use common::{db, ok};
 
 /// A byte string, written as MessagePack `bin` (JSON would make it a list of numbers).
 #[derive(Debug, PartialEq)]

@@ -2,23 +2,9 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::{fails, ok};
-
-fn keypath(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_keypath"))
-        .args(args)
-        .output()
-        .expect("the keypath binary runs")
-}
-
-fn db(dir: &Path, args: &[&str]) -> Output {
-    let mut all = vec!["db", "--path", dir.to_str().unwrap()];
-    all.extend_from_slice(args);
-    keypath(&all)
-}
+use common::{db, fails, keypath, ok};
 
 /// `keypath demo --path DIR` on a store of the user's own with the demo's index (the
 /// README's example store: `init --index 'by_updated=ticket.updated_at@/board-{board}'`,

@@ -1,6 +1,7 @@
 //! What the CLI test files share.
 
-use std::process::Output;
+use std::path::Path;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -52,4 +53,21 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
         .expect("the keypath binary finishes");
     writer.join().expect("the stdin writer finishes");
     output
+}
+
+/// Runs the `keypath` binary with `args`.
+#[allow(dead_code)] // not every test file that shares this module runs the binary this way
+pub fn keypath(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_keypath"))
+        .args(args)
+        .output()
+        .expect("the keypath binary runs")
+}
+
+/// Runs `keypath db --path DIR` with `args`.
+#[allow(dead_code)] // not every test file that shares this module runs the binary this way
+pub fn db(dir: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["db", "--path", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    keypath(&all)
 }
