@@ -285,9 +285,10 @@ pub enum OpenError {
         message: String,
     },
     /// The file is a redb database without the store's records table: another program's
-    /// file where the store file belongs. It is refused before it is opened for writing
-    /// (which would change it), and left as it was.
-    #[error("the file {} is a redb database but not a keypath store (it has no records table); it was left as it was", .0.display())]
+    /// file where the store file belongs, or a store file damaged where redb keeps its
+    /// table names. It is refused before it is opened for writing (which would change it),
+    /// and left as it was.
+    #[error("the file {} is a redb database without a keypath store's records table: another program's file, or a damaged store file; it was left as it was", .0.display())]
     NotAStore(PathBuf),
     /// Another process has the store open (a writer excludes every other opener; read-only
     /// openers exclude writers).
