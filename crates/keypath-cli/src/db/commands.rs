@@ -205,20 +205,19 @@ impl<B: Backend> Db<B> {
     ) -> Result<u64, Failure> {
         let item_type = item_type.unwrap_or_else(|| default_type(path));
         let raw = RawItem::from_payload(path.clone(), item_type, 0, payload);
-        let indexed = self
-            .config
-            .indexes
-            .iter()
-            .any(|d| d.namespace == default_type(path));
-        let entries = match raw.decode::<json::Stored>() {
-            Ok(json::Stored(value)) => self.index_entries(path, &value)?,
-            Err(_) if !indexed => Vec::new(),
-            Err(e) => {
-                return Err(bad(format!(
-                    "the value of {path} does not decode, so its index keys cannot be \
-                     computed: {e}"
-                )))
-            }
+        let namespace = default_type(path);
+        // Decoded only where an index needs its fields.
+        let entries = match self.config.indexes.iter().any(|d| d.namespace == namespace) {
+            false => Vec::new(),
+            true => match raw.decode::<json::Stored>() {
+                Ok(json::Stored(value)) => self.index_entries(path, &value)?,
+                Err(e) => {
+                    return Err(bad(format!(
+                        "the value of {path} does not decode, so its index keys cannot be \
+                         computed: {e}"
+                    )))
+                }
+            },
         };
         self.store
             .put_raw_item(&raw, entries, mode)
