@@ -31,7 +31,7 @@ pub(crate) fn parse_nested(text: &str, max_depth: usize) -> Result<Value, String
     // The depth is checked above, so the parser's own limit (128) is not needed: it would
     // refuse an export line one level deeper than a value `put` accepts.
     deserializer.disable_recursion_limit();
-    let parsed = Value::deserialize(&mut deserializer).and_then(|v| {
+    let parsed = Given::deserialize(&mut deserializer).and_then(|Given(v)| {
         deserializer.end()?;
         Ok(v)
     });
@@ -111,6 +111,80 @@ fn wide_integer(text: &str) -> Option<(usize, &str)> {
         }
     }
     None
+}
+
+/// A value read from JSON text, as serde_json's `Value` reads it, except that an object
+/// with a name given twice is refused (serde_json keeps the last one: the store would keep
+/// a value other than the one written, silently).
+struct Given(Value);
+
+impl<'de> Deserialize<'de> for Given {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Given, D::Error> {
+        deserializer.deserialize_any(GivenVisitor).map(Given)
+    }
+}
+
+struct GivenVisitor;
+
+impl<'de> Visitor<'de> for GivenVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // JSON text has no NaN or infinities: every float it gives is finite.
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Given(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(name) = map.next_key::<String>()? {
+            if out.contains_key(&name) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "the name {} is given twice in one object (JSON readers keep one or \
+                     the other: give it once)",
+                    Value::String(name)
+                )));
+            }
+            let Given(v) = map.next_value()?;
+            out.insert(name, v);
+        }
+        Ok(Value::Object(out))
+    }
 }
 
 /// A stored value as JSON. Byte strings become arrays of numbers (as serde_json writes
@@ -233,6 +307,50 @@ mod tests {
             parse("1.8446744073709552e19").unwrap(),
             serde_json::json!(1.8446744073709552e19)
         );
+    }
+
+    #[test]
+    fn a_name_given_twice_in_an_object_is_refused() {
+        for twice in [
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": 1, "\u0061": 2}"#,
+            r#"[{"n": {"x": [], "y": 0, "x": null}}]"#,
+        ] {
+            let e = parse(twice).unwrap_err();
+            assert!(e.contains("is given twice in one object"), "{twice}: {e}");
+        }
+        let e = parse(r#"{"a": 1, "a": 2}"#).unwrap_err();
+        assert_eq!(
+            e,
+            "expected JSON: at column 12: the name \"a\" is given twice in one object \
+             (JSON readers keep one or the other: give it once)"
+        );
+        // The same name in different objects, and as a value, is fine.
+        assert_eq!(
+            parse(r#"{"a": {"a": "a"}, "b": [{"a": 1}, {"a": 2}]}"#).unwrap(),
+            serde_json::json!({"a": {"a": "a"}, "b": [{"a": 1}, {"a": 2}]})
+        );
+    }
+
+    #[test]
+    fn values_read_as_serde_json_reads_them() {
+        for text in [
+            "null",
+            "true",
+            "-0.0",
+            "0",
+            "-9223372036854775808",
+            "18446744073709551615",
+            "1.5e300",
+            "2.5",
+            r#""é\u0000\"""#,
+            r#"{"b": [1, {"c": []}], "a": {}, "": ""}"#,
+        ] {
+            let ours = parse(text).unwrap();
+            let theirs: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(ours, theirs, "{text}");
+            assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
+        }
     }
 
     #[test]

@@ -965,3 +965,49 @@ fn placed_roots_list_export_and_import() {
     let teams = ok(&db(&copy, &["list", "/org-1", "--to-root", "--reverse"]));
     assert_eq!(keys(&teams), ["/org-1", "/org-1/team-9", "/org-1/team-2"]);
 }
+
+/// A JSON object that gives a name twice is refused by `put` and `import`, naming it,
+/// and nothing is stored: JSON readers keep one of the two values (serde_json the last,
+/// others the first), so storing either would keep a value other than the one written.
+#[test]
+fn a_name_given_twice_is_refused_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["put", "/a-1", r#"{"n": 1}"#]));
+    fails(
+        &db(d, &["put", "/a-1", r#"{"n": 2, "n": 3}"#]),
+        2,
+        "the name \"n\" is given twice",
+    );
+    fails(
+        &db(d, &["put", "/a-2", r#"{"x": {"y": 1, "\u0079": 2}}"#]),
+        2,
+        "the name \"y\" is given twice",
+    );
+    let lines = d.join("twice.jsonl");
+    std::fs::write(
+        &lines,
+        "{\"key\": \"/a-3\", \"value\": {\"k\": 1}}\n\
+         {\"key\": \"/a-4\", \"value\": {\"k\": 1, \"k\": 2}}\n",
+    )
+    .unwrap();
+    fails(&db(d, &["import", lines.to_str().unwrap()]), 2, "line 2");
+    // (Import writes line by line: the good line before the refused one is stored.)
+    // A line that gives its own fields twice is refused too (which value was meant?).
+    std::fs::write(&lines, "{\"key\": \"/a-5\", \"value\": 1, \"value\": 2}\n").unwrap();
+    fails(
+        &db(d, &["import", lines.to_str().unwrap()]),
+        2,
+        "given twice",
+    );
+    // Neither refused line nor refused put stored anything.
+    let all = ok(&db(d, &["export"]));
+    let items: Vec<(&Value, &Value)> = all
+        .iter()
+        .filter(|l| l.get("key").is_some())
+        .map(|l| (&l["key"], &l["value"]))
+        .collect();
+    let (n1, k1) = (serde_json::json!({"n": 1}), serde_json::json!({"k": 1}));
+    let (a1, a3) = (Value::from("/a-1"), Value::from("/a-3"));
+    assert_eq!(items, [(&a1, &n1), (&a3, &k1)], "{all:?}");
+}
