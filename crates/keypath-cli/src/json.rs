@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 /// The deepest nesting of arrays and objects an item value may have: what `put` accepts,
@@ -120,70 +120,9 @@ struct Given(Value);
 
 impl<'de> Deserialize<'de> for Given {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Given, D::Error> {
-        deserializer.deserialize_any(GivenVisitor).map(Given)
-    }
-}
-
-struct GivenVisitor;
-
-impl<'de> Visitor<'de> for GivenVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        // JSON text has no NaN or infinities: every float it gives is finite.
-        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(Given(v)) = seq.next_element()? {
-            items.push(v);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(name) = map.next_key::<String>()? {
-            if out.contains_key(&name) {
-                return Err(serde::de::Error::custom(format_args!(
-                    "the name {} is given twice in one object (JSON readers keep one or \
-                     the other: give it once)",
-                    Value::String(name)
-                )));
-            }
-            let Given(v) = map.next_value()?;
-            out.insert(name, v);
-        }
-        Ok(Value::Object(out))
+        AnyValue { given: true }
+            .deserialize(deserializer)
+            .map(Given)
     }
 }
 
@@ -194,17 +133,33 @@ pub(crate) struct Stored(pub(crate) Value);
 
 impl<'de> Deserialize<'de> for Stored {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Stored, D::Error> {
-        deserializer.deserialize_any(StoredVisitor).map(Stored)
+        AnyValue { given: false }
+            .deserialize(deserializer)
+            .map(Stored)
     }
 }
 
-struct StoredVisitor;
+/// Reads any value into a JSON `Value`: one read [`Given`] (a map giving a key twice is
+/// refused) or [`Stored`] (the last of its values is kept: keys `1` and `"1"` of a stored
+/// map are one JSON name).
+#[derive(Clone, Copy)]
+struct AnyValue {
+    given: bool,
+}
 
-impl<'de> Visitor<'de> for StoredVisitor {
+impl<'de> DeserializeSeed<'de> for AnyValue {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AnyValue {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any stored value")
+        f.write_str("any value")
     }
 
     fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
@@ -244,16 +199,16 @@ impl<'de> Visitor<'de> for StoredVisitor {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Stored::deserialize(d).map(|s| s.0)
+        self.deserialize(d)
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Stored::deserialize(d).map(|s| s.0)
+        self.deserialize(d)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(Stored(v)) = seq.next_element()? {
+        while let Some(v) = seq.next_element_seed(self)? {
             items.push(v);
         }
         Ok(Value::Array(items))
@@ -261,11 +216,19 @@ impl<'de> Visitor<'de> for StoredVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
-        while let Some((Stored(k), Stored(v))) = map.next_entry()? {
+        while let Some(k) = map.next_key_seed(self)? {
             let k = match k {
                 Value::String(s) => s,
                 other => other.to_string(),
             };
+            if self.given && out.contains_key(&k) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "the name {} is given twice in one object (JSON readers keep one or \
+                     the other: give it once)",
+                    Value::String(k)
+                )));
+            }
+            let v = map.next_value_seed(self)?;
             out.insert(k, v);
         }
         Ok(Value::Object(out))
