@@ -18,12 +18,16 @@
 //! the item's key path):
 //! - `"kind": "field"`: defined as data, so any writer can compute it: the item's field
 //!   `field` under the group `group` (`keypath db init --index NAME=TYPE.FIELD@GROUP` states
-//!   how the field's value becomes an ID).
+//!   how the field's value becomes an ID). A Rust program writes items of that type only
+//!   if its [`Item`] computes an index of the same name (giving the same keys), or through
+//!   [`Store::put_raw`] with the index keys; a typed write of a type that does not is
+//!   refused, since the index would miss its items.
 //! - `"kind": "program"`: computed by a program's code (a Rust [`Item`]'s
 //!   [`INDEXES`](Item::INDEXES)). The store declares these itself, in the same atomic
 //!   write as the first item of that type it writes. A writer that cannot run that code (the `keypath db` command,
 //!   another language) must not write items of that type: it would leave their entries
-//!   stale; nor may a program whose type lacks one of them.
+//!   stale; nor may a program whose type lacks one of them (each Rust type is checked on
+//!   its own, so two versions of a type in one process are told apart).
 //!
 //! `types` lists every item type the store has held, each added in the same atomic write as
 //! the first item of its type. A program index declared for a type the store may already
@@ -539,6 +543,9 @@ pub(crate) fn config_put(config: &StoreConfig, old: Option<&Record>) -> Write {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TypeIndexes {
     pub item_type: &'static str,
+    /// The Rust type: two types may share an item type name and compute different indexes
+    /// (two versions of a program's type in one process), so each is checked on its own.
+    pub id: std::any::TypeId,
     pub names: fn() -> Vec<&'static str>,
 }
 
@@ -547,6 +554,7 @@ impl TypeIndexes {
     pub(crate) fn of<T: Item>() -> TypeIndexes {
         TypeIndexes {
             item_type: T::TYPE,
+            id: std::any::TypeId::of::<T>(),
             names: || T::INDEXES.iter().map(|i| i.name).collect(),
         }
     }
@@ -656,19 +664,35 @@ impl<B: Backend> Store<B> {
         }
     }
 
-    /// Whether this store has seen `item_type`'s program indexes declared.
-    pub(crate) fn is_declared(&self, item_type: &str) -> bool {
+    /// Whether this store has checked `t`'s indexes against the configuration (and declared
+    /// what it lacked) for writes of `t`'s Rust type.
+    pub(crate) fn is_declared(&self, t: &TypeIndexes) -> bool {
         self.declared
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .contains(item_type)
+            .contains(&(t.item_type, t.id))
     }
 
-    /// Records that `types`' program indexes are declared (after a commit that wrote or
-    /// found the declarations).
-    pub(crate) fn mark_declared(&self, types: impl Iterator<Item = &'static str>) {
+    /// Records that `types`' indexes are declared (after a commit that wrote or found the
+    /// declarations). If the commit wrote the configuration (`changed`), the other Rust
+    /// types of the same item types are checked again at their next write: the commit may
+    /// have declared an index they do not compute.
+    pub(crate) fn mark_declared(&self, types: &[TypeIndexes], changed: bool) {
+        if changed {
+            for t in types {
+                self.forget_declared(t.item_type);
+            }
+        }
         let mut done = self.declared.lock().unwrap_or_else(|p| p.into_inner());
-        done.extend(types);
+        done.extend(types.iter().map(|t| (t.item_type, t.id)));
+    }
+
+    /// Forgets that any Rust type of `item_type` was checked against the configuration.
+    pub(crate) fn forget_declared(&self, item_type: &str) {
+        self.declared
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|(t, _)| *t != item_type);
     }
 }
 
@@ -702,9 +726,10 @@ impl StoreConfig {
     /// of their type already) and the item types `written` that it does not list. An index
     /// declared as data for the type already counts: the program claims to compute the same.
     ///
-    /// A write (`for_write`) of a program that does not compute a program index the
-    /// configuration declares for its type is refused: it would leave that index without
-    /// the item.
+    /// A write (`for_write`) of a program that does not compute an index the configuration
+    /// declares for its type (a program index, or one declared as data, whose entries the
+    /// CLI and the table clients compute from field values) is refused: it would leave that
+    /// index without the item.
     pub(crate) fn declaring(
         &self,
         programs: &[TypeIndexes],
@@ -713,13 +738,25 @@ impl StoreConfig {
     ) -> Result<Option<StoreConfig>, ConfigError> {
         let mut config = self.clone();
         for t in programs {
+            let held = self.may_hold(t.item_type);
+            for name in (t.names)() {
+                if !config.indexes_of(t.item_type).any(|d| d.name == name) {
+                    let mut decl = IndexDecl::program(name, t.item_type);
+                    decl.building = held;
+                    config.indexes.push(decl);
+                }
+            }
+        }
+        // Each program is checked against what the commit declares, others' additions
+        // included (two versions of a type written together).
+        for t in programs.iter().filter(|_| for_write) {
             let names = (t.names)();
-            let missing: Vec<&str> = self
+            let (data, program): (Vec<&IndexDecl>, Vec<&IndexDecl>) = config
                 .indexes_of(t.item_type)
-                .filter(|d| !d.source.is_data() && !names.contains(&d.name.as_str()))
-                .map(|d| d.name.as_str())
-                .collect();
-            if for_write && !missing.is_empty() {
+                .filter(|d| !names.contains(&d.name.as_str()))
+                .partition(|d| d.source.is_data());
+            if !program.is_empty() {
+                let missing: Vec<&str> = program.iter().map(|d| d.name.as_str()).collect();
                 return Err(ConfigError::invalid(format!(
                     "the store declares the program indexes {missing:?} for items of type {}, \
                      which this program's type does not compute (it computes {names:?}): its \
@@ -728,13 +765,17 @@ impl StoreConfig {
                     t.item_type
                 )));
             }
-            let held = self.may_hold(t.item_type);
-            for name in names {
-                if !config.indexes_of(t.item_type).any(|d| d.name == name) {
-                    let mut decl = IndexDecl::program(name, t.item_type);
-                    decl.building = held;
-                    config.indexes.push(decl);
-                }
+            if !data.is_empty() {
+                let missing: Vec<&str> = data.iter().map(|d| d.name.as_str()).collect();
+                return Err(ConfigError::invalid(format!(
+                    "the store declares the indexes {missing:?} for items of type {} from their \
+                     field values (as data, for `keypath db` and the table clients), and this \
+                     program's type does not compute them (it computes {names:?}): its writes \
+                     would leave them without their items; give the type indexes of these names \
+                     (Item::INDEXES) that compute the same keys, or write the items with their \
+                     index keys (Store::put_raw)",
+                    t.item_type
+                )));
             }
         }
         if let Some(types) = &mut config.types {

@@ -53,8 +53,9 @@ pub use write::PutMode;
 pub struct Store<B: Backend> {
     backend: Arc<B>,
     limits: Limits,
-    /// Item types whose program indexes this store has seen declared in the configuration.
-    pub(crate) declared: Arc<Mutex<HashSet<&'static str>>>,
+    /// The Rust item types (with their item type names) whose indexes this store has
+    /// checked against the configuration, declaring what it lacked.
+    pub(crate) declared: Arc<Mutex<HashSet<(&'static str, std::any::TypeId)>>>,
     /// Whether the store keeps group counters, once its configuration was read.
     /// (0: not read yet, 1: no, 2: yes.)
     pub(crate) group_versions: Arc<std::sync::atomic::AtomicU8>,

@@ -583,3 +583,168 @@ async fn a_build_in_a_store_with_group_versions_keeps_versions() {
     assert_eq!(day_index(&store).await.unwrap().len(), 5);
     check_consistency(&all_records(&store).await).unwrap();
 }
+
+/// A ticket as a program that computes no index writes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct PlainTicket {
+    board: u64,
+    id: u64,
+    day: u64,
+}
+
+impl Item for PlainTicket {
+    const TYPE: &'static str = "ticket";
+    const SELF_DESCRIBING: bool = true;
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new()
+            .push("board", self.board)?
+            .push("ticket", self.id)
+    }
+}
+
+/// The same ticket from a program that computes `by_day` as the field index does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct DayTicket {
+    board: u64,
+    id: u64,
+    day: u64,
+}
+
+fn day_key(board: u64, day: u64, id: u64) -> Result<KeyPath, PathError> {
+    KeyPath::new()
+        .push("board", board)?
+        .push("day", day)?
+        .push("board", board)?
+        .push("ticket", id)
+}
+
+impl Item for DayTicket {
+    const TYPE: &'static str = "ticket";
+    const SELF_DESCRIBING: bool = true;
+    const INDEXES: &'static [Index<Self>] = &[Index::new("by_day", |t| {
+        Ok(Some(day_key(t.board, t.day, t.id)?))
+    })];
+    fn key_path(&self) -> Result<KeyPath, PathError> {
+        KeyPath::new()
+            .push("board", self.board)?
+            .push("ticket", self.id)
+    }
+}
+
+async fn data_index_is_kept<B: Backend>(store: Store<B>) {
+    let config = StoreConfig::new(vec![IndexDecl::field(
+        "by_day",
+        "ticket",
+        "day",
+        "/board-{board}",
+    )]);
+    assert!(store.create_config(&config).await.unwrap());
+    let plain = PlainTicket {
+        board: 1,
+        id: 7,
+        day: 3,
+    };
+    let e = store.put(&plain).await.unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("[\"by_day\"]") && text.contains("from their field values"),
+        "{text}"
+    );
+    let path = plain.key_path().unwrap();
+    assert!(store.get::<PlainTicket>(&path).await.unwrap().is_none());
+    // Nor through a transaction.
+    let mut txn = store.transaction();
+    txn.put(&plain).unwrap();
+    assert!(txn.commit().await.is_err());
+    assert!(store.get::<PlainTicket>(&path).await.unwrap().is_none());
+
+    // A program that computes it writes, and so does a raw write with the index key.
+    let day = DayTicket {
+        board: 1,
+        id: 7,
+        day: 3,
+    };
+    store.put(&day).await.unwrap();
+    let key = day_key(1, 8, 9).unwrap();
+    store
+        .put_raw(
+            &"/board-1/ticket-9".parse().unwrap(),
+            "ticket",
+            &serde_json::json!({"board": 1, "id": 9, "day": 8}),
+            vec![("by_day".to_owned(), key)],
+            PutMode::Upsert,
+        )
+        .await
+        .unwrap();
+    let page = store
+        .query_index_raw(
+            "by_day",
+            &Query::prefix(&"/board-1".parse().unwrap()).unwrap(),
+        )
+        .await
+        .unwrap();
+    let keys: Vec<String> = page.items.iter().map(|i| i.key().to_string()).collect();
+    assert_eq!(keys, ["/board-1/ticket-7", "/board-1/ticket-9"]);
+    // The program that computes nothing is still refused, now that the store holds tickets.
+    assert!(store.put(&plain).await.is_err());
+    let got = store.get::<DayTicket>(&path).await.unwrap().unwrap();
+    assert_eq!(got.item, day);
+    check_consistency(&all_records(&store).await).unwrap();
+}
+
+/// A store declaring an index as data (`keypath db init --index ...`, the table clients):
+/// a program whose type computes no index of that name cannot write the type (its items
+/// would be missing from the index, silently); one that computes it can, and so can a raw
+/// write giving the index key.
+#[tokio::test]
+async fn a_data_index_refuses_programs_that_do_not_compute_it() {
+    on_both(data_index_is_kept, data_index_is_kept).await;
+}
+
+async fn two_versions_in_one_handle<B: Backend>(store: Store<B>) {
+    store.put(&v1(1, 1, 2)).await.unwrap();
+    // The newer type declares by_day (building: the store holds tickets).
+    store.put(&v2(&v1(1, 2, 3))).await.unwrap();
+    // The older type, on the same handle, is now refused: by_day would miss its items.
+    let err = store.put(&v1(1, 3, 4)).await.unwrap_err();
+    assert!(
+        matches!(&err, WriteError::Config(m) if m.to_string().contains("by_day")),
+        "{err}"
+    );
+    assert!(store
+        .get::<TicketV1>(&v1(1, 3, 4).key_path().unwrap())
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(store.build_indexes::<TicketV2>().await.unwrap(), 1);
+    assert_eq!(
+        day_index(&store).await.unwrap(),
+        expected_days([(2, 1), (3, 2)])
+    );
+    check_consistency(&all_records(&store).await).unwrap();
+}
+
+async fn two_versions_in_one_commit<B: Backend>(store: Store<B>) {
+    // A new store: by_day is declared by the commit itself, not building, so an item of
+    // the older type in the same commit would be missing from it.
+    let mut txn = store.transaction();
+    txn.put(&v1(1, 1, 2)).unwrap();
+    txn.put(&v2(&v1(1, 2, 3))).unwrap();
+    let err = txn.commit().await.unwrap_err();
+    assert!(err.to_string().contains("by_day"), "{err}");
+    assert!(store
+        .get::<TicketV1>(&v1(1, 1, 2).key_path().unwrap())
+        .await
+        .unwrap()
+        .is_none());
+    check_consistency(&all_records(&store).await).unwrap();
+}
+
+/// Two Rust types of one item type computing different indexes (two versions of a type,
+/// in one process): each is checked against the configuration on its own, so the older
+/// one cannot write once the newer one declared an index it does not compute.
+#[tokio::test]
+async fn two_versions_of_a_type_in_one_process_keep_the_index_exact() {
+    on_both(two_versions_in_one_handle, two_versions_in_one_handle).await;
+    on_both(two_versions_in_one_commit, two_versions_in_one_commit).await;
+}

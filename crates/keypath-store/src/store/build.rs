@@ -151,10 +151,7 @@ impl<B: Backend> Store<B> {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(name);
-        self.declared
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|t| *t != item_type);
+        self.forget_declared(item_type);
         Ok(dropped)
     }
 
@@ -220,17 +217,22 @@ impl<B: Backend> Store<B> {
     /// Declares `program`'s indexes if the configuration lacks them (building if the store
     /// may hold items of its type).
     async fn declare(&self, program: TypeIndexes) -> Result<(), WriteError> {
-        self.update_config(move |config| {
-            Ok(match config.declaring(&[program], &[], false)? {
-                Some(more) => {
-                    *config = more;
-                    true
-                }
-                None => false,
+        let changed = self
+            .update_config(move |config| {
+                Ok(match config.declaring(&[program], &[], false)? {
+                    Some(more) => {
+                        *config = more;
+                        true
+                    }
+                    None => false,
+                })
             })
-        })
-        .await
-        .map(drop)
+            .await?;
+        if changed {
+            // Other Rust types of the item type may not compute what was declared.
+            self.forget_declared(program.item_type);
+        }
+        Ok(())
     }
 
     /// Changes the configuration with `change` (which says whether it changed anything)

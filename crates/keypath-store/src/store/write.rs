@@ -1097,8 +1097,7 @@ impl<B: Backend> Store<B> {
             .iter()
             .filter_map(|w| w.new.as_ref().and_then(|n| n.program))
         {
-            if !self.is_declared(t.item_type) && !declare.iter().any(|d| d.item_type == t.item_type)
-            {
+            if !self.is_declared(&t) && !declare.iter().any(|d| d.id == t.id) {
                 declare.push(t);
             }
         }
@@ -1151,7 +1150,7 @@ impl<B: Backend> Store<B> {
                     if config_found || origin.contains(&Origin::Config) {
                         self.set_configured();
                     }
-                    self.mark_declared(commit.declare.iter().map(|t| t.item_type));
+                    self.mark_declared(&commit.declare, origin.contains(&Origin::Config));
                     return Ok(versions);
                 }
                 Err(BackendError::ConditionFailed { index, .. }) => match origin.get(index) {
