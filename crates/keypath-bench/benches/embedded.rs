@@ -10,8 +10,8 @@
 //!   must call it.
 //!
 //! Before the benches, the byte footprint of each system after loading 100,000 items is
-//! printed (`footprint ...` lines), and every system is checked to answer each read with
-//! the same items.
+//! printed (`footprint ...` lines), every system is checked to answer each read with the
+//! same items, and a put and an update on each system are checked to leave the same items.
 //!
 //! `taskset -c 1 cargo bench -p keypath-bench --bench embedded` (docs/embedded-figures.md).
 
@@ -294,6 +294,7 @@ fn benches(c: &mut Criterion) {
     let small = small();
     check_same_answers(&large, &rt);
     check_same_answers(&small, &rt);
+    check_same_writes(&small, &rt);
     reads(c, &rt, &small, &large);
     writes(c, &rt, &small);
 }

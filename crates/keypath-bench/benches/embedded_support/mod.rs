@@ -510,6 +510,62 @@ pub fn check_same_answers(s: &Systems, rt: &tokio::runtime::Runtime) {
     assert_eq!(got, want);
 }
 
+/// Checks that every system's writes leave the same items, on the small fixture (every
+/// item in board 0): two new items put and two items' `updated_at` bumped in each system
+/// (keypath's two APIs one of each, as they share one file), then each of them read back
+/// and the index's latest 10 of board 0 queried, and the answers compared.
+pub fn check_same_writes(s: &Systems, rt: &tokio::runtime::Runtime) {
+    assert_eq!(
+        s.items, SMALL_ITEMS,
+        "the small fixture: every item in board 0"
+    );
+    let kp = &s.keypath;
+    let kp_async = kp.to_async();
+    // New ids below those the put benchmark writes; two items of the fixture updated.
+    let new = [ticket(0, 9_000_001), ticket(0, 9_000_002)];
+    let updated = [probe(1, s.items), probe(2, s.items)];
+    let bump = |t: Option<Ticket>| {
+        t.map(|mut t| {
+            t.updated_at += 1;
+            t
+        })
+    };
+    kp.put(&new[0]).unwrap();
+    rt.block_on(kp_async.put(&new[1])).unwrap();
+    kp.update(&key_path(0, updated[0]), bump).unwrap().unwrap();
+    let path = key_path(0, updated[1]);
+    rt.block_on(kp_async.update(&path, bump)).unwrap().unwrap();
+    for t in &new {
+        ndb_put(&s.native, t.clone());
+        raw_put(&s.raw, t);
+    }
+    for id in updated {
+        ndb_update(&s.native, id);
+        raw_update(&s.raw, 0, id);
+    }
+    for id in new.iter().map(|t| t.id).chain(updated) {
+        let want = raw_get(&s.raw, 0, id);
+        let mut expected = ticket(0, id);
+        if updated.contains(&id) {
+            expected.updated_at += 1;
+        }
+        assert_eq!(want, expected);
+        assert_eq!(ndb_get(&s.native, id), want);
+        assert_eq!(
+            kp.get::<Ticket>(&key_path(0, id)).unwrap().unwrap().item,
+            want
+        );
+    }
+    let want = raw_latest(&s.raw, 0);
+    assert_eq!(want.len(), 10);
+    assert_eq!(ndb_latest(&s.native, 0), want);
+    let page = kp
+        .query_index::<Ticket>("by_updated", &latest_query(0))
+        .unwrap();
+    let got: Vec<Ticket> = page.items.into_iter().map(|v| v.item).collect();
+    assert_eq!(got, want);
+}
+
 /// The keypath-store async API over the fixture's file (reads on the calling thread,
 /// commits on the blocking pool).
 pub fn keypath_async(s: &Systems) -> keypath_store::Store<RedbBackend> {
