@@ -947,6 +947,21 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
         None
     }
 
+    /// Whether processes other than this one may write the backend while this one uses it
+    /// (a DynamoDB table: `true`). The embedded backends are written by one process at a
+    /// time (a redb file is locked while open, a SlateDB writer fences the one before it),
+    /// the in-memory one by this process only: `false`, the default. A store on a backend
+    /// other processes write waits, before it builds an index, until every other process
+    /// has read the declaration again (see [`Store::with_config_refresh`](crate::Store::with_config_refresh)).
+    ///
+    /// ```
+    /// use keypath_store::backend::{memory::MemoryBackend, Backend};
+    /// assert!(!MemoryBackend::new().shared_by_processes());
+    /// ```
+    fn shared_by_processes(&self) -> bool {
+        false
+    }
+
     /// Whether the backend stores items by their parts: `true` makes the store send each
     /// item write as [`Write::PutItem`] with its [`ItemParts`] (DynamoDB's native
     /// attributes and GSI keys come from them); `false` (the default: the embedded and

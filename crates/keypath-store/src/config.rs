@@ -670,21 +670,27 @@ impl<B: Backend> Store<B> {
         self.declared
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .contains(&(t.item_type, t.id))
+            .get(&(t.item_type, t.id))
+            .is_some_and(|at| at.elapsed() < self.config_refresh)
     }
 
     /// Records that `types`' indexes are declared (after a commit that wrote or found the
-    /// declarations). If the commit wrote the configuration (`changed`), the other Rust
+    /// declarations, with a read of the configuration made no earlier than `read_at`). If the commit wrote the configuration (`changed`), the other Rust
     /// types of the same item types are checked again at their next write: the commit may
     /// have declared an index they do not compute.
-    pub(crate) fn mark_declared(&self, types: &[TypeIndexes], changed: bool) {
+    pub(crate) fn mark_declared(
+        &self,
+        types: &[TypeIndexes],
+        changed: bool,
+        read_at: std::time::Instant,
+    ) {
         if changed {
             for t in types {
                 self.forget_declared(t.item_type);
             }
         }
         let mut done = self.declared.lock().unwrap_or_else(|p| p.into_inner());
-        done.extend(types.iter().map(|t| (t.item_type, t.id)));
+        done.extend(types.iter().map(|t| ((t.item_type, t.id), read_at)));
     }
 
     /// Forgets that any Rust type of `item_type` was checked against the configuration.
@@ -692,7 +698,7 @@ impl<B: Backend> Store<B> {
         self.declared
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .retain(|(t, _)| *t != item_type);
+            .retain(|(t, _), _| *t != item_type);
     }
 }
 

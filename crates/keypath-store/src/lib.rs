@@ -100,7 +100,7 @@ pub use error::{
 pub use item::{Index, IndexMode, Item, Projection, RawItem, Versioned};
 pub use limits::{Limits, MAX_VALUE_NESTING};
 pub use query::{Page, Query};
-pub use store::{PutMode, Store};
+pub use store::{PutMode, Store, CONFIG_REFRESH};
 pub use txn::Transaction;
 pub use value_check::ValueProblem;
 

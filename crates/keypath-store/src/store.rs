@@ -54,8 +54,11 @@ pub struct Store<B: Backend> {
     backend: Arc<B>,
     limits: Limits,
     /// The Rust item types (with their item type names) whose indexes this store has
-    /// checked against the configuration, declaring what it lacked.
-    pub(crate) declared: Arc<Mutex<HashSet<(&'static str, std::any::TypeId)>>>,
+    /// checked against the configuration, declaring what it lacked, and when.
+    pub(crate) declared: Arc<Mutex<Declared>>,
+    /// How long a check of [`Store::declared`] is trusted before a write reads the
+    /// configuration again.
+    pub(crate) config_refresh: std::time::Duration,
     /// Whether the store keeps group counters, once its configuration was read.
     /// (0: not read yet, 1: no, 2: yes.)
     pub(crate) group_versions: Arc<std::sync::atomic::AtomicU8>,
@@ -67,6 +70,14 @@ pub struct Store<B: Backend> {
     pub(crate) roots: Arc<std::sync::OnceLock<Roots>>,
 }
 
+/// When each Rust item type's indexes were last checked against the configuration.
+pub(crate) type Declared =
+    std::collections::HashMap<(&'static str, std::any::TypeId), std::time::Instant>;
+
+/// How long a store trusts the index declarations it read, by default: see
+/// [`Store::with_config_refresh`].
+pub const CONFIG_REFRESH: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The configuration's root places ([`StoreConfig::roots`](crate::StoreConfig::roots)).
 pub(crate) type Roots = Arc<std::collections::BTreeMap<String, crate::RootPlace>>;
 
@@ -76,6 +87,7 @@ impl<B: Backend> Clone for Store<B> {
             backend: self.backend.clone(),
             limits: self.limits,
             declared: self.declared.clone(),
+            config_refresh: self.config_refresh,
             group_versions: self.group_versions.clone(),
             configured: self.configured.clone(),
             ready: self.ready.clone(),
@@ -277,6 +289,7 @@ impl<B: Backend> Store<B> {
             backend: Arc::new(backend),
             limits: Limits::default(),
             declared: Arc::default(),
+            config_refresh: CONFIG_REFRESH,
             group_versions: Arc::default(),
             configured: Arc::default(),
             ready: Arc::default(),
@@ -291,6 +304,7 @@ impl<B: Backend> Store<B> {
             backend: Arc::new(backend),
             limits: self.limits,
             declared: self.declared.clone(),
+            config_refresh: self.config_refresh,
             group_versions: self.group_versions.clone(),
             configured: self.configured.clone(),
             ready: self.ready.clone(),
@@ -308,6 +322,39 @@ impl<B: Backend> Store<B> {
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// The same store, trusting the index declarations it has read for `refresh` (by default
+    /// [`CONFIG_REFRESH`], 10 s): a write of an item type whose declarations were read longer
+    /// ago reads the configuration again in the same step, and is refused if the store now
+    /// declares an index its type does not compute (another process's newer program
+    /// declared it). On a backend other processes write (DynamoDB,
+    /// [`Backend::shared_by_processes`]), [`Store::build_indexes`] waits twice `refresh`
+    /// before it gives items their entries, so that every other process has read the new
+    /// declaration by then: every process of a store must use the same `refresh`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use keypath_store::{backend::memory::MemoryBackend, Store, CONFIG_REFRESH};
+    /// let store = Store::new(MemoryBackend::new());
+    /// assert_eq!(store.config_refresh(), CONFIG_REFRESH);
+    /// let store = store.with_config_refresh(Duration::from_secs(2));
+    /// assert_eq!(store.config_refresh(), Duration::from_secs(2));
+    /// ```
+    pub fn with_config_refresh(mut self, refresh: std::time::Duration) -> Self {
+        self.config_refresh = refresh;
+        self
+    }
+
+    /// How long this store trusts the index declarations it has read; see
+    /// [`Store::with_config_refresh`].
+    ///
+    /// ```
+    /// let store = keypath_store::Store::new(keypath_store::backend::memory::MemoryBackend::new());
+    /// assert_eq!(store.config_refresh(), keypath_store::CONFIG_REFRESH);
+    /// ```
+    pub fn config_refresh(&self) -> std::time::Duration {
+        self.config_refresh
     }
 
     /// The limits in force.

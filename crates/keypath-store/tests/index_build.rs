@@ -748,3 +748,40 @@ async fn two_versions_of_a_type_in_one_process_keep_the_index_exact() {
     on_both(two_versions_in_one_handle, two_versions_in_one_handle).await;
     on_both(two_versions_in_one_commit, two_versions_in_one_commit).await;
 }
+
+async fn old_handle_refreshes<B: Backend + Clone>(store: Store<B>) {
+    let refresh = std::time::Duration::from_millis(150);
+    let old = store.clone().with_config_refresh(refresh);
+    old.put(&v1(1, 1, 2)).await.unwrap();
+    // Another process (its own handle: its own reading of the declarations) runs the
+    // newer program, which declares by_day.
+    let new = Store::new(store.backend().clone()).with_config_refresh(refresh);
+    new.put(&v2(&v1(1, 2, 3))).await.unwrap();
+    // Once its reading is older than the refresh, the old handle reads the declarations
+    // again with its next write of the type, and is refused.
+    std::thread::sleep(refresh + std::time::Duration::from_millis(50));
+    let err = old.put(&v1(1, 3, 4)).await.unwrap_err();
+    assert!(
+        matches!(&err, WriteError::Config(m) if m.to_string().contains("by_day")),
+        "{err}"
+    );
+    assert!(old
+        .get::<TicketV1>(&v1(1, 3, 4).key_path().unwrap())
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(new.build_indexes::<TicketV2>().await.unwrap(), 1);
+    assert_eq!(
+        day_index(&new).await.unwrap(),
+        expected_days([(2, 1), (3, 2)])
+    );
+    check_consistency(&all_records(&new).await).unwrap();
+}
+
+/// A handle that wrote a type before another handle (another process) declared an index
+/// the type does not compute is refused once its reading of the declarations is older
+/// than its `config_refresh`.
+#[tokio::test]
+async fn an_old_handle_reads_the_declarations_again() {
+    on_both(old_handle_refreshes, old_handle_refreshes).await;
+}

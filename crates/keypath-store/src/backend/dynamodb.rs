@@ -655,6 +655,10 @@ impl Backend for DynamoDbBackend {
         true
     }
 
+    fn shared_by_processes(&self) -> bool {
+        true
+    }
+
     async fn maintained_index_keys(&self) -> Result<Option<super::MaintainedKeys>, BackendError> {
         self.stored_gsi_keys().await
     }

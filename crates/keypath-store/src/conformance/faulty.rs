@@ -179,6 +179,10 @@ impl<B: Backend> FaultyBackend<B> {
 }
 
 impl<B: Backend> Backend for FaultyBackend<B> {
+    fn shared_by_processes(&self) -> bool {
+        self.inner.shared_by_processes()
+    }
+
     async fn groups(&self, from: u8) -> Result<Vec<Vec<u8>>, BackendError> {
         match self.next_call() {
             Some((call, _)) => Err(self.inject(call)),

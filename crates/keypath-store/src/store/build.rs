@@ -10,7 +10,7 @@
 use std::ops::Bound;
 use std::sync::atomic::Ordering;
 
-use super::write::{index_keys, pause, Expect, ItemWrite, NewItem, MAX_ATTEMPTS};
+use super::write::{index_keys, pause, sleep, Expect, ItemWrite, NewItem, MAX_ATTEMPTS};
 use super::Store;
 use crate::backend::{Backend, BackendError, Key, Record, Scan};
 use crate::config::{StoreConfig, TypeIndexes};
@@ -31,8 +31,12 @@ impl<B: Backend> Store<B> {
     ///
     /// The items keep their values and versions; writes of other processes may go on
     /// meanwhile (each item is given its entries only if it has not changed since it was
-    /// read). A process that wrote items of `T` with a program without these indexes before
-    /// they were declared keeps writing without them: stop such processes first.
+    /// read). A process whose program does not compute these indexes is refused from its
+    /// first write of `T` after the declaration, or, if it wrote `T` before, once the
+    /// declarations it read are older than its [`Store::with_config_refresh`] (10 s by
+    /// default). On a backend other processes write (DynamoDB) the build therefore waits
+    /// twice the refresh before it scans, so that no such process writes `T` after the
+    /// scan passed its item.
     ///
     /// Scans every item group (on DynamoDB: a scan of the whole table).
     ///
@@ -73,6 +77,12 @@ impl<B: Backend> Store<B> {
     pub async fn build_indexes<T: Item>(&self) -> Result<u64, WriteError> {
         let program = TypeIndexes::of::<T>();
         self.declare(program).await?;
+        if self.backend.shared_by_processes() {
+            // Every other process's writes of the type read the configuration again within
+            // the refresh of their last read: after twice that, none writes the type without
+            // these indexes (it is refused), so the scan below misses none of its writes.
+            sleep(self.config_refresh * 2).await;
+        }
         let names = (program.names)();
         let building: Vec<String> = self
             .read_config()

@@ -684,7 +684,12 @@ pub(crate) fn index_keys<T: Item>(item: &T) -> Result<Vec<(String, KeyPath)>, Wr
 /// with runtimes built with `enable_time` (or `enable_all`), and a write must not panic
 /// under contention on a runtime without one.
 pub(super) async fn pause(attempt: u32) {
-    let d = BACKOFF.pause(attempt);
+    sleep(BACKOFF.pause(attempt)).await
+}
+
+/// Waits `d` on the blocking pool, or on the calling thread without a runtime (see
+/// [`pause`]).
+pub(super) async fn sleep(d: std::time::Duration) {
     match tokio::runtime::Handle::try_current() {
         // A failed join (the runtime shutting down) only ends the pause early.
         Ok(rt) => drop(rt.spawn_blocking(move || std::thread::sleep(d)).await),
@@ -1141,6 +1146,7 @@ impl<B: Backend> Store<B> {
             // Planned where the backend reads (on the embedded backend, inside its write
             // transaction: one trip to the blocking pool for the whole commit).
             let planning = commit.clone();
+            let read_at = std::time::Instant::now();
             let ((versions, origin, config_found), written) = self
                 .backend
                 .read_then_write(keys, move |got| plan_commit(&planning, &got))
@@ -1150,7 +1156,7 @@ impl<B: Backend> Store<B> {
                     if config_found || origin.contains(&Origin::Config) {
                         self.set_configured();
                     }
-                    self.mark_declared(&commit.declare, origin.contains(&Origin::Config));
+                    self.mark_declared(&commit.declare, origin.contains(&Origin::Config), read_at);
                     return Ok(versions);
                 }
                 Err(BackendError::ConditionFailed { index, .. }) => match origin.get(index) {
