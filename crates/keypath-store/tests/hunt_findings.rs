@@ -281,3 +281,253 @@ async fn a_program_index_declared_over_existing_items_is_built_before_it_is_quer
         .unwrap();
     assert_eq!(page.items.len(), 3);
 }
+
+#[cfg(feature = "dynamodb")]
+mod dynamodb_server;
+
+#[cfg(feature = "dynamodb")]
+mod lost_answers {
+    use super::dynamodb_server;
+    use std::io::{Read, Write as _};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    use std::sync::Arc;
+
+    use keypath::{path::PathError, KeyPath};
+    use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    use keypath_store::{Item, PutMode, Store};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Counter {
+        id: u64,
+        n: u64,
+    }
+
+    impl Item for Counter {
+        const TYPE: &'static str = "counter";
+        fn key_path(&self) -> Result<KeyPath, PathError> {
+            KeyPath::new().push("counter", self.id)
+        }
+    }
+
+    /// A proxy in front of `upstream` that passes every request on, and for the next
+    /// `drops` requests whose operation is one of `ops`, replaces DynamoDB's answer (the
+    /// request was applied): with nothing, closing the connection, or with `errors` set, a
+    /// 500 `InternalServerError`.
+    struct Proxy {
+        endpoint: String,
+        drops: Arc<AtomicU32>,
+        errors: Arc<AtomicBool>,
+    }
+
+    const INTERNAL_ERROR: &str = r#"{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}"#;
+
+    fn read_head(s: &mut TcpStream) -> Option<Vec<u8>> {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            if s.read(&mut byte).ok()? == 0 {
+                return None;
+            }
+            head.push(byte[0]);
+        }
+        Some(head)
+    }
+
+    fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+        head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+
+    /// The head with `Connection: close` in place of any connection header.
+    fn closing(head: &str) -> String {
+        let mut out: Vec<&str> = head
+            .trim_end()
+            .lines()
+            .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+            .collect();
+        out.push("Connection: close");
+        out.join("\r\n") + "\r\n\r\n"
+    }
+
+    fn serve(
+        mut client: TcpStream,
+        upstream: String,
+        ops: &'static [&'static str],
+        drops: &AtomicU32,
+        errors: &AtomicBool,
+    ) {
+        let Some(head) = read_head(&mut client) else {
+            return;
+        };
+        let head = String::from_utf8_lossy(&head).into_owned();
+        let length: usize = header(&head, "content-length").map_or(0, |v| v.parse().unwrap());
+        let mut body = vec![0; length];
+        client.read_exact(&mut body).unwrap();
+        let op = header(&head, "x-amz-target")
+            .and_then(|t| t.rsplit('.').next())
+            .unwrap_or("");
+        let mut up = TcpStream::connect(&upstream).unwrap();
+        up.write_all(closing(&head).as_bytes()).unwrap();
+        up.write_all(&body).unwrap();
+        let mut answer = Vec::new();
+        up.read_to_end(&mut answer).unwrap();
+        let drop_it = ops.contains(&op)
+            && drops
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok();
+        if drop_it && errors.load(Ordering::SeqCst) {
+            let _ = write!(
+                client,
+                "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/x-amz-json-1.0\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{INTERNAL_ERROR}",
+                INTERNAL_ERROR.len()
+            );
+            return;
+        }
+        if drop_it {
+            return; // closes the connection: the answer is lost
+        }
+        let split = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let answer_head = String::from_utf8_lossy(&answer[..split]).into_owned();
+        let _ = client.write_all(closing(&answer_head).as_bytes());
+        let _ = client.write_all(&answer[split..]);
+    }
+
+    fn proxy(upstream: &str, ops: &'static [&'static str]) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        let upstream = upstream.trim_start_matches("http://").to_owned();
+        let drops = Arc::new(AtomicU32::new(0));
+        let errors = Arc::new(AtomicBool::new(false));
+        let (armed, as_errors) = (drops.clone(), errors.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let (upstream, armed, as_errors) =
+                    (upstream.clone(), armed.clone(), as_errors.clone());
+                std::thread::spawn(move || serve(client, upstream, ops, &armed, &as_errors));
+            }
+        });
+        Proxy {
+            endpoint,
+            drops,
+            errors,
+        }
+    }
+
+    async fn store_behind(ops: &'static [&'static str]) -> (Store<DynamoDbBackend>, Proxy) {
+        let server = dynamodb_server::server().await;
+        let table = dynamodb_server::table_name("lostanswer");
+        let direct = client(Some(&server.endpoint), None).await;
+        DynamoDbBackend::create_table(direct, &table).await.unwrap();
+        let proxy = proxy(&server.endpoint, ops);
+        let sdk = client(Some(&proxy.endpoint), None).await;
+        let store = Store::new(DynamoDbBackend::open(sdk, &table).await.unwrap());
+        (store, proxy)
+    }
+
+    const WRITES: &[&str] = &["PutItem", "DeleteItem", "TransactWriteItems"];
+
+    /// One `update` adding 1, whose answer is lost once: the counter must go up by one, or
+    /// the update must fail saying so; never by two.
+    #[tokio::test]
+    async fn an_update_whose_answer_is_lost_is_applied_once() {
+        let (store, proxy) = store_behind(WRITES).await;
+        let path = Counter { id: 1, n: 0 }.key_path().unwrap();
+        store.put(&Counter { id: 1, n: 0 }).await.unwrap();
+        proxy.drops.store(1, Ordering::SeqCst);
+        let result = store
+            .update::<Counter, _>(&path, |c| c.map(|c| Counter { n: c.n + 1, ..c }))
+            .await;
+        let now = store.get::<Counter>(&path).await.unwrap().unwrap().item.n;
+        match result {
+            Ok(v) => assert_eq!(
+                (v.unwrap().item.n, now),
+                (1, 1),
+                "acknowledged once, applied once"
+            ),
+            Err(e) => panic!("the update failed ({e}) and the counter is {now}"),
+        }
+    }
+
+    /// A put only if absent whose answer is lost: the item is there, so the put must not
+    /// say that another one was.
+    #[tokio::test]
+    async fn an_if_absent_put_whose_answer_is_lost_is_not_refused() {
+        let (store, proxy) = store_behind(WRITES).await;
+        // The store's first write also records its configuration (a transaction); the put
+        // below is then one `PutItem`.
+        store.put(&Counter { id: 1, n: 0 }).await.unwrap();
+        proxy.drops.store(1, Ordering::SeqCst);
+        let result = store
+            .put_with(&Counter { id: 2, n: 5 }, PutMode::IfAbsent)
+            .await;
+        assert_eq!(proxy.drops.load(Ordering::SeqCst), 0, "the answer was lost");
+        let path = Counter { id: 2, n: 5 }.key_path().unwrap();
+        let now = store.get::<Counter>(&path).await.unwrap().map(|v| v.item);
+        assert_eq!(now, Some(Counter { id: 2, n: 5 }));
+        assert!(
+            result.is_ok(),
+            "the put wrote the item yet answered {result:?}"
+        );
+    }
+
+    /// A counter kept in an index, so that each update is one `TransactWriteItems`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Ranked {
+        id: u64,
+        n: u64,
+    }
+
+    impl Item for Ranked {
+        const TYPE: &'static str = "ranked";
+        const INDEXES: &'static [keypath_store::Index<Self>] =
+            &[keypath_store::Index::new("by_n", |r| {
+                Ok(Some(
+                    KeyPath::new()
+                        .push("all", 0u64)?
+                        .push("n", r.n)?
+                        .push("ranked", r.id)?,
+                ))
+            })];
+        fn key_path(&self) -> Result<KeyPath, PathError> {
+            KeyPath::new().push("ranked", self.id)
+        }
+    }
+
+    /// The same for a transaction whose answers are `InternalServerError` (after DynamoDB
+    /// applied it) until the SDK gives up (3 attempts): the store's own retry must find it
+    /// applied, not apply it again; and the index entry must be the new one only.
+    #[tokio::test]
+    async fn a_transaction_answered_with_server_errors_is_applied_once() {
+        let (store, proxy) = store_behind(&["TransactWriteItems"]).await;
+        let path = Ranked { id: 1, n: 0 }.key_path().unwrap();
+        store.put(&Ranked { id: 1, n: 0 }).await.unwrap();
+        proxy.errors.store(true, Ordering::SeqCst);
+        proxy.drops.store(3, Ordering::SeqCst);
+        let result = store
+            .update::<Ranked, _>(&path, |r| r.map(|r| Ranked { n: r.n + 1, ..r }))
+            .await;
+        assert_eq!(
+            proxy.drops.load(Ordering::SeqCst),
+            0,
+            "three answers replaced"
+        );
+        let now = store.get::<Ranked>(&path).await.unwrap().unwrap().item.n;
+        match result {
+            Ok(v) => assert_eq!(
+                (v.unwrap().item.n, now),
+                (1, 1),
+                "acknowledged once, applied once"
+            ),
+            Err(e) => panic!("the update failed ({e}) and the counter is {now}"),
+        }
+        let q = keypath_store::Query::prefix(&"/all-0".parse().unwrap()).unwrap();
+        let page = store.query_index::<Ranked>("by_n", &q).await.unwrap();
+        let ns: Vec<u64> = page.items.iter().map(|v| v.item.n).collect();
+        assert_eq!(ns, [1]);
+    }
+}

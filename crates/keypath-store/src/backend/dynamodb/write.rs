@@ -8,12 +8,13 @@ use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, ConditionCheck, Delete, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
-    TransactWriteItem,
+    AttributeValue, CancellationReason, ConditionCheck, Delete, Put, ReturnValue,
+    ReturnValuesOnConditionCheckFailure, TransactWriteItem,
 };
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::attrs::{self, item_size, key_attrs, record_item, MAX_ITEM_SIZE, PK, SK, VER};
+use super::readback::{self, ReadAs};
 use super::{is_throttling, sdk_error, DynamoDbBackend, BACKOFF, MAX_ATTEMPTS};
 use crate::backend::{duplicate_key, BackendError, Condition, Key, Write};
 
@@ -243,12 +244,14 @@ impl DynamoDbBackend {
             Some((e, v)) => (Some(e.clone()), v.clone()),
             None => (None, None),
         };
-        let condition_failed = |item: Option<&HashMap<String, AttributeValue>>| match item
-            .map(attrs::version)
-            .transpose()
-        {
-            Ok(v) => Failure::Condition(0, v.flatten()),
-            Err(e) => Failure::Fatal(e),
+        let condition_failed = |item: Option<&HashMap<String, AttributeValue>>| {
+            if self.is_own_put(p, item) {
+                return Ok(());
+            }
+            match item.map(attrs::version).transpose() {
+                Ok(v) => Err(Failure::Condition(0, v.flatten())),
+                Err(e) => Err(Failure::Fatal(e)),
+            }
         };
         match &p.kind {
             Kind::Put(item) => {
@@ -394,6 +397,9 @@ impl DynamoDbBackend {
             return Err(classify(&err.to_string(), retry, err));
         };
         let reasons = cancel.cancellation_reasons();
+        if self.applied_before(prepared, reasons) {
+            return Ok(());
+        }
         for (at, reason) in reasons.iter().enumerate() {
             if reason.code() == Some("ConditionalCheckFailed") {
                 let current = reason.item().map(attrs::version).transpose();
@@ -423,6 +429,55 @@ impl DynamoDbBackend {
         } else {
             Failure::Fatal(e)
         })
+    }
+
+    /// Whether the record `current` that failed `p`'s condition is the one `p` puts: an
+    /// earlier attempt of this write was applied and its answer lost (a connection cut
+    /// after DynamoDB applied it, or an `InternalServerError`, which may or may not have
+    /// been applied), and the request was sent again (by the SDK's retries or by
+    /// [`DynamoDbBackend::write_batch`]'s). Every put the store makes has a condition and a
+    /// new version, so the second attempt fails against the first one's record; without
+    /// this, the store would take that for another writer and plan the write again (an
+    /// `update` applied twice, an only-if-absent put refused after it wrote).
+    fn is_own_put(&self, p: &Prepared, current: Option<&HashMap<String, AttributeValue>>) -> bool {
+        let (Kind::Put(item), Some(current)) = (&p.kind, current) else {
+            return false;
+        };
+        match (
+            readback::read(item, &self.kept, ReadAs::Record),
+            readback::read(current, &self.kept, ReadAs::Record),
+        ) {
+            (Ok(sent), Ok(found)) => sent == found,
+            _ => false,
+        }
+    }
+
+    /// Whether a cancelled transaction had been applied by an earlier attempt (see
+    /// [`Self::is_own_put`]): every conditional put failed against exactly its own record,
+    /// every conditional delete against no record, and there was at least one such put.
+    fn applied_before(
+        &self,
+        prepared: &[(usize, Prepared)],
+        reasons: &[CancellationReason],
+    ) -> bool {
+        if reasons.len() != prepared.len() {
+            return false;
+        }
+        let mut puts = 0;
+        for ((_, p), reason) in prepared.iter().zip(reasons) {
+            if p.condition.is_none() || matches!(p.kind, Kind::Check) {
+                continue;
+            }
+            if reason.code() != Some("ConditionalCheckFailed") {
+                return false;
+            }
+            match p.kind {
+                Kind::Put(_) if self.is_own_put(p, reason.item()) => puts += 1,
+                Kind::Delete if reason.item().is_none() => {}
+                _ => return false,
+            }
+        }
+        puts > 0
     }
 
     fn transact_item(&self, p: &Prepared) -> Result<TransactWriteItem, BackendError> {
@@ -471,11 +526,12 @@ impl DynamoDbBackend {
 
 /// What a `PutItem` or `DeleteItem` request came to: done, its condition failed
 /// (`conditional` recognizes that error of the operation and reads the current record from
-/// it), or another failure, retried if DynamoDB says it may be.
+/// it: the write's own record means done), or another failure, retried if DynamoDB says it
+/// may be.
 fn single_outcome<O, E>(
     operation: &str,
     sent: Result<O, SdkError<E, HttpResponse>>,
-    conditional: impl FnOnce(&E) -> Option<Failure>,
+    conditional: impl FnOnce(&E) -> Option<Result<(), Failure>>,
 ) -> Result<(), Failure>
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
@@ -484,8 +540,8 @@ where
         Ok(_) => Ok(()),
         Err(SdkError::ServiceError(e)) => {
             let err = e.into_err();
-            Err(conditional(&err)
-                .unwrap_or_else(|| classify(&err.to_string(), is_throttling(&err), err)))
+            conditional(&err)
+                .unwrap_or_else(|| Err(classify(&err.to_string(), is_throttling(&err), err)))
         }
         Err(e) => Err(Failure::Fatal(sdk_error(operation, e))),
     }
