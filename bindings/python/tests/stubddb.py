@@ -20,6 +20,7 @@ class StubError(Exception):
         code: str,
         reasons: Optional[List[Dict[str, Any]]] = None,
         item: Optional[Attrs] = None,
+        retries: int = 0,
     ) -> None:
         super().__init__(code)
         self.response: Dict[str, Any] = {"Error": {"Code": code, "Message": code}}
@@ -27,6 +28,7 @@ class StubError(Exception):
             self.response["CancellationReasons"] = reasons
         if item is not None:
             self.response["Item"] = item
+        self.response["ResponseMetadata"] = {"RetryAttempts": retries}
 
 
 def to_json_body(value: Any) -> Any:
@@ -52,6 +54,10 @@ class StubDynamoDB:
         # same request sent again (botocore's retry after a lost answer): each condition
         # fails against the record the write left (returned, as with ALL_OLD).
         self.lost_answers = 0
+        # The retries botocore reports (ResponseMetadata.RetryAttempts) in such an answer:
+        # 1, a retry; 0 makes it what a write meets when another writer wrote the same
+        # record first.
+        self.lost_answer_retries = 1
         self.description: Dict[str, Any] = {
             "AttributeDefinitions": [
                 {"AttributeName": "pk", "AttributeType": "B"},
@@ -129,10 +135,11 @@ class StubDynamoDB:
             found = self.records.get(self._key(key))
             return None if found is None else copy.deepcopy(found)
 
+        retries = self.lost_answer_retries
         if operation == "PutItem":
-            raise StubError("ConditionalCheckFailedException", item=current(body["Item"]))
+            raise StubError("ConditionalCheckFailedException", item=current(body["Item"]), retries=retries)
         if operation == "DeleteItem":
-            raise StubError("ConditionalCheckFailedException", item=current(body["Key"]))
+            raise StubError("ConditionalCheckFailedException", item=current(body["Key"]), retries=retries)
         reasons = []
         for m in body["TransactItems"]:
             ((kind, inner),) = m.items()
@@ -144,7 +151,7 @@ class StubDynamoDB:
             if found is not None:
                 reason["Item"] = found
             reasons.append(reason)
-        raise StubError("TransactionCanceledException", reasons)
+        raise StubError("TransactionCanceledException", reasons, retries=retries)
 
     def put_item(self, **body: Any) -> Dict[str, Any]:
         self._log("PutItem", body)

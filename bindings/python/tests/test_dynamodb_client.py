@@ -208,6 +208,17 @@ def test_a_write_applied_but_answered_as_a_failed_condition_is_done_once() -> No
     assert [(str(i["key"]), i["value"]) for i in index.items] == [
         ("/board-1/ticket-1", {"board": 1, "updated": 6})
     ]
+    # The same failure without a retry is another writer's equal record (two increments
+    # from the same version): read again and apply the function again.
+    stub.lost_answers = 1
+    stub.lost_answer_retries = 0
+    client.update("/board-1/note-2", lambda v: {"n": v["n"] + 1})
+    got = client.get("/board-1/note-2")
+    assert got is not None and got["value"] == {"n": 7}
+    stub.lost_answers = 1
+    client.update("/board-1/ticket-1", lambda v: {**v, "updated": v["updated"] + 1})
+    got = client.get("/board-1/ticket-1")
+    assert got is not None and got["value"] == {"board": 1, "updated": 8}
     # A condition that fails against another record still reads again and retries.
     stub.lost_answers = 0
     other = stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]
@@ -217,7 +228,7 @@ def test_a_write_applied_but_answered_as_a_failed_condition_is_done_once() -> No
     def put_once_refused(**body: Any) -> Dict[str, Any]:
         if not calls:
             calls.append(body)
-            raise StubError("ConditionalCheckFailedException", item=other)
+            raise StubError("ConditionalCheckFailedException", item=other, retries=1)
         return real_put(**body)
 
     stub.put_item = put_once_refused  # type: ignore[method-assign]

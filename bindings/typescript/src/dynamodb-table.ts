@@ -375,13 +375,17 @@ function isConditionFailure(e: unknown): boolean {
 /**
  * Whether a write that failed its conditions had been applied by an earlier attempt whose
  * answer was lost (a connection cut after DynamoDB applied it, or an `InternalServerError`,
- * which may or may not have been applied: the SDK sends the request again): every
- * conditional put failed against exactly the record it puts (each put has a new version),
- * every conditional delete against no record, and there was at least one such put. Without
- * this the failure would read as another writer's and the write be planned again (an
- * update applied twice, an only-if-absent put refused after it wrote). As the Rust store.
+ * which may or may not have been applied): the SDK sent the request again (more than one
+ * attempt), every conditional put failed against exactly the record it puts, every
+ * conditional delete against no record, and there was at least one such put. Without this
+ * the failure would read as another writer's and the write be planned again (an update
+ * applied twice, an only-if-absent put refused after it wrote). Without a retry it is
+ * another writer's, even if equal: two updates that compute the same record from the same
+ * version (two increments) write identical records, and the loser must read again.
  */
 function appliedBefore(members: readonly Member[], e: unknown): boolean {
+  const attempts = (e as { $metadata?: { attempts?: number } } | null)?.$metadata?.attempts;
+  if (attempts === undefined || attempts < 2) return false;
   const name = (e as { name?: string } | null)?.name;
   let reasons: { Code?: string | undefined; Item?: Attrs | undefined }[];
   if (name === "ConditionalCheckFailedException" && members.length === 1) {

@@ -36,6 +36,11 @@ export class StubTable {
    * the record the write left.
    */
   lostAnswers = 0;
+  /**
+   * The attempts the SDK reports (`$metadata.attempts`) in such an answer: 2, a retry; 1
+   * makes it what a write meets when another writer wrote the same record first.
+   */
+  lostAnswerAttempts = 2;
   readonly client: DynamoDBClient;
   /** What DescribeTable answers: keys pk/sk (binary); tests add GSIs. */
   description: Record<string, unknown> = {
@@ -140,6 +145,7 @@ export class StubTable {
       return Object.assign(new Error("The conditional request failed"), {
         name: "ConditionalCheckFailedException",
         Item: current(k),
+        $metadata: { attempts: this.lostAnswerAttempts },
       });
     }
     const members = input["TransactItems"] as Record<string, Record<string, unknown>>[];
@@ -152,6 +158,7 @@ export class StubTable {
     return Object.assign(new Error("Transaction cancelled"), {
       name: "TransactionCanceledException",
       CancellationReasons: reasons,
+      $metadata: { attempts: this.lostAnswerAttempts },
     });
   }
 

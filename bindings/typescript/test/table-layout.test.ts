@@ -413,10 +413,20 @@ test("a write applied but answered as a failed condition (its answer lost, sent 
     page.items.map((i) => i.value),
     [{ board: 1, u: 2 }],
   );
+  // The same failure without a retry is another writer's equal record (two increments from
+  // the same version): read again and apply the function again.
+  stub.lostAnswers = 1;
+  stub.lostAnswerAttempts = 1;
+  await table.update("/board-1/note-2", (v) => ({ n: (v as { n: number }).n + 1 }));
+  assert.deepEqual((await table.get("/board-1/note-2"))?.value, { n: 7 });
+  stub.lostAnswers = 1;
+  await table.update("/board-1/ticket-7", (v) => ({ board: 1, u: (v as { u: number }).u + 1 }));
+  assert.deepEqual((await table.get("/board-1/ticket-7"))?.value, { board: 1, u: 4 });
   // A condition that fails against another record still reads again and retries.
   const lost = Object.assign(new Error("The conditional request failed"), {
     name: "ConditionalCheckFailedException",
     Item: stub.records.values().next().value,
+    $metadata: { attempts: 2 },
   });
   stub.failures.push(lost);
   await table.update("/board-1/note-1", (v) => ({ n: (v as { n: number }).n + 1 }));

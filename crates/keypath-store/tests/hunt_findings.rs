@@ -611,3 +611,43 @@ mod lost_answers {
         assert_eq!(ns, [1]);
     }
 }
+
+/// Concurrent updates on DynamoDB that compute the same new value from the same version
+/// (increments of one counter) write identical records: the loser's failed condition
+/// returns a record equal to its own put, and must still read again (not take it as its
+/// own earlier attempt).
+#[cfg(feature = "dynamodb")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_equal_updates_on_dynamodb_lose_no_increment() {
+    use keypath_store::backend::dynamodb::{client, DynamoDbBackend};
+    let server = dynamodb_server::server().await;
+    let table = dynamodb_server::table_name("equalupdates");
+    let sdk = client(Some(&server.endpoint), None).await;
+    let store = Store::new(DynamoDbBackend::create_table(sdk, &table).await.unwrap());
+    let note = NoteUnindexed { id: 1, tag: 0 };
+    let path = note.key_path().unwrap();
+    store.put(&note).await.unwrap();
+    let (tasks, rounds) = (4, 10);
+    let mut handles = Vec::new();
+    for _ in 0..tasks {
+        let (store, path) = (store.clone(), path.clone());
+        handles.push(tokio::spawn(async move {
+            for _ in 0..rounds {
+                store
+                    .update::<NoteUnindexed, _>(&path, |n| {
+                        n.map(|n| NoteUnindexed {
+                            tag: n.tag + 1,
+                            ..n
+                        })
+                    })
+                    .await
+                    .unwrap();
+            }
+        }));
+    }
+    for h in handles {
+        h.await.unwrap();
+    }
+    let got = store.get::<NoteUnindexed>(&path).await.unwrap().unwrap();
+    assert_eq!(got.item.tag, tasks * rounds, "increments lost");
+}

@@ -55,14 +55,15 @@ from ._table_base import _TableBase
 
 
 def _applied_before(members: List[Dict[str, Any]], reasons: List[Dict[str, Any]]) -> bool:
-    """Whether a write that failed its conditions had been applied by an earlier attempt
-    whose answer was lost (a connection cut after DynamoDB applied it, or an
-    ``InternalServerError``, which may or may not have been applied: botocore sends the
-    request again): every conditional put failed against exactly the record it puts (each
-    put has a new version), every conditional delete against no record, and there was at
-    least one such put. Without this the failure would read as another writer's and the
-    write be planned again (an update applied twice, an only-if-absent put refused after it
-    wrote). As the Rust store."""
+    """Whether a write that failed its conditions, on a request botocore sent again, had
+    been applied by an earlier attempt whose answer was lost (a connection cut after
+    DynamoDB applied it, or an ``InternalServerError``, which may or may not have been
+    applied): every conditional put failed against exactly the record it puts, every
+    conditional delete against no record, and there was at least one such put. Without this
+    the failure would read as another writer's and the write be planned again (an update
+    applied twice, an only-if-absent put refused after it wrote). Asked only after a retry:
+    otherwise an equal record is another writer's (two updates computing the same record
+    from the same version, as two increments do), and the loser must read again."""
     if len(reasons) != len(members):
         return False
     puts = 0
@@ -113,12 +114,14 @@ class _Writes(_TableBase):
             response = getattr(e.__cause__, "response", None)
             if not isinstance(response, dict):
                 response = {}
+            metadata = response.get("ResponseMetadata")
+            retried = isinstance(metadata, dict) and (metadata.get("RetryAttempts") or 0) > 0
             if code == "ConditionalCheckFailedException":
                 failed = {"Code": "ConditionalCheckFailed", "Item": response.get("Item")}
-                return len(members) == 1 and _applied_before(members, [failed])
+                return retried and len(members) == 1 and _applied_before(members, [failed])
             if code == "TransactionCanceledException":
                 listed = response.get("CancellationReasons")
-                if _applied_before(members, listed or []):
+                if retried and _applied_before(members, listed or []):
                     return True
                 reasons = [r.get("Code") for r in listed or []]
                 if any(r in ("ConditionalCheckFailed", "TransactionConflict") for r in reasons) or not reasons:

@@ -16,6 +16,19 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use super::attrs::{self, item_size, key_attrs, record_item, MAX_ITEM_SIZE, PK, SK, VER};
 use super::readback::{self, ReadAs};
 use super::{is_throttling, sdk_error, DynamoDbBackend, BACKOFF, MAX_ATTEMPTS};
+
+/// Attempts of a write whose request failed on the way (not sent, or sent and its answer
+/// lost): as many as the SDK's standard retries make, which are off for writes (see
+/// [`no_sdk_retries`]).
+const TRANSPORT_ATTEMPTS: u32 = 3;
+
+/// The configuration override that turns the SDK's own retries off for a write request:
+/// the backend retries writes itself, because it must know whether an earlier attempt may
+/// have been applied (see [`DynamoDbBackend::is_own_put`]).
+fn no_sdk_retries() -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::config::Builder::default()
+        .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
+}
 use crate::backend::{duplicate_key, BackendError, Condition, Key, Write};
 
 /// DynamoDB's most actions in one `TransactWriteItems`.
@@ -152,8 +165,16 @@ fn prepare(writes: Vec<Write>, kept: &[attrs::KeptIndex]) -> Result<Vec<Prepared
 enum Failure {
     /// A condition did not hold: `(index, current version)`.
     Condition(usize, Option<u64>),
-    /// Worth another attempt (transaction conflict, throttling).
-    Retry(BackendError),
+    /// Worth another attempt (transaction conflict, throttling, a server error, a request
+    /// that failed on the way).
+    Retry {
+        error: BackendError,
+        /// The attempt may have been applied: an `InternalServerError` (which AWS documents
+        /// as possibly applied), or a request whose answer never came.
+        maybe_applied: bool,
+        /// It failed on the way (no answer from DynamoDB).
+        transport: bool,
+    },
     Fatal(BackendError),
 }
 
@@ -187,10 +208,15 @@ impl DynamoDbBackend {
             });
         }
         let mut last = None;
+        // Whether an earlier attempt may have been applied: then a condition failing against
+        // exactly what this batch puts means it was (and only then: two writers that compute
+        // the same record from the same version write identical records).
+        let mut maybe_applied = false;
+        let mut transport_failures = 0;
         for attempt in 0..MAX_ATTEMPTS {
             let result = match prepared.as_slice() {
-                [(_, p)] if !matches!(p.kind, Kind::Check) => self.single(p).await,
-                _ => self.transact(&prepared).await,
+                [(_, p)] if !matches!(p.kind, Kind::Check) => self.single(p, maybe_applied).await,
+                _ => self.transact(&prepared, maybe_applied).await,
             };
             match result {
                 Ok(()) => {
@@ -204,8 +230,17 @@ impl DynamoDbBackend {
                     })
                 }
                 Err(Failure::Fatal(e)) => return Err(e),
-                Err(Failure::Retry(e)) => {
-                    last = Some(e);
+                Err(Failure::Retry {
+                    error,
+                    maybe_applied: applied,
+                    transport,
+                }) => {
+                    maybe_applied |= applied;
+                    transport_failures += u32::from(transport);
+                    if transport_failures >= TRANSPORT_ATTEMPTS {
+                        return Err(error);
+                    }
+                    last = Some(error);
                     tokio::time::sleep(BACKOFF.pause(attempt)).await;
                 }
             }
@@ -238,14 +273,14 @@ impl DynamoDbBackend {
     }
 
     /// One put or delete: `PutItem`/`DeleteItem`, one request.
-    async fn single(&self, p: &Prepared) -> Result<(), Failure> {
+    async fn single(&self, p: &Prepared, maybe_applied: bool) -> Result<(), Failure> {
         let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
         let (expr, values) = match &p.condition {
             Some((e, v)) => (Some(e.clone()), v.clone()),
             None => (None, None),
         };
         let condition_failed = |item: Option<&HashMap<String, AttributeValue>>| {
-            if self.is_own_put(p, item) {
+            if maybe_applied && self.is_own_put(p, item) {
                 return Ok(());
             }
             match item.map(attrs::version).transpose() {
@@ -264,6 +299,8 @@ impl DynamoDbBackend {
                     .set_expression_attribute_values(values)
                     .return_values_on_condition_check_failure(all_old)
                     .set_return_values(self.metering_gsis().then_some(ReturnValue::AllOld))
+                    .customize()
+                    .config_override(no_sdk_retries())
                     .send()
                     .await;
                 let old = sent.as_ref().ok().and_then(|o| o.attributes().cloned());
@@ -288,6 +325,8 @@ impl DynamoDbBackend {
                     .set_expression_attribute_values(values)
                     .return_values_on_condition_check_failure(all_old)
                     .set_return_values(self.metering_gsis().then_some(ReturnValue::AllOld))
+                    .customize()
+                    .config_override(no_sdk_retries())
                     .send()
                     .await;
                 let old = sent.as_ref().ok().and_then(|o| o.attributes().cloned());
@@ -371,7 +410,11 @@ impl DynamoDbBackend {
     }
 
     /// Several writes (or a check): one `TransactWriteItems`.
-    async fn transact(&self, prepared: &[(usize, Prepared)]) -> Result<(), Failure> {
+    async fn transact(
+        &self,
+        prepared: &[(usize, Prepared)],
+        maybe_applied: bool,
+    ) -> Result<(), Failure> {
         let items = prepared
             .iter()
             .map(|(_, p)| self.transact_item(p))
@@ -381,12 +424,14 @@ impl DynamoDbBackend {
             .client
             .transact_write_items()
             .set_transact_items(Some(items))
+            .customize()
+            .config_override(no_sdk_retries())
             .send()
             .await;
         let err = match sent {
             Ok(_) => return Ok(()),
             Err(SdkError::ServiceError(e)) => e.into_err(),
-            Err(e) => return Err(Failure::Fatal(sdk_error("TransactWriteItems", e))),
+            Err(e) => return Err(transport_failure("TransactWriteItems", e)),
         };
         let TransactWriteItemsError::TransactionCanceledException(cancel) = err else {
             let retry = is_throttling(&err)
@@ -397,7 +442,7 @@ impl DynamoDbBackend {
             return Err(classify(&err.to_string(), retry, err));
         };
         let reasons = cancel.cancellation_reasons();
-        if self.applied_before(prepared, reasons) {
+        if maybe_applied && self.applied_before(prepared, reasons) {
             return Ok(());
         }
         for (at, reason) in reasons.iter().enumerate() {
@@ -425,20 +470,25 @@ impl DynamoDbBackend {
             cancel.message().unwrap_or_default()
         ));
         Err(if retry {
-            Failure::Retry(e)
+            Failure::Retry {
+                error: e,
+                maybe_applied: false,
+                transport: false,
+            }
         } else {
             Failure::Fatal(e)
         })
     }
 
-    /// Whether the record `current` that failed `p`'s condition is the one `p` puts: an
-    /// earlier attempt of this write was applied and its answer lost (a connection cut
-    /// after DynamoDB applied it, or an `InternalServerError`, which may or may not have
-    /// been applied), and the request was sent again (by the SDK's retries or by
-    /// [`DynamoDbBackend::write_batch`]'s). Every put the store makes has a condition and a
-    /// new version, so the second attempt fails against the first one's record; without
-    /// this, the store would take that for another writer and plan the write again (an
-    /// `update` applied twice, an only-if-absent put refused after it wrote).
+    /// Whether the record `current` that failed `p`'s condition is the one `p` puts. Asked
+    /// only after an attempt that may have been applied (an `InternalServerError`, which
+    /// AWS documents as possibly applied, or a request whose answer never came), when
+    /// [`DynamoDbBackend::write_batch`] sent the request again: every put the store makes
+    /// has a condition, so the second attempt fails against the first one's record, which
+    /// the store would take for another writer's and plan the write again (an `update`
+    /// applied twice, an only-if-absent put refused after it wrote). Never asked otherwise:
+    /// two writers that compute the same record from the same version (two increments of
+    /// a counter) write identical records, and the loser must read again.
     fn is_own_put(&self, p: &Prepared, current: Option<&HashMap<String, AttributeValue>>) -> bool {
         let (Kind::Put(item), Some(current)) = (&p.kind, current) else {
             return false;
@@ -543,18 +593,52 @@ where
             conditional(&err)
                 .unwrap_or_else(|| Err(classify(&err.to_string(), is_throttling(&err), err)))
         }
-        Err(e) => Err(Failure::Fatal(sdk_error(operation, e))),
+        Err(e) => Err(transport_failure(operation, e)),
     }
 }
 
+/// A request that got no answer from DynamoDB: sent or not, its answer lost or late (an I/O
+/// error, a timeout, a cut or unreadable answer: retried, as possibly applied, as the SDK's
+/// standard retries would), or a failure before it left (fatal).
+fn transport_failure<E>(operation: &str, e: SdkError<E, HttpResponse>) -> Failure
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+{
+    let retry = match &e {
+        SdkError::DispatchFailure(d) => {
+            d.is_io()
+                || d.is_timeout()
+                || d.as_other() == Some(aws_smithy_types::retry::ErrorKind::TransientError)
+        }
+        SdkError::TimeoutError(_) | SdkError::ResponseError(_) => true,
+        _ => false,
+    };
+    let error = sdk_error(operation, e);
+    match retry {
+        true => Failure::Retry {
+            error,
+            maybe_applied: true,
+            transport: true,
+        },
+        false => Failure::Fatal(error),
+    }
+}
+
+/// A service error: retried if `retry` (throttling, a server error, a transaction in
+/// progress), as possibly applied if DynamoDB says so (`InternalServerError`).
 fn classify(
     message: &str,
     retry: bool,
-    err: impl std::error::Error + Send + Sync + 'static,
+    err: impl std::error::Error + ProvideErrorMetadata + Send + Sync + 'static,
 ) -> Failure {
+    let maybe_applied = err.code() == Some("InternalServerError");
     let e = BackendError::storage(format!("DynamoDB: {message}: {err:?}"));
     if retry {
-        Failure::Retry(e)
+        Failure::Retry {
+            error: e,
+            maybe_applied,
+            transport: false,
+        }
     } else {
         Failure::Fatal(e)
     }
