@@ -15,11 +15,20 @@ Attrs = Dict[str, Any]
 class StubError(Exception):
     """An error with a botocore-like ``response``."""
 
-    def __init__(self, code: str, reasons: Optional[List[Dict[str, Any]]] = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        reasons: Optional[List[Dict[str, Any]]] = None,
+        item: Optional[Attrs] = None,
+        retries: int = 0,
+    ) -> None:
         super().__init__(code)
         self.response: Dict[str, Any] = {"Error": {"Code": code, "Message": code}}
         if reasons is not None:
             self.response["CancellationReasons"] = reasons
+        if item is not None:
+            self.response["Item"] = item
+        self.response["ResponseMetadata"] = {"RetryAttempts": retries}
 
 
 def to_json_body(value: Any) -> Any:
@@ -41,6 +50,14 @@ class StubDynamoDB:
         self.records: Dict[Tuple[bytes, bytes], Attrs] = {}
         self.requests: List[Tuple[str, Dict[str, Any]]] = []
         self.page_size: Optional[int] = None  # DynamoDB's own page break, for tests
+        # How many of the next writes are applied and then answered as DynamoDB answers the
+        # same request sent again (botocore's retry after a lost answer): each condition
+        # fails against the record the write left (returned, as with ALL_OLD).
+        self.lost_answers = 0
+        # The retries botocore reports (ResponseMetadata.RetryAttempts) in such an answer:
+        # 1, a retry; 0 makes it what a write meets when another writer wrote the same
+        # record first.
+        self.lost_answer_retries = 1
         self.description: Dict[str, Any] = {
             "AttributeDefinitions": [
                 {"AttributeName": "pk", "AttributeType": "B"},
@@ -108,12 +125,41 @@ class StubDynamoDB:
         found = [copy.deepcopy(self.records[k]) for k in keys if k in self.records]
         return {"Responses": {table: found}, "UnprocessedKeys": {}}
 
+    def _resent(self, operation: str, body: Dict[str, Any]) -> None:
+        """Raises what a write applied already gets when it is sent again, if asked to."""
+        if self.lost_answers == 0:
+            return
+        self.lost_answers -= 1
+
+        def current(key: Attrs) -> Optional[Attrs]:
+            found = self.records.get(self._key(key))
+            return None if found is None else copy.deepcopy(found)
+
+        retries = self.lost_answer_retries
+        if operation == "PutItem":
+            raise StubError("ConditionalCheckFailedException", item=current(body["Item"]), retries=retries)
+        if operation == "DeleteItem":
+            raise StubError("ConditionalCheckFailedException", item=current(body["Key"]), retries=retries)
+        reasons = []
+        for m in body["TransactItems"]:
+            ((kind, inner),) = m.items()
+            if "ConditionExpression" not in inner:
+                reasons.append({"Code": "None"})
+                continue
+            found = current(inner["Item"] if kind == "Put" else inner["Key"])
+            reason: Dict[str, Any] = {"Code": "ConditionalCheckFailed"}
+            if found is not None:
+                reason["Item"] = found
+            reasons.append(reason)
+        raise StubError("TransactionCanceledException", reasons, retries=retries)
+
     def put_item(self, **body: Any) -> Dict[str, Any]:
         self._log("PutItem", body)
         key = self._key(body["Item"])
         if not self._check(body, key):
             raise StubError("ConditionalCheckFailedException")
         self.records[key] = copy.deepcopy(body["Item"])
+        self._resent("PutItem", body)
         return {}
 
     def delete_item(self, **body: Any) -> Dict[str, Any]:
@@ -122,6 +168,7 @@ class StubDynamoDB:
         if not self._check(body, key):
             raise StubError("ConditionalCheckFailedException")
         self.records.pop(key, None)
+        self._resent("DeleteItem", body)
         return {}
 
     def transact_write_items(self, **body: Any) -> Dict[str, Any]:
@@ -141,6 +188,7 @@ class StubDynamoDB:
                 self.records[self._key(inner["Item"])] = copy.deepcopy(inner["Item"])
             else:
                 self.records.pop(self._key(inner["Key"]), None)
+        self._resent("TransactWriteItems", body)
         return {}
 
     def query(self, **body: Any) -> Dict[str, Any]:

@@ -179,6 +179,64 @@ def test_indexes_stay_exact_in_the_table() -> None:
     assert config.types == ["ticket"]
 
 
+def test_a_write_applied_but_answered_as_a_failed_condition_is_done_once() -> None:
+    """A write DynamoDB applied whose answer was lost, sent again by botocore: the second
+    attempt fails its condition against the first one's record. Done once, not planned
+    again."""
+    stub, client = make()
+    # One PutItem (no index key): an update adding 1 adds 1.
+    client.put("/board-1/note-1", {"n": 0})
+    stub.lost_answers = 1
+    client.update("/board-1/note-1", lambda v: {"n": v["n"] + 1})
+    assert stub.lost_answers == 0
+    got = client.get("/board-1/note-1")
+    assert got is not None and got["value"] == {"n": 1}
+    # An only-if-absent put that wrote its item is not refused.
+    stub.lost_answers = 1
+    client.put("/board-1/note-2", {"n": 5}, if_absent=True)
+    got = client.get("/board-1/note-2")
+    assert got is not None and got["value"] == {"n": 5}
+    # A transaction (the item and its index entries): applied once, its entry moved once.
+    client.put("/board-1/ticket-1", {"board": 1, "updated": 5})
+    stub.lost_answers = 1
+    stub.requests.clear()
+    client.update("/board-1/ticket-1", lambda v: {**v, "updated": v["updated"] + 1})
+    assert [op for op, _ in stub.requests][-1] == "TransactWriteItems"
+    got = client.get("/board-1/ticket-1")
+    assert got is not None and got["value"] == {"board": 1, "updated": 6}
+    index = client.query_index("by_updated", "/board-1")
+    assert [(str(i["key"]), i["value"]) for i in index.items] == [
+        ("/board-1/ticket-1", {"board": 1, "updated": 6})
+    ]
+    # The same failure without a retry is another writer's equal record (two increments
+    # from the same version): read again and apply the function again.
+    stub.lost_answers = 1
+    stub.lost_answer_retries = 0
+    client.update("/board-1/note-2", lambda v: {"n": v["n"] + 1})
+    got = client.get("/board-1/note-2")
+    assert got is not None and got["value"] == {"n": 7}
+    stub.lost_answers = 1
+    client.update("/board-1/ticket-1", lambda v: {**v, "updated": v["updated"] + 1})
+    got = client.get("/board-1/ticket-1")
+    assert got is not None and got["value"] == {"board": 1, "updated": 8}
+    # A condition that fails against another record still reads again and retries.
+    stub.lost_answers = 0
+    other = stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]
+    real_put = stub.put_item
+    calls: List[Dict[str, Any]] = []
+
+    def put_once_refused(**body: Any) -> Dict[str, Any]:
+        if not calls:
+            calls.append(body)
+            raise StubError("ConditionalCheckFailedException", item=other, retries=1)
+        return real_put(**body)
+
+    stub.put_item = put_once_refused  # type: ignore[method-assign]
+    client.update("/board-1/note-1", lambda v: {"n": v["n"] + 1})
+    got = client.get("/board-1/note-1")
+    assert got is not None and got["value"] == {"n": 2}
+
+
 def test_bad_input_is_refused_before_anything_is_written() -> None:
     stub, client = make()
     for key, value in [

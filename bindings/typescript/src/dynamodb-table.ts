@@ -372,6 +372,57 @@ function isConditionFailure(e: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether a write that failed its conditions had been applied by an earlier attempt whose
+ * answer was lost (a connection cut after DynamoDB applied it, or an `InternalServerError`,
+ * which may or may not have been applied): the SDK sent the request again (more than one
+ * attempt), every conditional put failed against exactly the record it puts, every
+ * conditional delete against no record, and there was at least one such put. Without this
+ * the failure would read as another writer's and the write be planned again (an update
+ * applied twice, an only-if-absent put refused after it wrote). Without a retry it is
+ * another writer's, even if equal: two updates that compute the same record from the same
+ * version (two increments) write identical records, and the loser must read again.
+ */
+function appliedBefore(members: readonly Member[], e: unknown): boolean {
+  const attempts = (e as { $metadata?: { attempts?: number } } | null)?.$metadata?.attempts;
+  if (attempts === undefined || attempts < 2) return false;
+  const name = (e as { name?: string } | null)?.name;
+  let reasons: { Code?: string | undefined; Item?: Attrs | undefined }[];
+  if (name === "ConditionalCheckFailedException" && members.length === 1) {
+    reasons = [{ Code: "ConditionalCheckFailed", Item: (e as { Item?: Attrs }).Item }];
+  } else if (name === "TransactionCanceledException") {
+    reasons = (e as { CancellationReasons?: { Code?: string; Item?: Attrs }[] })
+      .CancellationReasons ?? [];
+  } else {
+    return false;
+  }
+  if (reasons.length !== members.length) return false;
+  let puts = 0;
+  for (const [i, m] of members.entries()) {
+    const r = reasons[i]!;
+    if (m.condition === undefined) continue;
+    if (r.Code !== "ConditionalCheckFailed") return false;
+    if (m.op === "Delete") {
+      if (r.Item !== undefined) return false;
+      continue;
+    }
+    if (r.Item === undefined || !sameRecord(m.item, r.Item)) return false;
+    puts++;
+  }
+  return puts > 0;
+}
+
+/** Whether two items are the same record: version and value bytes. */
+function sameRecord(a: Attrs, b: Attrs): boolean {
+  try {
+    const x = readRecord(a);
+    const y = readRecord(b);
+    return x.version === y.version && sameBytes(x.value, y.value);
+  } catch {
+    return false;
+  }
+}
+
 function sdkError(op: string, e: unknown): TableError {
   if (e instanceof TableError) return e;
   const name = (e as { name?: string } | null)?.name ?? "Error";
@@ -1556,8 +1607,21 @@ export class DynamoDbTable {
     }
   }
 
-  /** One `PutItem`/`DeleteItem` for one member, else one `TransactWriteItems` in order. */
+  /**
+   * One `PutItem`/`DeleteItem` for one member, else one `TransactWriteItems` in order. A
+   * write whose conditions fail against exactly what it writes was applied by an earlier
+   * attempt whose answer was lost ({@link appliedBefore}): done.
+   */
   async #send(members: readonly Member[]): Promise<void> {
+    try {
+      await this.#sendOnce(members);
+    } catch (e) {
+      if (appliedBefore(members, e)) return;
+      throw e;
+    }
+  }
+
+  async #sendOnce(members: readonly Member[]): Promise<void> {
     for (const m of members) {
       const pk = m.op === "Put" ? (m.item["pk"]!.B as Uint8Array) : m.key.pk;
       const sk = m.op === "Put" ? (m.item["sk"]!.B as Uint8Array) : m.key.sk;

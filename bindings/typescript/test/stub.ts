@@ -30,6 +30,17 @@ export class StubTable {
   readonly sent: Sent[] = [];
   /** Errors the next writes throw instead of applying (one each). */
   readonly failures: Error[] = [];
+  /**
+   * How many of the next writes are applied and then answered as DynamoDB answers the same
+   * request sent again (the SDK's retry after a lost answer): each condition fails against
+   * the record the write left.
+   */
+  lostAnswers = 0;
+  /**
+   * The attempts the SDK reports (`$metadata.attempts`) in such an answer: 2, a retry; 1
+   * makes it what a write meets when another writer wrote the same record first.
+   */
+  lostAnswerAttempts = 2;
   readonly client: DynamoDBClient;
   /** What DescribeTable answers: keys pk/sk (binary); tests add GSIs. */
   description: Record<string, unknown> = {
@@ -100,6 +111,11 @@ export class StubTable {
       case "TransactWriteItems": {
         const failure = this.failures.shift();
         if (failure !== undefined) throw failure;
+        if (this.lostAnswers > 0) {
+          this.lostAnswers--;
+          this.#answer(op, input);
+          throw this.#resentFailure(op, input);
+        }
         if (op === "PutItem") this.put(input["Item"] as Attrs);
         else if (op === "DeleteItem") {
           const k = input["Key"] as Attrs;
@@ -118,6 +134,32 @@ export class StubTable {
       default:
         throw new Error(`the stub does not answer ${op}`);
     }
+  }
+
+  /** What a write applied already gets when it is sent again: its conditions fail. */
+  #resentFailure(op: string, input: Record<string, unknown>): Error {
+    const current = (k: Attrs): Attrs | undefined =>
+      this.records.get(keyId(k["pk"]!.B!, k["sk"]!.B!));
+    if (op !== "TransactWriteItems") {
+      const k = (op === "PutItem" ? input["Item"] : input["Key"]) as Attrs;
+      return Object.assign(new Error("The conditional request failed"), {
+        name: "ConditionalCheckFailedException",
+        Item: current(k),
+        $metadata: { attempts: this.lostAnswerAttempts },
+      });
+    }
+    const members = input["TransactItems"] as Record<string, Record<string, unknown>>[];
+    const reasons = members.map((m) => {
+      const w = (m["Put"] ?? m["Delete"])!;
+      if (w["ConditionExpression"] === undefined) return { Code: "None" };
+      const k = (m["Put"] !== undefined ? w["Item"] : w["Key"]) as Attrs;
+      return { Code: "ConditionalCheckFailed", Item: current(k) };
+    });
+    return Object.assign(new Error("Transaction cancelled"), {
+      name: "TransactionCanceledException",
+      CancellationReasons: reasons,
+      $metadata: { attempts: this.lostAnswerAttempts },
+    });
   }
 
   #query(input: Record<string, unknown>): Record<string, unknown> {

@@ -382,6 +382,57 @@ test("conditions: if absent, if version, and a concurrent write retried", async 
   );
 });
 
+test("a write applied but answered as a failed condition (its answer lost, sent again) is done once", async () => {
+  const stub = new StubTable();
+  stub.put(
+    configRecord(
+      '{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/board-{board}"}],"types":[]}',
+      1,
+    ),
+  );
+  const table = new DynamoDbTable(stub.client, "keypath");
+  // One PutItem (no index key): an update adding 1 adds 1.
+  await table.put("/board-1/note-1", { n: 0 });
+  stub.lostAnswers = 1;
+  await table.update("/board-1/note-1", (v) => ({ n: (v as { n: number }).n + 1 }));
+  assert.equal(stub.lostAnswers, 0);
+  assert.deepEqual((await table.get("/board-1/note-1"))?.value, { n: 1 });
+  // An only-if-absent put that wrote its item is not refused.
+  stub.lostAnswers = 1;
+  await table.put("/board-1/note-2", { n: 5 }, { ifAbsent: true });
+  assert.deepEqual((await table.get("/board-1/note-2"))?.value, { n: 5 });
+  // A transaction (the item and its index entry): applied once, the entry moved once.
+  await table.put("/board-1/ticket-7", { board: 1, u: 1 });
+  stub.lostAnswers = 1;
+  stub.sent.length = 0;
+  await table.update("/board-1/ticket-7", (v) => ({ board: 1, u: (v as { u: number }).u + 1 }));
+  assert.deepEqual(stub.operations(), ["BatchGetItem", "BatchGetItem", "TransactWriteItems"]);
+  assert.deepEqual((await table.get("/board-1/ticket-7"))?.value, { board: 1, u: 2 });
+  const page = await table.queryIndex("by_u", "/board-1");
+  assert.deepEqual(
+    page.items.map((i) => i.value),
+    [{ board: 1, u: 2 }],
+  );
+  // The same failure without a retry is another writer's equal record (two increments from
+  // the same version): read again and apply the function again.
+  stub.lostAnswers = 1;
+  stub.lostAnswerAttempts = 1;
+  await table.update("/board-1/note-2", (v) => ({ n: (v as { n: number }).n + 1 }));
+  assert.deepEqual((await table.get("/board-1/note-2"))?.value, { n: 7 });
+  stub.lostAnswers = 1;
+  await table.update("/board-1/ticket-7", (v) => ({ board: 1, u: (v as { u: number }).u + 1 }));
+  assert.deepEqual((await table.get("/board-1/ticket-7"))?.value, { board: 1, u: 4 });
+  // A condition that fails against another record still reads again and retries.
+  const lost = Object.assign(new Error("The conditional request failed"), {
+    name: "ConditionalCheckFailedException",
+    Item: stub.records.values().next().value,
+    $metadata: { attempts: 2 },
+  });
+  stub.failures.push(lost);
+  await table.update("/board-1/note-1", (v) => ({ n: (v as { n: number }).n + 1 }));
+  assert.deepEqual((await table.get("/board-1/note-1"))?.value, { n: 2 });
+});
+
 test("field index values: integers and ID text, refusals", async () => {
   const stub = new StubTable();
   stub.put(

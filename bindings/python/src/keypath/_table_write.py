@@ -49,8 +49,48 @@ from ._records import (
     _counter_key,
     _counter_version,
     _pause,
+    _stored_record,
 )
 from ._table_base import _TableBase
+
+
+def _applied_before(members: List[Dict[str, Any]], reasons: List[Dict[str, Any]]) -> bool:
+    """Whether a write that failed its conditions, on a request botocore sent again, had
+    been applied by an earlier attempt whose answer was lost (a connection cut after
+    DynamoDB applied it, or an ``InternalServerError``, which may or may not have been
+    applied): every conditional put failed against exactly the record it puts, every
+    conditional delete against no record, and there was at least one such put. Without this
+    the failure would read as another writer's and the write be planned again (an update
+    applied twice, an only-if-absent put refused after it wrote). Asked only after a retry:
+    otherwise an equal record is another writer's (two updates computing the same record
+    from the same version, as two increments do), and the loser must read again."""
+    if len(reasons) != len(members):
+        return False
+    puts = 0
+    for member, reason in zip(members, reasons):
+        ((kind, body),) = member.items()
+        if "ConditionExpression" not in body:
+            continue
+        if not isinstance(reason, dict) or reason.get("Code") != "ConditionalCheckFailed":
+            return False
+        found = reason.get("Item")
+        if kind == "Delete":
+            if found is not None:
+                return False
+            continue
+        if not isinstance(found, dict) or not _same_record(body["Item"], found):
+            return False
+        puts += 1
+    return puts > 0
+
+
+def _same_record(sent: Dict[str, Any], found: Dict[str, Any]) -> bool:
+    """Whether two items are the same record: version and value bytes."""
+    try:
+        pk, sk = bytes(sent["pk"]["B"]), bytes(sent["sk"]["B"])
+        return _stored_record(sent, pk, sk) == _stored_record(found, pk, sk)
+    except (ForeignRecord, KeyError, TypeError, ValueError):
+        return False
 
 
 class _Writes(_TableBase):
@@ -59,7 +99,8 @@ class _Writes(_TableBase):
     def _send(self, members: List[Dict[str, Any]]) -> bool:
         """Sends a write batch (section 6.2): nothing, one ``PutItem``/``DeleteItem``, or
         one ``TransactWriteItems``. ``False`` when a condition failed (or a transaction
-        conflicted): read again and retry."""
+        conflicted): read again and retry; ``True`` when done, also when the conditions
+        failed against exactly what the batch writes (:func:`_applied_before`)."""
         if not members:
             return True
         try:
@@ -70,11 +111,18 @@ class _Writes(_TableBase):
                 self._call("TransactWriteItems", TransactItems=members)
         except DynamoDbError as e:
             code = e.code
+            response = getattr(e.__cause__, "response", None)
+            if not isinstance(response, dict):
+                response = {}
+            metadata = response.get("ResponseMetadata")
+            retried = isinstance(metadata, dict) and (metadata.get("RetryAttempts") or 0) > 0
             if code == "ConditionalCheckFailedException":
-                return False
+                failed = {"Code": "ConditionalCheckFailed", "Item": response.get("Item")}
+                return retried and len(members) == 1 and _applied_before(members, [failed])
             if code == "TransactionCanceledException":
-                response = getattr(e.__cause__, "response", None)
-                listed = response.get("CancellationReasons") if isinstance(response, dict) else None
+                listed = response.get("CancellationReasons")
+                if retried and _applied_before(members, listed or []):
+                    return True
                 reasons = [r.get("Code") for r in listed or []]
                 if any(r in ("ConditionalCheckFailed", "TransactionConflict") for r in reasons) or not reasons:
                     return False

@@ -63,7 +63,11 @@
 //!   write and its current version. Over 100 writes or 4 MB, a key over DynamoDB's limits
 //!   (partition 2048 bytes, sort 1024) or an item over 400 KB is
 //!   [`BackendError::LimitExceeded`] before anything is sent. Transaction conflicts and
-//!   throttling are retried with bounded exponential backoff.
+//!   throttling are retried with bounded exponential backoff, by the backend (the SDK's own
+//!   retries are off for writes). A request that may have been applied without an answer
+//!   (a connection cut, a timeout, an `InternalServerError`) is sent again, at most 3 times
+//!   for failures on the way; when its conditions then fail against exactly the records it
+//!   puts, the earlier attempt was applied and the write succeeds.
 //! - Reads are strongly consistent (`ConsistentRead=true`) unless the caller asks for
 //!   [`Consistency::Eventual`](super::Consistency::Eventual) (`Query::consistency`,
 //!   `Store::get_with`): half the read units, possibly a moment behind. The store's own

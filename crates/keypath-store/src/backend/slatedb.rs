@@ -38,8 +38,10 @@
 //!
 //! # Fencing
 //! A database has one writer. Opening it for writing elsewhere (another process) fences the
-//! earlier writer: its next write fails ([`EngineError::is_fenced`]) before it is
-//! acknowledged, and never becomes durable. Readers ([`SlateDbBackend::open_read_only`]) do
+//! earlier writer: its next write fails ([`EngineError::is_fenced`]) and is not
+//! acknowledged. Such a write may still be durable (SlateDB can report the fence after the
+//! write reached its log; the next opener then has it), so its outcome is unknown, as for a
+//! lost answer: read before writing again. Readers ([`SlateDbBackend::open_read_only`]) do
 //! not fence, and any number of them may read while a writer writes.
 
 use keypath::Order;
@@ -353,7 +355,8 @@ fn describe(e: &slatedb::Error) -> String {
     match e.kind() {
         ErrorKind::Closed(slatedb::CloseReason::Fenced) => format!(
             "another writer opened the database, which fenced this one: nothing more is written \
-             through it, and a write that fails so was not acknowledged ({e})"
+             through it; a write that fails so was not acknowledged, but may still have been \
+             written (read it before writing it again) ({e})"
         ),
         _ => e.to_string(),
     }

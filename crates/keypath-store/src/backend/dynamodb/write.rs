@@ -8,13 +8,27 @@ use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, ConditionCheck, Delete, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
-    TransactWriteItem,
+    AttributeValue, CancellationReason, ConditionCheck, Delete, Put, ReturnValue,
+    ReturnValuesOnConditionCheckFailure, TransactWriteItem,
 };
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::attrs::{self, item_size, key_attrs, record_item, MAX_ITEM_SIZE, PK, SK, VER};
+use super::readback::{self, ReadAs};
 use super::{is_throttling, sdk_error, DynamoDbBackend, BACKOFF, MAX_ATTEMPTS};
+
+/// Attempts of a write whose request failed on the way (not sent, or sent and its answer
+/// lost): as many as the SDK's standard retries make, which are off for writes (see
+/// [`no_sdk_retries`]).
+const TRANSPORT_ATTEMPTS: u32 = 3;
+
+/// The configuration override that turns the SDK's own retries off for a write request:
+/// the backend retries writes itself, because it must know whether an earlier attempt may
+/// have been applied (see [`DynamoDbBackend::is_own_put`]).
+fn no_sdk_retries() -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::config::Builder::default()
+        .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
+}
 use crate::backend::{duplicate_key, BackendError, Condition, Key, Write};
 
 /// DynamoDB's most actions in one `TransactWriteItems`.
@@ -151,8 +165,16 @@ fn prepare(writes: Vec<Write>, kept: &[attrs::KeptIndex]) -> Result<Vec<Prepared
 enum Failure {
     /// A condition did not hold: `(index, current version)`.
     Condition(usize, Option<u64>),
-    /// Worth another attempt (transaction conflict, throttling).
-    Retry(BackendError),
+    /// Worth another attempt (transaction conflict, throttling, a server error, a request
+    /// that failed on the way).
+    Retry {
+        error: BackendError,
+        /// The attempt may have been applied: an `InternalServerError` (which AWS documents
+        /// as possibly applied), or a request whose answer never came.
+        maybe_applied: bool,
+        /// It failed on the way (no answer from DynamoDB).
+        transport: bool,
+    },
     Fatal(BackendError),
 }
 
@@ -186,10 +208,15 @@ impl DynamoDbBackend {
             });
         }
         let mut last = None;
+        // Whether an earlier attempt may have been applied: then a condition failing against
+        // exactly what this batch puts means it was (and only then: two writers that compute
+        // the same record from the same version write identical records).
+        let mut maybe_applied = false;
+        let mut transport_failures = 0;
         for attempt in 0..MAX_ATTEMPTS {
             let result = match prepared.as_slice() {
-                [(_, p)] if !matches!(p.kind, Kind::Check) => self.single(p).await,
-                _ => self.transact(&prepared).await,
+                [(_, p)] if !matches!(p.kind, Kind::Check) => self.single(p, maybe_applied).await,
+                _ => self.transact(&prepared, maybe_applied).await,
             };
             match result {
                 Ok(()) => {
@@ -203,8 +230,17 @@ impl DynamoDbBackend {
                     })
                 }
                 Err(Failure::Fatal(e)) => return Err(e),
-                Err(Failure::Retry(e)) => {
-                    last = Some(e);
+                Err(Failure::Retry {
+                    error,
+                    maybe_applied: applied,
+                    transport,
+                }) => {
+                    maybe_applied |= applied;
+                    transport_failures += u32::from(transport);
+                    if transport_failures >= TRANSPORT_ATTEMPTS {
+                        return Err(error);
+                    }
+                    last = Some(error);
                     tokio::time::sleep(BACKOFF.pause(attempt)).await;
                 }
             }
@@ -237,18 +273,20 @@ impl DynamoDbBackend {
     }
 
     /// One put or delete: `PutItem`/`DeleteItem`, one request.
-    async fn single(&self, p: &Prepared) -> Result<(), Failure> {
+    async fn single(&self, p: &Prepared, maybe_applied: bool) -> Result<(), Failure> {
         let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
         let (expr, values) = match &p.condition {
             Some((e, v)) => (Some(e.clone()), v.clone()),
             None => (None, None),
         };
-        let condition_failed = |item: Option<&HashMap<String, AttributeValue>>| match item
-            .map(attrs::version)
-            .transpose()
-        {
-            Ok(v) => Failure::Condition(0, v.flatten()),
-            Err(e) => Failure::Fatal(e),
+        let condition_failed = |item: Option<&HashMap<String, AttributeValue>>| {
+            if maybe_applied && self.is_own_put(p, item) {
+                return Ok(());
+            }
+            match item.map(attrs::version).transpose() {
+                Ok(v) => Err(Failure::Condition(0, v.flatten())),
+                Err(e) => Err(Failure::Fatal(e)),
+            }
         };
         match &p.kind {
             Kind::Put(item) => {
@@ -261,6 +299,8 @@ impl DynamoDbBackend {
                     .set_expression_attribute_values(values)
                     .return_values_on_condition_check_failure(all_old)
                     .set_return_values(self.metering_gsis().then_some(ReturnValue::AllOld))
+                    .customize()
+                    .config_override(no_sdk_retries())
                     .send()
                     .await;
                 let old = sent.as_ref().ok().and_then(|o| o.attributes().cloned());
@@ -285,6 +325,8 @@ impl DynamoDbBackend {
                     .set_expression_attribute_values(values)
                     .return_values_on_condition_check_failure(all_old)
                     .set_return_values(self.metering_gsis().then_some(ReturnValue::AllOld))
+                    .customize()
+                    .config_override(no_sdk_retries())
                     .send()
                     .await;
                 let old = sent.as_ref().ok().and_then(|o| o.attributes().cloned());
@@ -368,7 +410,11 @@ impl DynamoDbBackend {
     }
 
     /// Several writes (or a check): one `TransactWriteItems`.
-    async fn transact(&self, prepared: &[(usize, Prepared)]) -> Result<(), Failure> {
+    async fn transact(
+        &self,
+        prepared: &[(usize, Prepared)],
+        maybe_applied: bool,
+    ) -> Result<(), Failure> {
         let items = prepared
             .iter()
             .map(|(_, p)| self.transact_item(p))
@@ -378,12 +424,14 @@ impl DynamoDbBackend {
             .client
             .transact_write_items()
             .set_transact_items(Some(items))
+            .customize()
+            .config_override(no_sdk_retries())
             .send()
             .await;
         let err = match sent {
             Ok(_) => return Ok(()),
             Err(SdkError::ServiceError(e)) => e.into_err(),
-            Err(e) => return Err(Failure::Fatal(sdk_error("TransactWriteItems", e))),
+            Err(e) => return Err(transport_failure("TransactWriteItems", e)),
         };
         let TransactWriteItemsError::TransactionCanceledException(cancel) = err else {
             let retry = is_throttling(&err)
@@ -394,6 +442,9 @@ impl DynamoDbBackend {
             return Err(classify(&err.to_string(), retry, err));
         };
         let reasons = cancel.cancellation_reasons();
+        if maybe_applied && self.applied_before(prepared, reasons) {
+            return Ok(());
+        }
         for (at, reason) in reasons.iter().enumerate() {
             if reason.code() == Some("ConditionalCheckFailed") {
                 let current = reason.item().map(attrs::version).transpose();
@@ -419,10 +470,64 @@ impl DynamoDbBackend {
             cancel.message().unwrap_or_default()
         ));
         Err(if retry {
-            Failure::Retry(e)
+            Failure::Retry {
+                error: e,
+                maybe_applied: false,
+                transport: false,
+            }
         } else {
             Failure::Fatal(e)
         })
+    }
+
+    /// Whether the record `current` that failed `p`'s condition is the one `p` puts. Asked
+    /// only after an attempt that may have been applied (an `InternalServerError`, which
+    /// AWS documents as possibly applied, or a request whose answer never came), when
+    /// [`DynamoDbBackend::write_batch`] sent the request again: every put the store makes
+    /// has a condition, so the second attempt fails against the first one's record, which
+    /// the store would take for another writer's and plan the write again (an `update`
+    /// applied twice, an only-if-absent put refused after it wrote). Never asked otherwise:
+    /// two writers that compute the same record from the same version (two increments of
+    /// a counter) write identical records, and the loser must read again.
+    fn is_own_put(&self, p: &Prepared, current: Option<&HashMap<String, AttributeValue>>) -> bool {
+        let (Kind::Put(item), Some(current)) = (&p.kind, current) else {
+            return false;
+        };
+        match (
+            readback::read(item, &self.kept, ReadAs::Record),
+            readback::read(current, &self.kept, ReadAs::Record),
+        ) {
+            (Ok(sent), Ok(found)) => sent == found,
+            _ => false,
+        }
+    }
+
+    /// Whether a cancelled transaction had been applied by an earlier attempt (see
+    /// [`Self::is_own_put`]): every conditional put failed against exactly its own record,
+    /// every conditional delete against no record, and there was at least one such put.
+    fn applied_before(
+        &self,
+        prepared: &[(usize, Prepared)],
+        reasons: &[CancellationReason],
+    ) -> bool {
+        if reasons.len() != prepared.len() {
+            return false;
+        }
+        let mut puts = 0;
+        for ((_, p), reason) in prepared.iter().zip(reasons) {
+            if p.condition.is_none() || matches!(p.kind, Kind::Check) {
+                continue;
+            }
+            if reason.code() != Some("ConditionalCheckFailed") {
+                return false;
+            }
+            match p.kind {
+                Kind::Put(_) if self.is_own_put(p, reason.item()) => puts += 1,
+                Kind::Delete if reason.item().is_none() => {}
+                _ => return false,
+            }
+        }
+        puts > 0
     }
 
     fn transact_item(&self, p: &Prepared) -> Result<TransactWriteItem, BackendError> {
@@ -471,11 +576,12 @@ impl DynamoDbBackend {
 
 /// What a `PutItem` or `DeleteItem` request came to: done, its condition failed
 /// (`conditional` recognizes that error of the operation and reads the current record from
-/// it), or another failure, retried if DynamoDB says it may be.
+/// it: the write's own record means done), or another failure, retried if DynamoDB says it
+/// may be.
 fn single_outcome<O, E>(
     operation: &str,
     sent: Result<O, SdkError<E, HttpResponse>>,
-    conditional: impl FnOnce(&E) -> Option<Failure>,
+    conditional: impl FnOnce(&E) -> Option<Result<(), Failure>>,
 ) -> Result<(), Failure>
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
@@ -484,21 +590,55 @@ where
         Ok(_) => Ok(()),
         Err(SdkError::ServiceError(e)) => {
             let err = e.into_err();
-            Err(conditional(&err)
-                .unwrap_or_else(|| classify(&err.to_string(), is_throttling(&err), err)))
+            conditional(&err)
+                .unwrap_or_else(|| Err(classify(&err.to_string(), is_throttling(&err), err)))
         }
-        Err(e) => Err(Failure::Fatal(sdk_error(operation, e))),
+        Err(e) => Err(transport_failure(operation, e)),
     }
 }
 
+/// A request that got no answer from DynamoDB: sent or not, its answer lost or late (an I/O
+/// error, a timeout, a cut or unreadable answer: retried, as possibly applied, as the SDK's
+/// standard retries would), or a failure before it left (fatal).
+fn transport_failure<E>(operation: &str, e: SdkError<E, HttpResponse>) -> Failure
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+{
+    let retry = match &e {
+        SdkError::DispatchFailure(d) => {
+            d.is_io()
+                || d.is_timeout()
+                || d.as_other() == Some(aws_smithy_types::retry::ErrorKind::TransientError)
+        }
+        SdkError::TimeoutError(_) | SdkError::ResponseError(_) => true,
+        _ => false,
+    };
+    let error = sdk_error(operation, e);
+    match retry {
+        true => Failure::Retry {
+            error,
+            maybe_applied: true,
+            transport: true,
+        },
+        false => Failure::Fatal(error),
+    }
+}
+
+/// A service error: retried if `retry` (throttling, a server error, a transaction in
+/// progress), as possibly applied if DynamoDB says so (`InternalServerError`).
 fn classify(
     message: &str,
     retry: bool,
-    err: impl std::error::Error + Send + Sync + 'static,
+    err: impl std::error::Error + ProvideErrorMetadata + Send + Sync + 'static,
 ) -> Failure {
+    let maybe_applied = err.code() == Some("InternalServerError");
     let e = BackendError::storage(format!("DynamoDB: {message}: {err:?}"));
     if retry {
-        Failure::Retry(e)
+        Failure::Retry {
+            error: e,
+            maybe_applied,
+            transport: false,
+        }
     } else {
         Failure::Fatal(e)
     }
