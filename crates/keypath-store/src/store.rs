@@ -65,7 +65,7 @@ pub struct Store<B: Backend> {
     /// Whether the store is known to have a configuration record (never removed).
     pub(crate) configured: Arc<std::sync::atomic::AtomicBool>,
     /// Indexes this store has seen declared and built (a built index stays built).
-    pub(crate) ready: Arc<Mutex<HashSet<String>>>,
+    pub(crate) ready: Arc<Mutex<std::collections::HashMap<String, std::time::Instant>>>,
     /// The root places of the configuration record, once read (they never change).
     pub(crate) roots: Arc<std::sync::OnceLock<Roots>>,
 }

@@ -175,6 +175,7 @@ impl<B: Backend> Store<B> {
         if self.is_ready(index) {
             return Ok(());
         }
+        let read_at = std::time::Instant::now();
         let config = match self.read_config().await? {
             (config, Some(_)) => config,
             (_, None) => StoreConfig::unrecorded(self.holds_items().await?),
@@ -194,7 +195,7 @@ impl<B: Backend> Store<B> {
         match found {
             Some(true) => Err(building(index, item_type)),
             Some(false) => {
-                self.set_ready(index);
+                self.set_ready(index, read_at);
                 Ok(())
             }
             // Undeclared: complete only while the store holds no item of the type (the first
@@ -210,6 +211,7 @@ impl<B: Backend> Store<B> {
         if self.is_ready(index) {
             return Ok(());
         }
+        let read_at = std::time::Instant::now();
         let config = self.read_config().await?.0;
         let mut declared = config.indexes.iter().filter(|d| d.name == index).peekable();
         if declared.peek().is_none() {
@@ -218,7 +220,7 @@ impl<B: Backend> Store<B> {
         match declared.find(|d| d.building) {
             Some(d) => Err(building(index, &d.item_type)),
             None => {
-                self.set_ready(index);
+                self.set_ready(index, read_at);
                 Ok(())
             }
         }
@@ -387,18 +389,23 @@ impl<B: Backend> Store<B> {
         self.configured.store(true, Ordering::Release);
     }
 
+    /// Whether index `index` was found declared and built within the last
+    /// [`Store::config_refresh`] (another process may drop it: then it is read again).
     fn is_ready(&self, index: &str) -> bool {
         self.ready
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .contains(index)
+            .get(index)
+            .is_some_and(|at| at.elapsed() < self.config_refresh)
     }
 
-    fn set_ready(&self, index: &str) {
+    /// Records that index `index` was found declared and built by a read of the
+    /// configuration made no earlier than `read_at`.
+    fn set_ready(&self, index: &str, read_at: std::time::Instant) {
         self.ready
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(index.to_owned());
+            .insert(index.to_owned(), read_at);
     }
 }
 
