@@ -1,6 +1,5 @@
 //! The store: typed items with secondary indexes over a [`Backend`].
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use keypath::KeyPath;
