@@ -76,6 +76,61 @@ fn decode_block(all: &[u8], ends: &[usize], decode: Decode) -> u64 {
     sum
 }
 
+/// The format's floor for an encoder of a `u64`: the sort byte and the significant bytes
+/// (zero is `07 FF`), stored without the checks a safe encoder makes.
+fn floor_u64_encode(v: &u64, b: &mut Vec<u8>) {
+    let v = *v;
+    let lz = (v | 1).leading_zeros();
+    let k = (8 - lz / 8) as usize;
+    let zero = 0u64.wrapping_sub(u64::from(v == 0));
+    let sort = (8 + k as u8 - 1).wrapping_add(zero as u8);
+    let body = ((v | zero) << (lz & 0x38)).to_be_bytes();
+    b.reserve(9);
+    let len = b.len();
+    // SAFETY: `reserve(9)` made room for the 9 bytes written after `len`,
+    // and the first `1 + k` of them are initialized before `set_len`.
+    unsafe {
+        let p = b.as_mut_ptr().add(len);
+        *p = sort;
+        std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(1), 8);
+        b.set_len(len + 1 + k);
+    }
+}
+
+/// The format's floor for a validating decoder of a `u64`: the length, sort byte and
+/// minimality checks (a panic for anything else), the magnitude loaded in at most two
+/// overlapping words.
+fn floor_u64_decode(b: &[u8]) -> u64 {
+    let [sort, rest @ ..] = b else { panic!() };
+    let k = sort.wrapping_sub(8) as usize;
+    if k > 7 || rest.len() != k + 1 {
+        if b == [7, 0xFF] {
+            return 0;
+        }
+        panic!()
+    }
+    let v = if rest.len() >= 4 {
+        let hi = u32::from_be_bytes(rest[..4].try_into().unwrap()) as u64;
+        let lo = u32::from_be_bytes(rest[rest.len() - 4..].try_into().unwrap()) as u64;
+        (hi << (8 * (rest.len() - 4))) | lo
+    } else {
+        let (a, m, c) = (
+            rest[0] as u64,
+            rest[rest.len() / 2] as u64,
+            rest[rest.len() - 1] as u64,
+        );
+        match rest.len() {
+            1 => a,
+            2 => (a << 8) | c,
+            _ => (a << 16) | (m << 8) | c,
+        }
+    };
+    if v >> (8 * k) == 0 {
+        panic!()
+    }
+    v
+}
+
 /// Runs `f` `n` times.
 fn run(n: usize, mut f: impl FnMut()) {
     for _ in 0..n {
@@ -191,11 +246,11 @@ fn main() {
             "storekey-struct-decode" => run(n, || {
                 black_box(storekey::decode_borrow::<Key>(black_box(&sk_key)).unwrap());
             }),
-            "codec-u64-encode" | "storekey-u64-encode" => {
-                let encode: Encode<u64> = if op == "codec-u64-encode" {
-                    |v, b| keypath::codec::to_vec_into(v, b).unwrap()
-                } else {
-                    |v, b| storekey::encode(&mut *b, v).unwrap()
+            "codec-u64-encode" | "storekey-u64-encode" | "floor-u64-encode" => {
+                let encode: Encode<u64> = match op.as_str() {
+                    "codec-u64-encode" => |v, b| keypath::codec::to_vec_into(v, b).unwrap(),
+                    "storekey-u64-encode" => |v, b| storekey::encode(&mut *b, v).unwrap(),
+                    _ => floor_u64_encode,
                 };
                 let encode = black_box(encode);
                 run(n, || {
@@ -206,76 +261,12 @@ fn main() {
                     }
                 })
             }
-            // The format's floor: the sort byte and the significant bytes (zero is `07 FF`),
-            // stored without the checks a safe encoder makes.
-            "floor-u64-encode" => {
-                let encode: Encode<u64> = |v, b| {
-                    let v = *v;
-                    let lz = (v | 1).leading_zeros();
-                    let k = (8 - lz / 8) as usize;
-                    let zero = 0u64.wrapping_sub(u64::from(v == 0));
-                    let sort = (8 + k as u8 - 1).wrapping_add(zero as u8);
-                    let body = ((v | zero) << (lz & 0x38)).to_be_bytes();
-                    b.reserve(9);
-                    let len = b.len();
-                    // SAFETY: `reserve(9)` made room for the 9 bytes written after `len`,
-                    // and the first `1 + k` of them are initialized before `set_len`.
-                    unsafe {
-                        let p = b.as_mut_ptr().add(len);
-                        *p = sort;
-                        std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(1), 8);
-                        b.set_len(len + 1 + k);
-                    }
+            "codec-u64-decode" | "floor-u64-decode" => {
+                let decode: Decode = match op.as_str() {
+                    "codec-u64-decode" => |b| keypath::codec::from_slice::<u64>(b).unwrap(),
+                    _ => floor_u64_decode,
                 };
-                let encode = black_box(encode);
-                run(n, || {
-                    for k in block() {
-                        buf.clear();
-                        encode(black_box(&k), &mut buf);
-                        black_box(buf.len());
-                    }
-                })
-            }
-            // The format's floor for a validating decoder: the length, sort byte and
-            // minimality checks, the magnitude loaded in at most two overlapping words.
-            "floor-u64-decode" => {
-                let decode: Decode = black_box(|b| {
-                    let [sort, rest @ ..] = b else { panic!() };
-                    let k = sort.wrapping_sub(8) as usize;
-                    if k > 7 || rest.len() != k + 1 {
-                        if b == [7, 0xFF] {
-                            return 0;
-                        }
-                        panic!()
-                    }
-                    let v = if rest.len() >= 4 {
-                        let hi = u32::from_be_bytes(rest[..4].try_into().unwrap()) as u64;
-                        let lo =
-                            u32::from_be_bytes(rest[rest.len() - 4..].try_into().unwrap()) as u64;
-                        (hi << (8 * (rest.len() - 4))) | lo
-                    } else {
-                        let (a, m, c) = (
-                            rest[0] as u64,
-                            rest[rest.len() / 2] as u64,
-                            rest[rest.len() - 1] as u64,
-                        );
-                        match rest.len() {
-                            1 => a,
-                            2 => (a << 8) | c,
-                            _ => (a << 16) | (m << 8) | c,
-                        }
-                    };
-                    if v >> (8 * k) == 0 {
-                        panic!()
-                    }
-                    v
-                });
-                run(n, || {
-                    black_box(decode_block(&codec_u64, &codec_ends, decode));
-                })
-            }
-            "codec-u64-decode" => {
-                let decode: Decode = black_box(|b| keypath::codec::from_slice::<u64>(b).unwrap());
+                let decode = black_box(decode);
                 run(n, || {
                     black_box(decode_block(&codec_u64, &codec_ends, decode));
                 })
