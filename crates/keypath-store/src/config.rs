@@ -671,13 +671,20 @@ impl<B: Backend> Store<B> {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&(t.item_type, t.id))
-            .is_some_and(|at| at.elapsed() < self.config_refresh)
+            .is_some_and(|&at| self.is_fresh(at))
+    }
+
+    /// Whether a reading of the configuration made at `at` is still trusted: within
+    /// [`Store::config_refresh`].
+    pub(crate) fn is_fresh(&self, at: std::time::Instant) -> bool {
+        at.elapsed() < self.config_refresh
     }
 
     /// Records that `types`' indexes are declared (after a commit that wrote or found the
-    /// declarations, with a read of the configuration made no earlier than `read_at`). If the commit wrote the configuration (`changed`), the other Rust
-    /// types of the same item types are checked again at their next write: the commit may
-    /// have declared an index they do not compute.
+    /// declarations, with a read of the configuration made no earlier than `read_at`). If
+    /// the commit wrote the configuration (`changed`), the other Rust types of the same item
+    /// types are checked again at their next write: the commit may have declared an index
+    /// they do not compute.
     pub(crate) fn mark_declared(
         &self,
         types: &[TypeIndexes],

@@ -77,12 +77,6 @@ impl<B: Backend> Store<B> {
     pub async fn build_indexes<T: Item>(&self) -> Result<u64, WriteError> {
         let program = TypeIndexes::of::<T>();
         self.declare(program).await?;
-        if self.backend.shared_by_processes() {
-            // Every other process's writes of the type read the configuration again within
-            // the refresh of their last read: after twice that, none writes the type without
-            // these indexes (it is refused), so the scan below misses none of its writes.
-            sleep(self.config_refresh * 2).await;
-        }
         let names = (program.names)();
         let building: Vec<String> = self
             .read_config()
@@ -94,6 +88,12 @@ impl<B: Backend> Store<B> {
             .collect();
         if building.is_empty() {
             return Ok(0);
+        }
+        if self.backend.shared_by_processes() {
+            // Every other process's writes of the type read the configuration again within
+            // the refresh of their last read: after twice that, none writes the type without
+            // these indexes (it is refused), so the scan below misses none of its writes.
+            sleep(self.config_refresh * 2).await;
         }
         let mut given = 0;
         for group in self.backend.groups(1).await? {
@@ -396,7 +396,7 @@ impl<B: Backend> Store<B> {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(index)
-            .is_some_and(|at| at.elapsed() < self.config_refresh)
+            .is_some_and(|&at| self.is_fresh(at))
     }
 
     /// Records that index `index` was found declared and built by a read of the

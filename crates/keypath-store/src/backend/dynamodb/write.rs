@@ -16,6 +16,7 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use super::attrs::{self, item_size, key_attrs, record_item, MAX_ITEM_SIZE, PK, SK, VER};
 use super::readback::{self, ReadAs};
 use super::{is_throttling, sdk_error, DynamoDbBackend, BACKOFF, MAX_ATTEMPTS};
+use crate::backend::{duplicate_key, BackendError, Condition, Key, Write};
 
 /// Attempts of a write whose request failed on the way (not sent, or sent and its answer
 /// lost): as many as the SDK's standard retries make, which are off for writes (see
@@ -29,7 +30,6 @@ fn no_sdk_retries() -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::config::Builder::default()
         .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
 }
-use crate::backend::{duplicate_key, BackendError, Condition, Key, Write};
 
 /// DynamoDB's most actions in one `TransactWriteItems`.
 ///
