@@ -1,4 +1,4 @@
-//! Decodes arbitrary bytes as several types with `keypath::codec`.
+//! Decodes arbitrary bytes as several types with `sortpath::codec`.
 //!
 //! Invariants checked: decoding never panics, loops or exhausts memory/stack, and any
 //! bytes that decode completely are canonical: encoding the value again gives them back.
@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use keypath::codec::{from_slice, to_vec, Desc};
+use sortpath::codec::{from_slice, to_vec, Desc};
 use libfuzzer_sys::fuzz_target;
 use serde::{Deserialize, Serialize};
 
@@ -50,10 +50,10 @@ type Mixed = (
 /// The typed helpers: instants of the three time crates and a raw UUID.
 #[derive(Serialize, Deserialize)]
 struct Typed(
-    #[serde(with = "keypath::codec::jiff_timestamp")] jiff::Timestamp,
-    #[serde(with = "keypath::codec::time_utc")] time::OffsetDateTime,
-    #[serde(with = "keypath::codec::chrono_utc")] chrono::DateTime<chrono::Utc>,
-    Option<keypath::codec::raw_uuid::RawUuid>,
+    #[serde(with = "sortpath::codec::jiff_timestamp")] jiff::Timestamp,
+    #[serde(with = "sortpath::codec::time_utc")] time::OffsetDateTime,
+    #[serde(with = "sortpath::codec::chrono_utc")] chrono::DateTime<chrono::Utc>,
+    Option<sortpath::codec::raw_uuid::RawUuid>,
 );
 
 /// Decodes `data` as `T`; if that succeeds, re-encoding must reproduce `data`.

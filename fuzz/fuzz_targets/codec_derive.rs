@@ -1,4 +1,4 @@
-//! Decodes arbitrary bytes with the derived `Decode` impls of `keypath::codec`, with serde's
+//! Decodes arbitrary bytes with the derived `Decode` impls of `sortpath::codec`, with serde's
 //! derives through the same codec as the oracle.
 //!
 //! Invariants checked: the derived decoder never panics, loops or exhausts memory/stack; it
@@ -8,7 +8,7 @@
 
 #![no_main]
 
-use keypath::codec::{decode, encode, from_slice, to_vec, Decode, Desc, Encode};
+use sortpath::codec::{decode, encode, from_slice, to_vec, Decode, Desc, Encode};
 use libfuzzer_sys::fuzz_target;
 use serde::{Deserialize, Serialize};
 

@@ -2,7 +2,7 @@
 //! prints back to the same text (ULID: up to case) and bytes.
 #![no_main]
 
-use keypath::idgen::{Ksuid, Ulid};
+use sortpath::idgen::{Ksuid, Ulid};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,7 +4,7 @@
 //! decodes alike under a group, prints to text that parses back, and its ranges contain it.
 #![no_main]
 
-use keypath::{KeyPath, KeyPathRef, KeyRange};
+use sortpath::{KeyPath, KeyPathRef, KeyRange};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

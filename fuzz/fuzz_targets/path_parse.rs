@@ -2,7 +2,7 @@
 //! canonical text, which parses to the same path, and the binary form round-trips.
 #![no_main]
 
-use keypath::KeyPath;
+use sortpath::KeyPath;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -11,5 +11,5 @@ fuzz_target!(|data: &[u8]| {
     let canonical = path.to_string();
     assert_eq!(canonical.parse::<KeyPath>().as_ref(), Ok(&path), "{text:?} -> {canonical:?}");
     assert_eq!(KeyPath::decode(&path.encode()).as_ref(), Ok(&path));
-    assert_eq!(keypath::KeyPathRef::decode(path.as_bytes()).map(|v| v.to_string()), Ok(canonical));
+    assert_eq!(sortpath::KeyPathRef::decode(path.as_bytes()).map(|v| v.to_string()), Ok(canonical));
 });

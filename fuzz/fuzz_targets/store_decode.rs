@@ -4,10 +4,10 @@
 //! sort key and value.
 #![no_main]
 
-use keypath::KeyPath;
-use keypath_store::backend::{memory::MemoryBackend, Backend, Condition, Key, Record, Write};
-use keypath_store::layout::{RESERVED_GROUP, TAG_INDEX};
-use keypath_store::{Cursor, PutMode, Query, Store};
+use sortpath::KeyPath;
+use sortpath_store::backend::{memory::MemoryBackend, Backend, Condition, Key, Record, Write};
+use sortpath_store::layout::{RESERVED_GROUP, TAG_INDEX};
+use sortpath_store::{Cursor, PutMode, Query, Store};
 use libfuzzer_sys::fuzz_target;
 
 fn parts(data: &[u8]) -> [&[u8]; 4] {

@@ -1,16 +1,16 @@
 //! Model-based fuzzing of the store: the input bytes decode (every input is valid) into a
 //! sequence of puts, conditional puts, deletes, updates, transactions, lists and index
-//! queries, run against an in-memory store and `keypath_store::conformance::model::Model`.
+//! queries, run against an in-memory store and `sortpath_store::conformance::model::Model`.
 //! Every result, and the exact backend records (items, counters, index entries), must match
 //! the model after every step; any divergence panics with the step and operation.
 #![no_main]
 
 use std::collections::BTreeMap;
 
-use keypath_store::backend::memory::MemoryBackend;
-use keypath_store::conformance::model::{diff, ops_from_bytes, run_ops};
-use keypath_store::conformance::check_consistency;
-use keypath_store::Store;
+use sortpath_store::backend::memory::MemoryBackend;
+use sortpath_store::conformance::model::{diff, ops_from_bytes, run_ops};
+use sortpath_store::conformance::check_consistency;
+use sortpath_store::Store;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use keypath_store::RawItem;
+use sortpath_store::RawItem;
 use libfuzzer_sys::fuzz_target;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;

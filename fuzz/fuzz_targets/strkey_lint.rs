@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use keypath::strkey::lint::Lint;
+use sortpath::strkey::lint::Lint;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,8 +2,8 @@
 //! to the same key.
 #![no_main]
 
-use keypath::strkey;
-use keypath::time::Precision;
+use sortpath::strkey;
+use sortpath::time::Precision;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,8 +2,8 @@
 //! direction; whatever decodes re-encodes to the bytes it used. Text parsing likewise.
 #![no_main]
 
-use keypath::time::{Precision, Timestamp};
-use keypath::Order;
+use sortpath::time::{Precision, Timestamp};
+use sortpath::Order;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,7 +5,7 @@ package's pure-Python tuple layer on the same 8 values.
 
 `import fdb.tuple` needs no FoundationDB client library: the `fdb` package loads
 libfdb_c only when `fdb.api_version()` is called, which this script never does, and
-`fdb/tuple.py` is plain Python. (If the package is not installed, only keypath is timed.)
+`fdb/tuple.py` is plain Python. (If the package is not installed, only sortpath is timed.)
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import timeit
 import uuid
 from typing import Callable, List, Tuple
 
-from keypath import KeyPath
+from sortpath import KeyPath
 
 TEXT = "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42"
 USER = uuid.UUID("4c9d36e5-6b19-4e6a-828c-226ed667458a")
@@ -69,15 +69,15 @@ def main() -> None:
 
     assert build_and_encode() == data and push_and_encode() == data
     cases: List[Tuple[str, Callable[[], object]]] = [
-        ("keypath encode: KeyPath([...]).encode()", build_and_encode),
-        ("keypath encode: KeyPath().push(...) x4 .encode()", push_and_encode),
-        ("keypath decode: KeyPath.decode(b)", decode),
-        ("keypath decode: KeyPath.decode(b).components", decode_and_read),
+        ("sortpath encode: KeyPath([...]).encode()", build_and_encode),
+        ("sortpath encode: KeyPath().push(...) x4 .encode()", push_and_encode),
+        ("sortpath decode: KeyPath.decode(b)", decode),
+        ("sortpath decode: KeyPath.decode(b).components", decode_and_read),
     ]
     try:
         import fdb.tuple as fdb_tuple  # pure Python; loads no C library (see above)
     except ImportError:
-        print("foundationdb is not installed: timing keypath only", file=sys.stderr)
+        print("foundationdb is not installed: timing sortpath only", file=sys.stderr)
     else:
         packed = fdb_tuple.pack(VALUES)
         assert fdb_tuple.unpack(packed) == VALUES

@@ -1,18 +1,18 @@
 """Writes a batch of generated key paths and what this package computes for them, for
-crates/keypath-cli/tests/bindings_python.rs to compare with the `keypath` binary.
+crates/sortpath-cli/tests/bindings_python.rs to compare with the `sortpath` binary.
 
     python crosscheck.py OUT_DIR [--seed N] [--count N]
 
 Files written to OUT_DIR (one record a line, the same order in input and answer):
   paths.txt          text of each path, often in a non-canonical spelling
-  encode.hex         its encoding in hex (answer to `keypath encode` of paths.txt)
-  canonical.txt      its canonical text (answer to `keypath decode` of encode.hex)
+  encode.hex         its encoding in hex (answer to `sortpath encode` of paths.txt)
+  canonical.txt      its canonical text (answer to `sortpath decode` of encode.hex)
   encode.b64         its encoding in standard base64 with padding
-  sorted.txt         canonical texts in key order (answer to `keypath sort` of paths.txt)
+  sorted.txt         canonical texts in key order (answer to `sortpath sort` of paths.txt)
   split-paths.txt    texts of the paths that have a group key
-  split.tsv          GROUP_HEX<TAB>SORT_HEX of each (answer to `keypath encode --split`)
-  split-canonical.txt their canonical text (answer to `keypath decode --split` of split.tsv)
-  ranges.tsv         range specs (input of `keypath range`)
+  split.tsv          GROUP_HEX<TAB>SORT_HEX of each (answer to `sortpath encode --split`)
+  split-canonical.txt their canonical text (answer to `sortpath decode --split` of split.tsv)
+  ranges.tsv         range specs (input of `sortpath range`)
   ranges-answer.tsv  START_HEX<TAB>END_HEX of each (END "-" when unbounded)
   bad-text.tsv       TEXT<TAB>ERROR for texts that do not parse
   bad-hex.tsv        HEX<TAB>ERROR for bytes that do not decode
@@ -33,8 +33,8 @@ from typing import List, Optional
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import pathgen  # noqa: E402
-from keypath import Excluded, Included, KeyPath, KeyPathError, KeyRange  # noqa: E402
-from keypath._text import format_id  # noqa: E402
+from sortpath import Excluded, Included, KeyPath, KeyPathError, KeyRange  # noqa: E402
+from sortpath._text import format_id  # noqa: E402
 
 _AMBIGUOUS_FIRST = set("0123456789abcdefABCDEF-~")
 
@@ -102,7 +102,7 @@ def random_range(
     others: List[pathgen.Components],
     ids_at: List[List[pathgen.Id]],
 ) -> tuple[str, KeyRange]:
-    """A random range spec for `keypath range` and the range it stands for; ``ids_at[d]``
+    """A random range spec for `sortpath range` and the range it stands for; ``ids_at[d]``
     are IDs found at depth ``d`` of other paths, so bounds often meet real keys."""
     path = KeyPath(comps)
     kind = rng.randrange(5)
@@ -148,7 +148,7 @@ def bad_inputs(rng: random.Random, texts: List[str], encodings: List[bytes]) -> 
     bad_hex: List[str] = []
     fixed_b = [b"", b"\x01", b"a\x01\x2d\x00\x08\x09", b"a\x01\x09", b"\x00\x00"]
     for data in fixed_b + [mutate_bytes(rng, rng.choice(encodings), encodings) for _ in range(3000)]:
-        # `keypath decode` names keys of the store's own records (the reserved group 00 and a
+        # `sortpath decode` names keys of the store's own records (the reserved group 00 and a
         # tag: 01 counter, 02 index, 03 configuration, ff application) instead of failing on
         # them: not key paths, but not bad input for it either.
         if data[:1] == b"\x00" and data[1:2] in (b"\x01", b"\x02", b"\x03", b"\xff"):

@@ -1,6 +1,6 @@
 """The table client's test driver for the cross-language conformance test
-(crates/keypath-cli/tests/crosslang.rs): JSON requests on stdin, one per line, one JSON
-answer per line on stdout, over :class:`keypath.dynamodb.TableClient`.
+(crates/sortpath-cli/tests/crosslang.rs): JSON requests on stdin, one per line, one JSON
+answer per line on stdout, over :class:`sortpath.dynamodb.TableClient`.
 
 Run as a script: ``python tests/driver.py --table T --endpoint URL``. Not a test module
 (pytest collects ``test_*.py`` only).
@@ -17,8 +17,8 @@ import sys
 import traceback
 from typing import Any, Dict, List, Optional
 
-from keypath import KeyPath, KeyPathError
-from keypath.dynamodb import (
+from sortpath import KeyPath, KeyPathError
+from sortpath.dynamodb import (
     ConditionFailed,
     ForeignRecord,
     InvalidRequest,
@@ -89,7 +89,7 @@ def text(request: Dict[str, Any], name: str) -> str:
 
 
 MAX_VALUE_DEPTH = 127
-"""The deepest nesting of arrays and objects a value may have: what `keypath db put`
+"""The deepest nesting of arrays and objects a value may have: what `sortpath db put`
 accepts."""
 
 

@@ -10,19 +10,19 @@ from typing import Any, List
 
 import pytest
 
-import keypath
-from keypath import Component, Excluded, Included, KeyPath, KeyPathError, KeyRange
-from keypath import _binary, _errors, _path, _range, _text
+import sortpath
+from sortpath import Component, Excluded, Included, KeyPath, KeyPathError, KeyRange
+from sortpath import _binary, _errors, _path, _range, _text
 
 U = uuid.UUID("4c9d36e5-6b19-4e6a-828c-226ed667458a")
 EXAMPLE = "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42"
 
 
-@pytest.mark.parametrize("module", [keypath, _binary, _errors, _path, _range, _text])
+@pytest.mark.parametrize("module", [sortpath, _binary, _errors, _path, _range, _text])
 def test_doctests(module: Any) -> None:
     result = doctest.testmod(module)
     assert result.failed == 0
-    if module in (keypath, _path, _range, _errors):
+    if module in (sortpath, _path, _range, _errors):
         assert result.attempted > 0
 
 
@@ -119,7 +119,7 @@ _METADATA = "expected segment metadata (varints) that accounts for every byte, f
 _ESCAPE = "expected an escaped ID byte (0x10 then 0x02..=0x12, or a byte >= 0x11), found "
 
 
-# Each message is what `keypath decode HEX` prints for the same bytes.
+# Each message is what `sortpath decode HEX` prints for the same bytes.
 @pytest.mark.parametrize(
     "hexed,position,message",
     [

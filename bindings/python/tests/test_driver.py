@@ -11,9 +11,9 @@ from typing import Any, Dict
 import pytest
 
 import driver
-from keypath import KeyPath
-from keypath import _layout as layout
-from keypath.dynamodb import TableClient
+from sortpath import KeyPath
+from sortpath import _layout as layout
+from sortpath.dynamodb import TableClient
 
 from stubddb import StubDynamoDB
 

@@ -1,4 +1,4 @@
-"""keypath.dynamodb's TableClient against an in-memory stand-in for boto3 (tests/stubddb.py),
+"""sortpath.dynamodb's TableClient against an in-memory stand-in for boto3 (tests/stubddb.py),
 checked against a model: random puts, updates, deletes and conditional writes, then lists
 and index queries in both orders, whole and page by page through cursors, with DynamoDB's
 own page breaks, and the records a reader must reject."""
@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keypath import KeyPath
-from keypath import _config as configs
-from keypath import _layout as layout
-from keypath import _msgpack as msgpack
-from keypath.dynamodb import (
+from sortpath import KeyPath
+from sortpath import _config as configs
+from sortpath import _layout as layout
+from sortpath import _msgpack as msgpack
+from sortpath.dynamodb import (
     ConditionFailed,
     DynamoDbError,
     ForeignRecord,

@@ -10,13 +10,13 @@ from typing import Any, List
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keypath import KeyPath
-from keypath import _config as configs
-from keypath import _layout as layout
-from keypath import _native as native_form
-from keypath import _msgpack as msgpack
-from keypath._layout_error import LayoutError
-from keypath.dynamodb import TableClient
+from sortpath import KeyPath
+from sortpath import _config as configs
+from sortpath import _layout as layout
+from sortpath import _native as native_form
+from sortpath import _msgpack as msgpack
+from sortpath._layout_error import LayoutError
+from sortpath.dynamodb import TableClient
 
 from pathgen import random_components
 
@@ -243,7 +243,7 @@ def test_entry_key_of_the_client_matches_the_layout() -> None:
 def test_doctests_of_the_table_client() -> None:
     import doctest
 
-    from keypath import _layout_error, _records, _table_base, _table_types, _table_write, dynamodb
+    from sortpath import _layout_error, _records, _table_base, _table_types, _table_write, dynamodb
 
     for module in (dynamodb, layout, native_form, configs, msgpack, _layout_error):
         result = doctest.testmod(module)

@@ -10,12 +10,12 @@ from typing import Any, Dict
 
 import pytest
 
-from keypath import KeyPath
-from keypath import _config as configs
-from keypath import _layout as layout
-from keypath import _native as native_form
-from keypath import _msgpack as msgpack
-from keypath.dynamodb import TableClient, Unsupported
+from sortpath import KeyPath
+from sortpath import _config as configs
+from sortpath import _layout as layout
+from sortpath import _native as native_form
+from sortpath import _msgpack as msgpack
+from sortpath.dynamodb import TableClient, Unsupported
 
 from stubddb import StubDynamoDB, to_json_body
 
@@ -122,7 +122,7 @@ def test_config_json(name: str) -> None:
 
 
 def _store() -> StubDynamoDB:
-    stub = StubDynamoDB("keypath")
+    stub = StubDynamoDB("sortpath")
     stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)] = {
         "pk": {"B": layout.CONFIG_PK},
         "sk": {"B": layout.CONFIG_SK},
@@ -141,7 +141,7 @@ def _last_write(stub: StubDynamoDB) -> Any:
 def _opened(stub: StubDynamoDB) -> TableClient:
     """A client of the stub's table after ``TableClient.open`` (its ``DescribeTable``), as
     the Rust store after it opened the table: the requests counted are the operations'."""
-    client = TableClient.open(stub, "keypath")
+    client = TableClient.open(stub, "sortpath")
     stub.requests.clear()
     return client
 
@@ -210,7 +210,7 @@ def test_program_indexes_are_refused() -> None:
     ]:
         stub = _store()
         stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"] = {"B": config}
-        client = TableClient(stub, "keypath")
+        client = TableClient(stub, "sortpath")
         with pytest.raises(Unsupported):
             client.put("/player-3/score-1", {"points": 1})
         assert "TransactWriteItems" not in stub.operations()
@@ -222,7 +222,7 @@ def test_gsi_mode_sends_the_documented_requests() -> None:
     config = CHECKS["config.json"].strip().replace('"types":[]', '"types":["ticket"]').encode()
     stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"] = {"B": config}
     stub.keep("by_updated", 1)
-    client = TableClient.open(stub, "keypath")
+    client = TableClient.open(stub, "sortpath")
     client._fresh_version = lambda: 5
     stub.requests.clear()
     assert client.put(TICKET, dict(TICKET_VALUE)) == 5
@@ -256,10 +256,10 @@ def test_a_client_made_without_open_learns_the_gsis_when_it_needs_them() -> None
     config = CHECKS["config.json"].strip().replace('"types":[]', '"types":["ticket"]').encode()
     stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]["val"] = {"B": config}
     stub.keep("by_updated", 1)
-    opened = TableClient.open(stub, "keypath")
+    opened = TableClient.open(stub, "sortpath")
     opened.put("/board-1/ticket-1", {"board": 1, "updated": 10})
     stub.requests.clear()
-    client = TableClient(stub, "keypath")
+    client = TableClient(stub, "sortpath")
     client._fresh_version = lambda: 5
     item = client.get("/board-1/ticket-1")  # its header's path is in gp1/gs1
     assert item is not None and item["value"] == {"board": 1, "updated": 10}
@@ -269,7 +269,7 @@ def test_a_client_made_without_open_learns_the_gsis_when_it_needs_them() -> None
     assert stub.operations() == ["GetItem", "BatchGetItem", "PutItem"]
     assert _last_write(stub) == request("gsi_put.request")
     assert not [k for k in stub.records if k[0].startswith(b"\x00\x02")]
-    fresh = TableClient(stub, "keypath")
+    fresh = TableClient(stub, "sortpath")
     page = fresh.query_index("by_updated", "/board-1", reverse=True)
     assert [str(i["key"]) for i in page.items] == [str(TICKET), "/board-1/ticket-1"]
     assert [op for op, _ in stub.requests[-3:]] == ["GetItem", "DescribeTable", "Query"]

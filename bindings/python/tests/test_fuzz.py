@@ -13,10 +13,10 @@ import random
 from typing import Callable, List, Tuple, cast
 
 import pathgen
-from keypath import KeyPath, KeyPathError, _binary
+from sortpath import KeyPath, KeyPathError, _binary
 
 COUNT = 100_000
-SEED = int(os.environ.get("KEYPATH_FUZZ_SEED", "29"))
+SEED = int(os.environ.get("SORTPATH_FUZZ_SEED", "29"))
 INTERESTING = [0x00, 0x01, 0x02, 0x07, 0x08, 0x0F, 0x10, 0x11, 0x12, 0x7F, 0x80, 0x84, 0xFE, 0xFF]
 
 

@@ -1,4 +1,4 @@
-"""The Rust crate's golden vectors, read from crates/keypath/tests/golden/ at test time."""
+"""The Rust crate's golden vectors, read from crates/sortpath/tests/golden/ at test time."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import List, Tuple
 
 import pytest
 
-from keypath import KeyPath
-from keypath._binary import decode_int, encode_int
+from sortpath import KeyPath
+from sortpath._binary import decode_int, encode_int
 
-GOLDEN = Path(__file__).resolve().parents[3] / "crates" / "keypath" / "tests" / "golden"
+GOLDEN = Path(__file__).resolve().parents[3] / "crates" / "sortpath" / "tests" / "golden"
 
 
 def _vectors(name: str, sep: str) -> List[Tuple[str, str]]:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import pathgen
 import reference
-from keypath import Excluded, Included, KeyPath, KeyPathError, KeyRange
+from sortpath import Excluded, Included, KeyPath, KeyPathError, KeyRange
 
 INT_MAX = 2**64 - 1
 

@@ -47,7 +47,7 @@ def test_readme_has_examples() -> None:
 
 
 def _store_table() -> Any:
-    """A keypath-store table made by `keypath db create-table` with the README's index, in
+    """A sortpath-store table made by `sortpath db create-table` with the README's index, in
     the table client's own stand-in (tests/stubddb.py)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from stubddb import StubDynamoDB
@@ -69,7 +69,7 @@ def _store_table() -> Any:
 @pytest.mark.parametrize("index", range(len(_blocks())))
 def test_readme_example(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     block = _blocks()[index]
-    table: Any = _store_table() if "keypath.dynamodb" in block else StandInDynamoDB()
+    table: Any = _store_table() if "sortpath.dynamodb" in block else StandInDynamoDB()
     boto3 = types.ModuleType("boto3")
     boto3.client = lambda name, **_: table  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "boto3", boto3)

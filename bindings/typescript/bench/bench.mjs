@@ -16,11 +16,11 @@ const uuid = new Uuid(UUID_TEXT);
 const uuidBuffer = Buffer.from(uuid.toBytes());
 const values = ["user", { type: "uuid", value: uuidBuffer }, "post", 1234, "comment", 1678901234, "react", 42];
 
-const keypathBytes = KeyPath.parse(EXAMPLE).encode();
+const sortpathBytes = KeyPath.parse(EXAMPLE).encode();
 const tupleBytes = pack(values);
 
 // Both sides read back what they wrote.
-if (KeyPath.decode(keypathBytes).toString() !== EXAMPLE) throw new Error("keypath round trip");
+if (KeyPath.decode(sortpathBytes).toString() !== EXAMPLE) throw new Error("sortpath round trip");
 const back = unpack(tupleBytes);
 if (back.length !== 8 || back[3] !== 1234 || !Buffer.from(back[1].value).equals(uuidBuffer)) {
   throw new Error("fdb-tuple round trip");
@@ -29,13 +29,13 @@ if (back.length !== 8 || back[3] !== 1234 || !Buffer.from(back[1].value).equals(
 const pairs = [
   [
     "encode",
-    ["keypath: push 4 components, encode", () =>
+    ["sortpath: push 4 components, encode", () =>
       KeyPath.empty().push("user", uuid).push("post", 1234).push("comment", 1678901234).push("react", 42).encode().length],
     ["fdb-tuple: pack the 8 values", () => pack(values).length],
   ],
   [
     "decode",
-    ["keypath: KeyPath.decode", () => KeyPath.decode(keypathBytes).length],
+    ["sortpath: KeyPath.decode", () => KeyPath.decode(sortpathBytes).length],
     ["fdb-tuple: unpack", () => unpack(tupleBytes).length],
   ],
 ];
@@ -58,7 +58,7 @@ const fmt = (n) => Math.round(n).toLocaleString("en-US").padStart(11);
 // The machine may be shared: the two sides of a pair run in alternating rounds, so that both
 // see the same load, and the ratio is taken round by round.
 console.log(`node ${process.version}, ${OPS.toLocaleString("en-US")} operations a round, ${ROUNDS} rounds each, medians`);
-console.log(`encodings: keypath ${keypathBytes.length} bytes, fdb-tuple ${tupleBytes.length} bytes`);
+console.log(`encodings: sortpath ${sortpathBytes.length} bytes, fdb-tuple ${tupleBytes.length} bytes`);
 for (const [what, [nameA, a], [nameB, b]] of pairs) {
   for (let i = 0; i < 5; i++) {
     round(a);
@@ -83,5 +83,5 @@ for (const [what, [nameA, a], [nameB, b]] of pairs) {
   console.log(`${what}:`);
   console.log(`  ${nameA.padEnd(38)} ${fmt(median(ra))} ops/s`);
   console.log(`  ${nameB.padEnd(38)} ${fmt(median(rb))} ops/s`);
-  console.log(`  keypath / fdb-tuple, median of rounds  ${median(ratio).toFixed(2).padStart(10)}x`);
+  console.log(`  sortpath / fdb-tuple, median of rounds  ${median(ratio).toFixed(2).padStart(10)}x`);
 }

@@ -1,17 +1,17 @@
 /**
- * `keypath/dynamodb-table`: a client for the DynamoDB table layout of keypath-store
- * (docs/DYNAMODB_LAYOUT.md in the keypath repository), over the AWS SDK v3
+ * `sortpath/dynamodb-table`: a client for the DynamoDB table layout of sortpath-store
+ * (docs/DYNAMODB_LAYOUT.md in the sortpath repository), over the AWS SDK v3
  * (`@aws-sdk/client-dynamodb`, a peer dependency this module alone needs).
  *
  * It reads what the Rust store writes (items in either value form, lists and exact index
- * queries with the Rust store's cursors) and writes items as data, as `keypath db put` does,
+ * queries with the Rust store's cursors) and writes items as data, as `sortpath db put` does,
  * keeping `"kind": "field"` indexes exact. See {@link DynamoDbTable}.
  *
  * ```ts
  * import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
- * import { DynamoDbTable } from "keypath/dynamodb-table";
+ * import { DynamoDbTable } from "sortpath/dynamodb-table";
  *
- * const table = new DynamoDbTable(new DynamoDBClient({}), "keypath");
+ * const table = new DynamoDbTable(new DynamoDBClient({}), "sortpath");
  * const version = await table.put("/board-1/ticket-7", { board: 1, title: "Fix", updated: 20 });
  * const item = await table.get("/board-1/ticket-7"); // { key, version, type: "ticket", value, payload }
  * const page = await table.list("/board-1", { limit: 10 }); // { items, cursor }
@@ -34,7 +34,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 
 import { quote } from "./errors.js";
-import { KeyPath, compareBytes } from "./keypath.js";
+import { KeyPath, compareBytes } from "./key-path.js";
 import {
   type DecodeOptions,
   type Tv,
@@ -456,14 +456,14 @@ type Member =
   | { op: "Delete"; key: RecordKey; condition?: { notExists: true } | { version: bigint } };
 
 /**
- * A table of keypath-store's layout, read and written through an AWS SDK v3
+ * A table of sortpath-store's layout, read and written through an AWS SDK v3
  * `DynamoDBClient`.
  *
  * What it does (docs/DYNAMODB_LAYOUT.md's sections in brackets):
  * - reads: {@link get}, {@link batchGet}, {@link list} and {@link queryIndex} (exact
  *   entries, keys-only or projected), items in either value form [4], placed root items
  *   [2.1], cursors that resume in the Rust store and back [7.3];
- * - writes of items as data, as `keypath db put` writes them: {@link put}, {@link update},
+ * - writes of items as data, as `sortpath db put` writes them: {@link put}, {@link update},
  *   {@link delete}, keeping `"kind": "field"` indexes [2.4.1] exact, with the requests and
  *   conditions of the Rust store [6.2] and its retries on a concurrent write.
  *
@@ -477,7 +477,7 @@ type Member =
  * errors naming their key, never skipped.
  *
  * ```ts
- * const table = new DynamoDbTable(client, "keypath");
+ * const table = new DynamoDbTable(client, "sortpath");
  * await table.put("/board-1/ticket-7", { board: 1, title: "Fix", updated: 20 }, { ifAbsent: true });
  * await table.update("/board-1/ticket-7", (v) => ({ ...(v as object), title: "Fixed" }));
  * await table.delete("/board-1/ticket-7"); // true
@@ -519,7 +519,7 @@ export class DynamoDbTable {
    *
    * ```ts
    * const local = new DynamoDBClient({ endpoint: "http://127.0.0.1:8000", region: "us-east-1" });
-   * const table = new DynamoDbTable(local, "keypath", { decode: { maps: "map" } });
+   * const table = new DynamoDbTable(local, "sortpath", { decode: { maps: "map" } });
    * ```
    */
   constructor(client: DynamoDBClient, tableName: string, options: TableOptions = {}) {
@@ -847,7 +847,7 @@ export class DynamoDbTable {
 
   /**
    * A page of the items under `prefix` (its first component is the group; a deeper prefix
-   * narrows the range), as `keypath db list PREFIX` with the same options: the Rust store's
+   * narrows the range), as `sortpath db list PREFIX` with the same options: the Rust store's
    * ranges, scans and cursors (section 7.2).
    *
    * ```ts
@@ -911,7 +911,7 @@ export class DynamoDbTable {
 
   /**
    * A page of index `name`'s exact entries under `prefix` (the index group, and a narrower
-   * range of index key paths), as `keypath db index NAME PREFIX`: keys-only entries checked
+   * range of index key paths), as `sortpath db index NAME PREFIX`: keys-only entries checked
    * against their item's header with one `BatchGetItem` a scan, projected entries as they are.
    * The client's first query of an index reads the configuration to check that the index is
    * not being built.
@@ -1215,7 +1215,7 @@ export class DynamoDbTable {
   // Writes
 
   /**
-   * Writes `value` at `key` as data, as `keypath db put` does, and returns the new version:
+   * Writes `value` at `key` as data, as `sortpath db put` does, and returns the new version:
    * the item type is the namespace of the key's last component, the declared `"kind":
    * "field"` indexes of that type get their entries, the configuration's `types` gains the
    * type with its first item. One consistent `BatchGetItem` (the item and the configuration),
@@ -1231,7 +1231,7 @@ export class DynamoDbTable {
     checkOptions(options);
     const path = toPath(key);
     itemKey(path); // checked before anything is read: a group and an ID at the end
-    // A value a field index refuses is refused before anything is read, as `keypath db put`
+    // A value a field index refuses is refused before anything is read, as `sortpath db put`
     // does with the configuration it has (the commit computes the entries again with the
     // configuration it reads).
     if (this.#config !== undefined) fieldIndexEntries(this.#config.config, path, value);

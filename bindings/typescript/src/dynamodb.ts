@@ -7,7 +7,7 @@
  */
 
 import { KeyPathError } from "./errors.js";
-import { KeyPath } from "./keypath.js";
+import { KeyPath } from "./key-path.js";
 import type { KeyRange } from "./range.js";
 
 /** Attribute names of the table's keys. */

@@ -1,5 +1,5 @@
 /**
- * MessagePack as keypath-store writes it (the payload of an item's envelope,
+ * MessagePack as sortpath-store writes it (the payload of an item's envelope,
  * docs/DYNAMODB_LAYOUT.md section 3): every value in its smallest form (positive and negative
  * fixint, the smallest integer width, fixstr/str8/16/32, float64 for a number with a
  * fraction), maps in insertion order. Byte-exact with the Rust writer (rmp/rmpv) for the values
@@ -21,7 +21,7 @@ import { loneSurrogateAt, utf8Decode, utf8Encode } from "./utf8.js";
  * and reads back as one when decoding with `floats: "tagged"`.
  *
  * ```ts
- * import { encodeValue, Float } from "keypath/dynamodb-table";
+ * import { encodeValue, Float } from "sortpath/dynamodb-table";
  * encodeValue(new Float(1)); // cb 3f f0 00 00 00 00 00 00
  * ```
  */
@@ -322,7 +322,7 @@ export function tvBytes(tv: Tv): Uint8Array {
  * {@link TableError} (`invalid`) for what MessagePack cannot hold.
  *
  * ```ts
- * import { encodeValue } from "keypath/dynamodb-table";
+ * import { encodeValue } from "sortpath/dynamodb-table";
  * encodeValue({ board: 1, title: "Fix" }); // 82 a5 62 6f 61 72 64 01 a5 74 69 74 6c 65 a3 46 69 78
  * ```
  */
@@ -474,7 +474,7 @@ export function readTvAll(bytes: Uint8Array): Tv {
  * and nothing else for any other input.
  *
  * ```ts
- * import { decodeValue } from "keypath/dynamodb-table";
+ * import { decodeValue } from "sortpath/dynamodb-table";
  * decodeValue(Uint8Array.of(0x81, 0xa1, 0x61, 0x01)); // { a: 1 }
  * ```
  */

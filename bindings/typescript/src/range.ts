@@ -13,7 +13,7 @@
 import { SEPARATOR, TERMINATOR, segmentsWith } from "./binary.js";
 import { KeyPathError } from "./errors.js";
 import { type HeldComponent, type HeldId, type Id, checkNamespace, toHeldId } from "./id.js";
-import { KeyPath, compareBytes } from "./keypath.js";
+import { KeyPath, compareBytes } from "./key-path.js";
 
 /** First byte after every encoding that starts with a given segment section. */
 const AFTER_SEPARATOR = SEPARATOR + 1;

@@ -1,5 +1,5 @@
 /**
- * The one error type of the DynamoDB table client (`keypath/dynamodb-table`).
+ * The one error type of the DynamoDB table client (`sortpath/dynamodb-table`).
  */
 
 /**
@@ -28,7 +28,7 @@ export type TableErrorKind =
  * expected, what was found and where.
  *
  * ```ts
- * import { TableError } from "keypath/dynamodb-table";
+ * import { TableError } from "sortpath/dynamodb-table";
  * try {
  *   await table.put("/board-1/ticket-7", { title: "Fix" }, { ifAbsent: true });
  * } catch (e) {

@@ -1,15 +1,15 @@
 /**
- * keypath-store's DynamoDB table layout (docs/DYNAMODB_LAYOUT.md) as data: record keys,
+ * sortpath-store's DynamoDB table layout (docs/DYNAMODB_LAYOUT.md) as data: record keys,
  * envelopes, the native item form and its shape, cursors, the configuration record, field
  * index entries and the byte ranges of lists. Nothing here sends a request; the client
  * (`dynamodb-table.ts`) does.
  *
- * Exported for the client and the tests; the public surface is `keypath/dynamodb-table`.
+ * Exported for the client and the tests; the public surface is `sortpath/dynamodb-table`.
  */
 
 import { quote } from "./errors.js";
 import { Uuid } from "./id.js";
-import { KeyPath, compareBytes } from "./keypath.js";
+import { KeyPath, compareBytes } from "./key-path.js";
 import { KeyRange } from "./range.js";
 import { Float, type Tv, readTvAll, tvBytes } from "./msgpack.js";
 import { TableError } from "./table-error.js";

@@ -1,17 +1,17 @@
 // Writes what this package computes for random trap-heavy paths, for the Rust side
-// (crates/keypath-cli/tests/bindings_typescript.rs) to compare with the `keypath` binary:
+// (crates/sortpath-cli/tests/bindings_typescript.rs) to compare with the `sortpath` binary:
 //
 //   node dist-test/cross-gen.js SEED COUNT OUTDIR
 //
-// OUTDIR/texts.txt       canonical text of each path (input of `keypath sort`)
-// OUTDIR/encode_in.txt   those texts, then mutated texts this package accepts (input of `keypath encode`)
+// OUTDIR/texts.txt       canonical text of each path (input of `sortpath sort`)
+// OUTDIR/encode_in.txt   those texts, then mutated texts this package accepts (input of `sortpath encode`)
 // OUTDIR/encode_out.txt  the encoding of each in hex
 // OUTDIR/decode_in.txt   the encodings of the paths, then mutated encodings this package accepts
-//                        (input of `keypath decode`)
+//                        (input of `sortpath decode`)
 // OUTDIR/decode_out.txt  the canonical text of each
 // OUTDIR/split_texts.txt text of each path that has a group key
-// OUTDIR/split.txt       GROUP<TAB>SORT hex of those (input of `keypath decode --split`)
-// OUTDIR/ranges.txt      range specs (input of `keypath range`)
+// OUTDIR/split.txt       GROUP<TAB>SORT hex of those (input of `sortpath decode --split`)
+// OUTDIR/ranges.txt      range specs (input of `sortpath range`)
 // OUTDIR/ranges_out.txt  START<TAB>END hex of each (END "-" when unbounded)
 // OUTDIR/sorted.txt      texts.txt sorted by KeyPath.compare
 // OUTDIR/errors.txt      MODE<TAB>INPUT<TAB>MESSAGE: inputs this package rejects, with its message

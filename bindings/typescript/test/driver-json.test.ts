@@ -1,5 +1,5 @@
 // The cross-language test driver's JSON (test/driver.ts): what it reads and writes must mean
-// what `keypath db` means by the same text.
+// what `sortpath db` means by the same text.
 
 import assert from "node:assert/strict";
 import test from "node:test";

@@ -9,7 +9,7 @@
 //   the cross-language test starts, and the tests of this module's JSON when the test runner
 //   runs it without arguments)
 //
-// Values are what `keypath db put` would store for the same JSON: objects as maps with their
+// Values are what `sortpath db put` would store for the same JSON: objects as maps with their
 // keys sorted (serde_json's map), integers as integers (up to 64 bits, exactly), numbers with
 // a fraction or an exponent as float64; bytes print as {"$bytes": "<base64>"}, and an object
 // of that one key is read as a byte string, so that answers can be written back.
@@ -279,7 +279,7 @@ async function serve(table: DynamoDbTable, req: Map<Value, Value>): Promise<unkn
       const key = keyOf(req);
       if (!req.has("value")) throw new BadRequest(`expected "value" in a put`);
       const ifAbsent = field(req, "if_absent") === true;
-      // As `keypath db put --if-absent --if-version N`: if_absent decides.
+      // As `sortpath db put --if-absent --if-version N`: if_absent decides.
       const ifVersion = version(field(req, "if_version"), "if_version");
       const v = await table.put(key, req.get("value")!, ifAbsent ? { ifAbsent } : { ifVersion });
       return new Map<string, unknown>([
@@ -408,11 +408,11 @@ export async function main(): Promise<void> {
       requests.push(String(context.commandName ?? "").replace(/Command$/, ""));
       return next(args);
     },
-    { step: "finalizeRequest", priority: "low", name: "keypathRequestAccounting" },
+    { step: "finalizeRequest", priority: "low", name: "sortpathRequestAccounting" },
   );
   const table = new DynamoDbTable(client, tableName, { decode: { maps: "map", floats: "tagged" } });
   try {
-    // As the `keypath db` CLI does when it opens a store: the table described (its GSIs) and
+    // As the `sortpath db` CLI does when it opens a store: the table described (its GSIs) and
     // the configuration read, once; not counted in any answer's requests.
     await table.loadIndexes();
     await table.loadConfig();

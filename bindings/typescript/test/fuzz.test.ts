@@ -7,7 +7,7 @@ import test from "node:test";
 import { KeyPath, KeyPathError } from "../dist/index.js";
 import { Rng, genPath, hex } from "./support.js";
 
-const SEED = Number(process.env.KEYPATH_TEST_SEED ?? 0x6b657970);
+const SEED = Number(process.env.SORTPATH_TEST_SEED ?? 0x6b657970);
 
 function mutateBytes(r: Rng, valid: Uint8Array[], input: Uint8Array): Uint8Array {
   const b = Array.from(input);

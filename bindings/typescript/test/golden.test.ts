@@ -18,7 +18,7 @@ function vectors(file: string, sep: RegExp): [string, string][] {
 }
 
 test("path.txt: text encodes to the bytes, the bytes decode and print to the text", () => {
-  const cases = vectors("crates/keypath/tests/golden/path.txt", /\t/);
+  const cases = vectors("crates/sortpath/tests/golden/path.txt", /\t/);
   assert.ok(cases.length >= 28, `only ${cases.length} vectors`);
   for (const [text, h] of cases) {
     const parsed = KeyPath.parse(text);
@@ -31,7 +31,7 @@ test("path.txt: text encodes to the bytes, the bytes decode and print to the tex
 });
 
 test("int.txt: every integer vector, as the ID of /a-N", () => {
-  const cases = vectors("crates/keypath/tests/golden/int.txt", / /);
+  const cases = vectors("crates/sortpath/tests/golden/int.txt", / /);
   assert.ok(cases.length >= 70, `only ${cases.length} vectors`);
   for (const [value, h] of cases) {
     const v = BigInt(value);

@@ -14,7 +14,7 @@ import {
   sameComponents,
 } from "./support.js";
 
-const SEED = Number(process.env.KEYPATH_TEST_SEED ?? 0x6b657970);
+const SEED = Number(process.env.SORTPATH_TEST_SEED ?? 0x6b657970);
 const N = 20_000;
 
 function sign(n: number): number {

@@ -184,7 +184,7 @@ function configRecord(
 test("writes send the documented requests: put_new, put_moved, put_same, delete", async () => {
   const stub = new StubTable();
   stub.put(configRecord(block("config.json").trim(), 1));
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   // Described once, as the Rust backend describes the table when it opens it.
   await table.loadIndexes();
   stub.sent.length = 0;
@@ -201,8 +201,8 @@ test("writes send the documented requests: put_new, put_moved, put_same, delete"
   const read = stub.sent[1]!.body as {
     RequestItems: Record<string, { ConsistentRead: boolean; Keys: unknown[] }>;
   };
-  assert.equal(read.RequestItems["keypath"]!.ConsistentRead, true);
-  assert.equal(read.RequestItems["keypath"]!.Keys.length, 2, "the item and the configuration");
+  assert.equal(read.RequestItems["sortpath"]!.ConsistentRead, true);
+  assert.equal(read.RequestItems["sortpath"]!.Keys.length, 2, "the item and the configuration");
 
   assert.equal(await table.put("/board-1/ticket-7", { ...TICKET, updated: 30 }), 6n);
   assert.deepEqual(last(), docRequest("put_moved.request"));
@@ -220,7 +220,7 @@ test("writes send the documented requests: put_new, put_moved, put_same, delete"
   assert.deepEqual(stub.operations(), ["BatchGetItem", "TransactWriteItems"]);
   assert.deepEqual(last(), docRequest("delete.request"));
   const deleteRead = stub.sent[0]!.body as { RequestItems: Record<string, { Keys: unknown[] }> };
-  assert.equal(deleteRead.RequestItems["keypath"]!.Keys.length, 1, "a delete reads the item alone");
+  assert.equal(deleteRead.RequestItems["sortpath"]!.Keys.length, 1, "a delete reads the item alone");
 
   stub.sent.length = 0;
   assert.equal(await table.delete("/board-1/ticket-7"), false);
@@ -230,7 +230,7 @@ test("writes send the documented requests: put_new, put_moved, put_same, delete"
 test("an index query sends the documented Query", async () => {
   const stub = new StubTable();
   stub.put(configRecord(block("config.json").trim(), 1));
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   await table.loadIndexes();
   stub.sent.length = 0;
   const page = await table.queryIndex("by_updated", "/board-1", { reverse: true, limit: 2 });
@@ -248,7 +248,7 @@ test("an index query sends the documented Query", async () => {
 
 test("a list's first page gives the documented cursor, and the cursor resumes it", async () => {
   const stub = new StubTable();
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   await table.put("/board-1/ticket-7", { title: "a" });
   await table.put("/board-1/ticket-8", { title: "b" });
   stub.sent.length = 0;
@@ -291,7 +291,7 @@ test("writes of a type indexed by a program are refused before anything is writt
       3,
     ),
   );
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   // A "player" is not indexed by a program: written; a "score" is: refused.
   await table.put("/player-3", { points: 1 });
   stub.sent.length = 0;
@@ -305,18 +305,18 @@ test("writes of a type indexed by a program are refused before anything is writt
 test("a store with group counters: the documented counter_put request, and a delete", async () => {
   const stub = new StubTable();
   stub.put(configRecord(block("config_counters.json").trim(), 1));
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   assert.equal(await table.put("/board-1/ticket-7", { title: "Fix" }), 1n);
   assert.deepEqual(stub.operations(), ["GetItem", "BatchGetItem", "TransactWriteItems"]);
   const read = stub.sent[1]!.body as {
     RequestItems: Record<string, { Keys: { pk: { B: string } }[] }>;
   };
   assert.deepEqual(
-    read.RequestItems["keypath"]!.Keys.map((k) => Buffer.from(k.pk.B, "base64").toString("hex")),
+    read.RequestItems["sortpath"]!.Keys.map((k) => Buffer.from(k.pk.B, "base64").toString("hex")),
     [bytes("counter.pk"), bytes("ticket.pk"), "0003"],
     "the counter, the item, the configuration",
   );
-  const sorts = read.RequestItems["keypath"]!.Keys.map((k) =>
+  const sorts = read.RequestItems["sortpath"]!.Keys.map((k) =>
     Buffer.from((k as unknown as { sk: { B: string } }).sk.B, "base64").toString("hex"),
   );
   assert.equal(sorts[0], bytes("counter.sk"));
@@ -344,7 +344,7 @@ test("a store with group counters: the documented counter_put request, and a del
 test("conditions: if absent, if version, and a concurrent write retried", async () => {
   const stub = new StubTable();
   stub.put(configRecord(block("config.json").trim(), 1));
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   const v = await table.put("/board-1/ticket-7", TICKET, { ifAbsent: true });
   assert.ok(v >= 1n && v < 1n << 52n);
   await assert.rejects(
@@ -390,7 +390,7 @@ test("a write applied but answered as a failed condition (its answer lost, sent 
       1,
     ),
   );
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   // One PutItem (no index key): an update adding 1 adds 1.
   await table.put("/board-1/note-1", { n: 0 });
   stub.lostAnswers = 1;
@@ -441,7 +441,7 @@ test("field index values: integers and ID text, refusals", async () => {
       1,
     ),
   );
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   const entryOf = async (value: Record<string, unknown>): Promise<string[]> => {
     stub.sent.length = 0;
     await table.put("/board-1/ticket-7", value as never);
@@ -500,7 +500,7 @@ test("indexes kept by a GSI: the documented header, put and query", async () => 
   const config = JSON.parse(block("config.json")) as { types: string[] };
   config.types = ["ticket"];
   stub.put(configRecord(JSON.stringify(config), 2));
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   assert.deepEqual(await table.loadIndexes(), [
     { name: "by_updated", pk: "gp1", sk: "gs1", keysOnly: false },
   ]);
@@ -541,7 +541,7 @@ test("indexes kept by a GSI: the documented header, put and query", async () => 
     )!,
   });
   await assert.rejects(
-    new DynamoDbTable(other.client, "keypath").get("/board-1/ticket-7"),
+    new DynamoDbTable(other.client, "sortpath").get("/board-1/ticket-7"),
     (e: unknown) =>
       e instanceof TableError && e.kind === "foreign" && /keeps no GSI/.test(e.message),
   );
@@ -549,7 +549,7 @@ test("indexes kept by a GSI: the documented header, put and query", async () => 
 
 test("a table without a configuration record: created with the first item if the table is empty", async () => {
   const stub = new StubTable();
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   await table.loadIndexes();
   stub.sent.length = 0;
   await table.put("/board-1/ticket-7", TICKET);
@@ -574,7 +574,7 @@ test("a table without a configuration record: created with the first item if the
     ver: { N: "1" },
     val: { B: Uint8Array.of(1, 1, 0x61, 0, 0xc0) },
   });
-  const t2 = new DynamoDbTable(other.client, "keypath");
+  const t2 = new DynamoDbTable(other.client, "sortpath");
   await t2.loadIndexes();
   other.sent.length = 0;
   await t2.put("/board-1/ticket-7", TICKET);
@@ -584,7 +584,7 @@ test("a table without a configuration record: created with the first item if the
 test("lists from or up to a placed root item: the root's sort key bounds the Query", async () => {
   const stub = new StubTable();
   stub.put(configRecord(block("config_roots.json").trim(), 1));
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   await table.list("/customer-7", { fromRoot: true, reverse: true, limit: 2 });
   await table.list("/customer-7", { toRoot: true });
   await table.list("/org-1", { fromRoot: true });
@@ -625,7 +625,7 @@ test("an index the configuration does not declare is refused, not answered as em
       1,
     ),
   );
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   await table.put("/board-1/ticket-7", { board: 1, u: 7 });
   stub.sent.length = 0;
   await assert.rejects(
@@ -647,7 +647,7 @@ test("an index the configuration does not declare is refused, not answered as em
     ["/board-1/ticket-7"],
   );
   // A table without a configuration record declares no index.
-  const bare = new DynamoDbTable(new StubTable().client, "keypath");
+  const bare = new DynamoDbTable(new StubTable().client, "sortpath");
   await assert.rejects(
     bare.queryIndex("by_u", "/board-1"),
     (e: unknown) =>
@@ -665,7 +665,7 @@ test("an index entry over DynamoDB's key limits is refused naming the item and t
       1,
     ),
   );
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   const before = [...stub.records.keys()];
   for (const [value, sizes] of [
     [{ board: "q".repeat(2500), u: 1 }, /found 25\d\d and \d\d /],
@@ -726,12 +726,12 @@ test("a table whose keys are not pk and sk of type B is refused, naming what it 
     const stub = new StubTable();
     stub.description = { KeySchema: keys, AttributeDefinitions: attrs };
     await assert.rejects(
-      new DynamoDbTable(stub.client, "keypath").loadIndexes(),
+      new DynamoDbTable(stub.client, "sortpath").loadIndexes(),
       (e: unknown) =>
         e instanceof TableError &&
         e.kind === "unsupported" &&
         e.message ===
-          `DynamoDB table keypath: expected the key schema pk (binary, HASH) and sk (binary, RANGE), found ${found}`,
+          `DynamoDB table sortpath: expected the key schema pk (binary, HASH) and sk (binary, RANGE), found ${found}`,
     );
   }
 });
@@ -740,14 +740,14 @@ test("maxAttempts is an integer of 1 or more, and bounds the attempts of a conte
   const stub = new StubTable();
   for (const maxAttempts of [0, -1, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
     assert.throws(
-      () => new DynamoDbTable(stub.client, "keypath", { maxAttempts }),
+      () => new DynamoDbTable(stub.client, "sortpath", { maxAttempts }),
       (e: unknown) =>
         e instanceof TableError &&
         e.kind === "invalid" &&
         e.message === `maxAttempts: expected an integer of 1 or more, found ${String(maxAttempts)}`,
     );
   }
-  const table = new DynamoDbTable(stub.client, "keypath", { maxAttempts: 2 });
+  const table = new DynamoDbTable(stub.client, "sortpath", { maxAttempts: 2 });
   await table.put("/board-1/note-1", { a: 1 });
   const lost = (): Error =>
     Object.assign(new Error("The conditional request failed"), {
@@ -767,7 +767,7 @@ test("maxAttempts is an integer of 1 or more, and bounds the attempts of a conte
 
 test("arguments of the wrong type from JavaScript are invalid, not a TypeError", async () => {
   const stub = new StubTable();
-  const table = new DynamoDbTable(stub.client, "keypath");
+  const table = new DynamoDbTable(stub.client, "sortpath");
   const any = (x: unknown): never => x as never;
   const cases: [string, () => Promise<unknown>, string][] = [
     ["batchGet of a string", () => table.batchGet(any("/board-1/ticket-1")), 'batchGet: expected an array of keys (KeyPaths or their text), found the string "/board-1/ticket-1"'],

@@ -24,7 +24,7 @@ test("list pages select exactly the model's paths, in order, across cursors", as
   const r = new Rng(0x11575);
   for (let round = 0; round < 12; round++) {
     const stub = new StubTable();
-    const table = new DynamoDbTable(stub.client, "keypath");
+    const table = new DynamoDbTable(stub.client, "sortpath");
     const group = KeyPath.parse("/g-1");
     const rests: KeyPath[] = [];
     const add = (rest: KeyPath): void => {
@@ -128,7 +128,7 @@ test("index query pages give the items whose header has the entry, in index orde
       ver: { N: "1" },
       val: { B: new TextEncoder().encode(config) },
     });
-    const table = new DynamoDbTable(stub.client, "keypath");
+    const table = new DynamoDbTable(stub.client, "sortpath");
     const values = [0, 1, 2, -5, "a", "b", "7", "x\u0000y", 2n ** 64n - 1n];
     const current = new Map<string, number | bigint | string | undefined>();
     for (let i = 0; i < 30; i++) {

@@ -1,0 +1,238 @@
+//! `sortpath db --slatedb DIR`: every db command on a SlateDB database, run as a user would;
+//! reads next to a writer in another process without fencing it, and writes that fence it.
+
+#![cfg(feature = "slatedb")]
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::{fails, ok};
+use sortpath_store::backend::slatedb::{EngineError, SlateDbBackend};
+use sortpath_store::backend::BackendError;
+use sortpath_store::{PutMode, Store, WriteError};
+
+fn db(at: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sortpath"))
+        .args(["db", "--slatedb", at])
+        .args(args)
+        .output()
+        .expect("the sortpath binary runs")
+}
+
+fn keys(lines: &[serde_json::Value]) -> Vec<&str> {
+    lines.iter().filter_map(|l| l["key"].as_str()).collect()
+}
+
+#[test]
+fn every_db_command_on_slatedb() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().join("db");
+    let at = at.to_str().unwrap();
+    // Reads of a database that is not there create nothing.
+    fails(&db(at, &["get", "/user-1"]), 2, "no sortpath store at");
+    fails(&db(at, &["delete", "/user-1"]), 2, "no sortpath store at");
+    assert!(!dir.path().join("db").exists());
+    assert_eq!(
+        ok(&db(at, &["init", "--index", "by_t=post.t@/feed-0"]))[0]["created"],
+        at
+    );
+    fails(&db(at, &["init"]), 2, "a store already exists");
+    let mut versions = Vec::new();
+    for (path, t) in [
+        ("/user-1/post-1", 5),
+        ("/user-1/post-2", 3),
+        ("/user-2/post-1", 4),
+    ] {
+        let put = ok(&db(at, &["put", path, &format!("{{\"t\": {t}}}")]));
+        versions.push(put[0]["version"].as_u64().unwrap());
+    }
+    let got = ok(&db(at, &["get", "/user-1/post-1"]));
+    assert_eq!(
+        (got[0]["value"]["t"].as_i64(), got[0]["version"].as_u64()),
+        (Some(5), Some(versions[0]))
+    );
+    let stale = (versions[0] + 7).to_string();
+    fails(
+        &db(
+            at,
+            &[
+                "put",
+                "/user-1/post-1",
+                "{\"t\": 1}",
+                "--if-version",
+                &stale,
+            ],
+        ),
+        4,
+        "version",
+    );
+    let listed = ok(&db(at, &["list", "/user-1", "--reverse", "--limit", "1"]));
+    assert_eq!(keys(&listed), ["/user-1/post-2"]);
+    let cursor = listed[1]["cursor"].as_str().unwrap();
+    let rest = ok(&db(
+        at,
+        &[
+            "list",
+            "/user-1",
+            "--reverse",
+            "--limit",
+            "1",
+            "--cursor",
+            cursor,
+        ],
+    ));
+    assert_eq!(keys(&rest), ["/user-1/post-1"]);
+    let by_t = ok(&db(at, &["index", "by_t", "/feed-0"]));
+    assert_eq!(
+        keys(&by_t),
+        ["/user-1/post-2", "/user-2/post-1", "/user-1/post-1"]
+    );
+    // Moves post-1 in the index.
+    ok(&db(
+        at,
+        &[
+            "put",
+            "/user-1/post-1",
+            "{\"t\": 1}",
+            "--if-version",
+            &versions[0].to_string(),
+        ],
+    ));
+    ok(&db(at, &["delete", "/user-2/post-1"]));
+    let by_t = ok(&db(at, &["index", "by_t", "/feed-0"]));
+    assert_eq!(keys(&by_t), ["/user-1/post-1", "/user-1/post-2"]);
+    let check = ok(&db(at, &["check"]));
+    assert_eq!(
+        (
+            check[0]["items"].as_u64(),
+            check[0]["index_entries"].as_u64()
+        ),
+        (Some(2), Some(2))
+    );
+    // Export, then import into a new database: the same items and indexes.
+    let export = db(at, &["export"]);
+    let lines = ok(&export);
+    assert!(
+        lines[0]["config"]["indexes"][0]["name"] == "by_t",
+        "{lines:?}"
+    );
+    let file = dir.path().join("export.jsonl");
+    std::fs::write(&file, &export.stdout).unwrap();
+    let copy = dir.path().join("copy");
+    let copy = copy.to_str().unwrap();
+    ok(&db(copy, &["import", file.to_str().unwrap()]));
+    // The same configuration and items, versions included (an import keeps them).
+    assert_eq!(ok(&db(copy, &["export"])), lines);
+    assert_eq!(
+        keys(&ok(&db(copy, &["index", "by_t", "/feed-0"]))),
+        keys(&by_t)
+    );
+}
+
+/// An item written through the library, as another program would.
+fn put(
+    store: &Store<SlateDbBackend>,
+    rt: &tokio::runtime::Runtime,
+    id: u64,
+) -> Result<u64, WriteError> {
+    let path = format!("/w-1/x-{id}").parse().unwrap();
+    rt.block_on(store.put_raw(&path, "x", &id, vec![], PutMode::Upsert))
+}
+
+/// Reads from the command line open the database as a SlateDB reader: a writer in this
+/// process keeps writing. A write from the command line opens it as a writer: this process's
+/// writer is fenced, and its next write fails.
+#[test]
+fn reads_do_not_fence_a_writer_and_writes_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().to_str().unwrap().to_owned();
+    ok(&db(&at, &["put", "/user-1/post-1", "{\"t\": 1}"]));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let writer = Store::new(rt.block_on(SlateDbBackend::open(&at)).unwrap());
+    put(&writer, &rt, 0).unwrap();
+    for args in [
+        &["get", "/user-1/post-1"][..],
+        &["list", "/user-1"],
+        &["export"],
+        &["check"],
+    ] {
+        ok(&db(&at, args));
+        put(&writer, &rt, 1)
+            .unwrap_or_else(|e| panic!("after `{}`, the writer failed: {e}", args[0]));
+    }
+    ok(&db(&at, &["put", "/user-1/post-2", "{\"t\": 2}"]));
+    match put(&writer, &rt, 2) {
+        Err(WriteError::Backend(BackendError::Storage(e))) => {
+            assert!(e.downcast_ref::<EngineError>().unwrap().is_fenced(), "{e}")
+        }
+        other => panic!("the fenced writer's write gave {other:?}"),
+    }
+    let listed = ok(&db(&at, &["list", "/user-1"]));
+    assert_eq!(keys(&listed), ["/user-1/post-1", "/user-1/post-2"]);
+    // Of this process's writes, those before the fence.
+    let theirs = ok(&db(&at, &["list", "/w-1"]));
+    assert_eq!(keys(&theirs), ["/w-1/x-0", "/w-1/x-1"]);
+}
+
+/// `sortpath demo --slatedb DIR` loads the demo into a SlateDB database, which `sortpath db
+/// --slatedb DIR` then reads, its index included.
+#[test]
+fn demo_on_slatedb() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().to_str().unwrap();
+    let demo = Command::new(env!("CARGO_BIN_EXE_sortpath"))
+        .args(["demo", "--slatedb", at])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&demo.stdout);
+    assert!(
+        demo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&demo.stderr)
+    );
+    assert!(text.contains("a store on SlateDB at"), "{text}");
+    assert!(text.contains("exactly one per ticket"), "{text}");
+    // (Not `check`: the demo's ticket type names its index segment `updated`, the declared
+    // field index `updated_at`, on every backend.)
+    let export = ok(&db(at, &["export"]));
+    assert!(export.len() > 3_000, "{} lines", export.len());
+    let latest = ok(&db(
+        at,
+        &[
+            "index",
+            "by_updated",
+            "/board-0",
+            "--reverse",
+            "--limit",
+            "1",
+        ],
+    ));
+    assert!(
+        latest[0]["key"].as_str().unwrap().starts_with("/ticket-"),
+        "{latest:?}"
+    );
+    assert_eq!(latest[0]["value"]["board"], 0, "{latest:?}");
+}
+
+/// A refused first `put` makes no store: `init` can still declare the indexes.
+#[test]
+fn a_refused_first_put_makes_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().join("db");
+    let at = at.to_str().unwrap();
+    fails(&db(at, &["put", "/user-1/post", "{}"]), 2, "needs an ID");
+    fails(
+        &db(at, &["get", "/user-1/post-1"]),
+        2,
+        "no sortpath store at",
+    );
+    ok(&db(at, &["init", "--index", "by_t=post.t@/feed-0"]));
+    ok(&db(at, &["put", "/user-1/post-1", "{\"t\": 1}"]));
+    let by_t = ok(&db(at, &["index", "by_t", "/feed-0"]));
+    assert_eq!(keys(&by_t), ["/user-1/post-1"]);
+}
