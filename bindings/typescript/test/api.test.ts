@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { KeyPath, KeyPathError, KeyRange, Uuid, keyCondition, type KeyCondition } from "../dist/index.js";
+import { KeyPath, KeyPathError, KeyRange, Uuid, keyCondition, type KeyCondition } from "../dist/esm/index.js";
 import { hex } from "./support.js";
 
 const EXAMPLE = "/user-4c9d36e5-6b19-4e6a-828c-226ed667458a/post-1234/comment-1678901234/react-42";

@@ -19,7 +19,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { KeyPath, KeyPathError, KeyRange, type Bound, type Id } from "../dist/index.js";
+import { KeyPath, KeyPathError, KeyRange, type Bound, type Id } from "../dist/esm/index.js";
 import { Rng, genId, genNamespace, genPath, hex } from "./support.js";
 
 const [seedArg, countArg, outDir] = process.argv.slice(2);

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { Float } from "../dist/dynamodb-table.js";
+import { Float } from "../dist/esm/dynamodb-table.js";
 import { parseJson, toJson } from "./driver.js";
 
 test("driver JSON: integers to 64 bits exactly, floats kept as floats, maps with sorted keys", () => {

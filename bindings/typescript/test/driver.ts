@@ -19,14 +19,14 @@ import { pathToFileURL } from "node:url";
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 
-import { KeyPath, KeyPathError } from "../dist/index.js";
+import { KeyPath, KeyPathError } from "../dist/esm/index.js";
 import {
   DynamoDbTable,
   Float,
   type TableItem,
   TableError,
   type Value,
-} from "../dist/dynamodb-table.js";
+} from "../dist/esm/dynamodb-table.js";
 
 class BadRequest extends Error {}
 

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { KeyPath, KeyPathError } from "../dist/index.js";
+import { KeyPath, KeyPathError } from "../dist/esm/index.js";
 import { Rng, genPath, hex } from "./support.js";
 
 const SEED = Number(process.env.SORTPATH_TEST_SEED ?? 0x6b657970);

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { KeyPath } from "../dist/index.js";
+import { KeyPath } from "../dist/esm/index.js";
 import { hex, readRepoFile, unhex } from "./support.js";
 
 function vectors(file: string, sep: RegExp): [string, string][] {

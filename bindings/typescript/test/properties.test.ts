@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { KeyPath, KeyRange, type Bound, type Id } from "../dist/index.js";
+import { KeyPath, KeyRange, type Bound, type Id } from "../dist/esm/index.js";
 import {
   Rng,
   genId,

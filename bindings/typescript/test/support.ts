@@ -3,7 +3,7 @@
 
 import { readFileSync } from "node:fs";
 
-import { KeyPath, Uuid, type Component, type Id } from "../dist/index.js";
+import { KeyPath, Uuid, type Component, type Id } from "../dist/esm/index.js";
 
 /** The repository root (tests run from dist-test/). */
 export const REPO = new URL("../../../", import.meta.url);

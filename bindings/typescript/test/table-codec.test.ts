@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { KeyPath, compareBytes } from "../dist/index.js";
-import { Float, TableError, type Value, decodeValue, encodeValue } from "../dist/dynamodb-table.js";
+import { KeyPath, compareBytes } from "../dist/esm/index.js";
+import { Float, TableError, type Value, decodeValue, encodeValue } from "../dist/esm/dynamodb-table.js";
 import {
   type Attr,
   cursorText,
@@ -20,8 +20,8 @@ import {
   parseHeader,
   splitEntry,
   toNative,
-} from "../dist/table-format.js";
-import { tvBytes } from "../dist/msgpack.js";
+} from "../dist/esm/table-format.js";
+import { tvBytes } from "../dist/esm/msgpack.js";
 import { INT_BOUNDARIES, Rng, genBytes, genPath, genString, hex } from "./support.js";
 
 const ROUNDS = 3000;

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { KeyPath } from "../dist/index.js";
-import { DynamoDbTable, TableError, encodeValue } from "../dist/dynamodb-table.js";
+import { KeyPath } from "../dist/esm/index.js";
+import { DynamoDbTable, TableError, encodeValue } from "../dist/esm/dynamodb-table.js";
 import {
   CONFIG_KEY,
   configJson,
@@ -20,7 +20,7 @@ import {
   parseConfig,
   rootSortKey,
   toNative,
-} from "../dist/table-format.js";
+} from "../dist/esm/table-format.js";
 import { StubTable } from "./stub.js";
 import { hex, readRepoFile, unhex } from "./support.js";
 

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { KeyPath, Uuid, compareBytes } from "../dist/index.js";
-import { DynamoDbTable } from "../dist/dynamodb-table.js";
-import { entryKey, itemKey } from "../dist/table-format.js";
+import { KeyPath, Uuid, compareBytes } from "../dist/esm/index.js";
+import { DynamoDbTable } from "../dist/esm/dynamodb-table.js";
+import { entryKey, itemKey } from "../dist/esm/table-format.js";
 import { StubTable } from "./stub.js";
 import { Rng, genPath } from "./support.js";
 
