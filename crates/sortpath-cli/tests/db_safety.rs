@@ -510,7 +510,7 @@ fn stderr_of(o: &Output) -> String {
 }
 
 /// Records the store did not write: every error names the key (text and base64), list and
-/// export can skip them (naming each on stderr), delete removes one, and decode names the
+/// export can skip them (naming each on stderr), delete removes one, and inspect names the
 /// store's own keys.
 #[tokio::test(flavor = "multi_thread")]
 async fn records_the_store_did_not_write() {
@@ -571,21 +571,34 @@ async fn records_the_store_did_not_write() {
         keys(&ok(&db(d, &["list", "/a-1"]))),
         ["/a-1/b-1", "/a-1/b-3"]
     );
-    // decode names the store's own keys.
+    // inspect names the store's own keys; decode, the key path decoder, refuses them.
     let named = |b64: &str| {
+        use base64::Engine as _;
         let o = sortpath(&["decode", "--base64", b64]).output().unwrap();
-        String::from_utf8(ok_raw(&o)).unwrap()
+        fails(&o, 2, "sortpath inspect");
+        let hex: String = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let o = sortpath(&["inspect", &hex]).output().unwrap();
+        let text = String::from_utf8(ok_raw(&o)).unwrap();
+        text.lines().next().unwrap().to_owned() + "\n"
     };
-    assert_eq!(named("AAM="), "(store record: the store's configuration)\n");
+    assert_eq!(
+        named("AAM="),
+        "record    (store record: the store's configuration)\n"
+    );
     // 00 01 ++ the encoding of /a-1
     assert_eq!(
         named("AAFhAQgBAAgR"),
-        "(store record: the version counter of group /a-1)\n"
+        "record    (store record: the version counter of group /a-1)\n"
     );
     // 00 02, the name's length and "by_n", then the encoding of /all-0
     assert_eq!(
         named("AAIEYnlfbmFsbAEH/wAYEQ=="),
-        "(store record: entries of index by_n under /all-0)\n"
+        "record    (store record: entries of index by_n under /all-0)\n"
     );
     fails(
         &sortpath(&["decode", "--base64", "AAc="]).output().unwrap(),
