@@ -747,3 +747,86 @@ async fn group_versions_are_chosen_at_init() {
     let report = ok(&db(own.path(), &["check"]));
     assert_eq!(report[0]["counters"], 0);
 }
+
+/// `import` into an existing store whose `group_versions` setting differs from the
+/// export's is refused at the configuration line, naming the setting, before any item is
+/// written: a per-item store would drop a group-versions export's counters, and a
+/// group-versions store would renumber a per-item export's versions.
+#[tokio::test(flavor = "multi_thread")]
+async fn import_refuses_another_group_versions_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (counted, own) = (d.join("counted"), d.join("own"));
+    ok(&db(&counted, &["init", "--group-versions"]));
+    ok(&db(&own, &["init"]));
+    for store in [&counted, &own] {
+        for (path, n) in [("/g-1/a-1", 1), ("/g-1/a-2", 2), ("/g-1/a-1", 3)] {
+            ok(&db(store, &["put", path, &format!(r#"{{"n": {n}}}"#)]));
+        }
+    }
+    let exports: Vec<(std::path::PathBuf, Vec<u8>)> = [&counted, &own]
+        .iter()
+        .map(|store| {
+            let export = db(store, &["export"]);
+            assert!(export.status.success(), "{}", stderr_of(&export));
+            let file = store.with_extension("jsonl");
+            std::fs::write(&file, &export.stdout).unwrap();
+            (file, export.stdout)
+        })
+        .collect();
+    // Targets: a store of each kind that already holds an item of its own.
+    let (into_own, into_counted) = (d.join("into-own"), d.join("into-counted"));
+    ok(&db(&into_own, &["init"]));
+    ok(&db(&into_counted, &["init", "--group-versions"]));
+    for target in [&into_own, &into_counted] {
+        ok(&db(target, &["put", "/h-1", "1"]));
+    }
+    for ((file, _), target, export_has, store_has) in [
+        (&exports[0], &into_own, "with", "without"),
+        (&exports[1], &into_counted, "without", "with"),
+    ] {
+        let before = db(target, &["export"]).stdout;
+        let o = db(target, &["import", file.to_str().unwrap()]);
+        fails(
+            &o,
+            2,
+            &format!(
+                "line 1: the export was written by a store {export_has} group version \
+                 counters (\"group_versions\"), this store is {store_has} them, so "
+            ),
+        );
+        assert!(
+            stderr_of(&o).contains("import it into a new store"),
+            "{}",
+            stderr_of(&o)
+        );
+        assert!(
+            stderr_of(&o).contains("(imported before it: 0 items)"),
+            "{}",
+            stderr_of(&o)
+        );
+        assert_eq!(db(target, &["export"]).stdout, before, "nothing written");
+    }
+    // Into a new store, which takes the export's setting: the per-item export keeps its
+    // versions exactly; the group-versions one keeps its setting and items.
+    for ((file, export), counted) in exports.iter().zip([true, false]) {
+        let copy = file.with_extension("copy");
+        ok(&db(&copy, &["import", file.to_str().unwrap()]));
+        let copied = db(&copy, &["export"]).stdout;
+        if counted {
+            let lines = |b: &[u8]| -> Vec<Value> {
+                String::from_utf8(b.to_vec())
+                    .unwrap()
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect()
+            };
+            let (copied, export) = (lines(&copied), lines(export));
+            assert_eq!(copied[0], export[0]);
+            assert_eq!(copied[0]["config"]["group_versions"], true);
+            assert_eq!(keys(&copied), keys(&export));
+        } else {
+            assert_eq!(&copied, export);
+        }
+    }
+}
