@@ -830,3 +830,92 @@ async fn import_refuses_another_group_versions_setting() {
         }
     }
 }
+
+/// The lines of issue 46 item 5: an item whose stored type (`"type"`) is not its key's last
+/// namespace, in both directions, one given as its MessagePack bytes.
+const TYPED_NOT_BY_NAMESPACE: &str = concat!(
+    r#"{"key":"/zzz-3","type":"ticket","value":{"u":7}}"#,
+    "\n",
+    r#"{"key":"/ticket-1","type":"zzz","value":{"u":5}}"#,
+    "\n",
+    // {"u": 9} in MessagePack: 81 a1 75 09
+    r#"{"key":"/zzz-4","type":"ticket","msgpack":"gaF1CQ=="}"#,
+    "\n",
+);
+
+/// A field index takes the items whose stored type is its type, whatever their key's
+/// namespace: `import` computes the entries from the line's `"type"` (it took the key's
+/// namespace: the index listed the `zzz` item and left the tickets out), and `check` counts
+/// them so.
+#[test]
+fn field_indexes_follow_the_stored_item_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["init", "--index", "by_u=ticket.u@/all-0"]));
+    let file = d.join("items.jsonl");
+    std::fs::write(&file, TYPED_NOT_BY_NAMESPACE).unwrap();
+    assert_eq!(
+        ok(&db(d, &["import", file.to_str().unwrap()]))[0]["imported"],
+        3
+    );
+    let listed = ok(&db(d, &["index", "by_u", "/all-0"]));
+    assert_eq!(keys(&listed), ["/zzz-3", "/zzz-4"]);
+    let report = ok(&db(d, &["check"]));
+    assert_eq!(
+        report[0],
+        serde_json::json!({"ok": true, "items": 3, "index_entries": 2, "counters": 0})
+    );
+    // Into a new store too (the import's first item is tried on a store in memory first).
+    let new = d.join("new");
+    let config = r#"{"config":{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/all-0"}]}}"#;
+    std::fs::write(&file, format!("{config}\n{TYPED_NOT_BY_NAMESPACE}")).unwrap();
+    ok(&db(&new, &["import", file.to_str().unwrap()]));
+    let listed = ok(&db(&new, &["index", "by_u", "/all-0"]));
+    assert_eq!(keys(&listed), ["/zzz-3", "/zzz-4"]);
+    ok(&db(&new, &["check"]));
+}
+
+/// `check` computes a field index's entries from each item's stored type: an entry made
+/// from the key's namespace instead (as `import` made them) is reported, and so is the
+/// entry such a write left out.
+#[tokio::test(flavor = "multi_thread")]
+async fn check_finds_entries_made_from_the_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["init", "--index", "by_u=ticket.u@/all-0"]));
+    {
+        let store = Store::open_existing(d).await.unwrap();
+        let u5: KeyPath = "/all-0/u-5".parse().unwrap();
+        for (path, item_type, u, entries) in [
+            ("/ticket-1", "zzz", 5, vec![("by_u".to_owned(), u5)]),
+            ("/zzz-3", "ticket", 7, vec![]),
+        ] {
+            store
+                .put_raw(
+                    &path.parse().unwrap(),
+                    item_type,
+                    &serde_json::json!({ "u": u }),
+                    entries,
+                    sortpath_store::PutMode::Upsert,
+                )
+                .await
+                .unwrap();
+        }
+    }
+    let o = db(d, &["check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr_of(&o));
+    let err = stderr_of(&o);
+    assert!(
+        err.contains(
+            "/ticket-1: its index keys are by_u /all-0/u-5, its type's declared indexes give none"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "/zzz-3: its index keys are none, its type's declared indexes give by_u /all-0/u-7"
+        ),
+        "{err}"
+    );
+    assert!(err.ends_with("sortpath: check found 2 problems\n"), "{err}");
+}
