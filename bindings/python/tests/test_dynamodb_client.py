@@ -584,3 +584,78 @@ def test_connect_reports_a_client_boto3_cannot_make_as_a_table_error() -> None:
     with pytest.raises(DynamoDbError, match="^the boto3 client on table 'tickets': ValueError: Invalid endpoint: not a url") as info:
         TableClient.connect("tickets", endpoint_url="not a url", region_name="us-east-1")
     assert isinstance(info.value.__cause__, ValueError)
+
+
+def test_an_update_function_that_returns_none_writes_nothing() -> None:
+    """A function that edits the value in place and returns None: refused, saying it must
+    return the new value, and nothing is written (it stored null over the item, which left
+    its index). A JSON null is stored with put."""
+    stub, client = make()
+    client.put("/board-1/ticket-7", {"board": 1, "updated": 5})
+    before = {k: dict(v) for k, v in stub.records.items()}
+    stub.requests.clear()
+
+    def edit_in_place(value: Any) -> None:
+        value["updated"] = 6
+
+    with pytest.raises(InvalidRequest) as refused:
+        client.update("/board-1/ticket-7", edit_in_place)
+    assert str(refused.value) == (
+        "/board-1/ticket-7: the update function returned None; it must return the item's new "
+        "value (a function that changes the value in place must also return it); nothing was "
+        "written (to store a JSON null, put(key, None))"
+    )
+    assert [op for op, _ in stub.requests] == ["BatchGetItem"]
+    assert stub.records == before
+    got = client.get("/board-1/ticket-7")
+    assert got is not None and got["value"] == {"board": 1, "updated": 5}
+    assert [str(i["key"]) for i in client.query_index("by_updated", "/board-1").items] == [
+        "/board-1/ticket-7"
+    ]
+    client.put("/board-1/note-1", None)
+    got = client.get("/board-1/note-1")
+    assert got is not None and got["value"] is None
+
+
+def _stored(stub: StubDynamoDB, key: str, item_type: str, value: Any, entries: List[Tuple[str, str]]) -> None:
+    """An item record as `sortpath db import` writes it (with the given stored type) and its
+    index entries."""
+    path = KeyPath.parse(key)
+    keys = [(name, KeyPath.parse(p)) for name, p in entries]
+    pk, sk = layout.item_key(path, {})
+    val = layout.encode_header(item_type, keys) + msgpack.encode(value)
+    stub.records[(pk, sk)] = {"pk": {"B": pk}, "sk": {"B": sk}, "val": {"B": val}, "ver": {"N": "1"}}
+    for name, ipath in keys:
+        epk, esk = TableClient._entry_key(name, ipath, path)
+        stub.records[(epk, esk)] = {"pk": {"B": epk}, "sk": {"B": esk}, "val": {"B": b"\x01"}, "ver": {"N": "1"}}
+
+
+def test_field_indexes_take_the_items_of_their_stored_type_and_updates_keep_it() -> None:
+    """Issue 46 item 5: a field index takes the items whose stored type is its type, not
+    those of its key's namespace, and an update keeps the stored type (it wrote the key's
+    namespace: an identity update turned a `ticket` into a `zzz` and dropped its entry)."""
+    stub, client = make(
+        b'{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u",'
+        b'"group":"/all-0"}],"types":["ticket","zzz"]}'
+    )
+    _stored(stub, "/zzz-3", "ticket", {"u": 7}, [("by_u", "/all-0/u-7")])
+    _stored(stub, "/ticket-1", "zzz", {"u": 5}, [])
+
+    def indexed() -> List[Tuple[str, str, Any]]:
+        return [(str(i["key"]), i["type"], i["value"]) for i in client.query_index("by_u", "/all-0").items]
+
+    assert indexed() == [("/zzz-3", "ticket", {"u": 7})]
+    for key, item_type in [("/zzz-3", "ticket"), ("/ticket-1", "zzz")]:
+        assert client.update(key, lambda v: v)["type"] == item_type
+        got = client.get(key)
+        assert got is not None and got["type"] == item_type
+    assert indexed() == [("/zzz-3", "ticket", {"u": 7})]
+    client.update("/zzz-3", lambda v: {"u": 8})
+    client.update("/ticket-1", lambda v: {"u": 6})
+    assert indexed() == [("/zzz-3", "ticket", {"u": 8})]
+    assert len([k for k in stub.records if k[0].startswith(b"\x00\x02")]) == 1
+    # A put gives the key's namespace as the type, as `sortpath db put` does.
+    client.put("/ticket-1", {"u": 6})
+    got = client.get("/ticket-1")
+    assert got is not None and got["type"] == "ticket"
+    assert [k for k, _, _ in indexed()] == ["/ticket-1", "/zzz-3"]

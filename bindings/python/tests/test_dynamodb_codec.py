@@ -218,19 +218,19 @@ def test_field_index_ids_follow_the_cli() -> None:
         b'{"name":"fixed","type":"t","kind":"field","field":"u","group":"/all-%7Bx}"}],"types":[]}'
     )
     path = KeyPath.parse("/a-1/t-2")
-    keys = configs.field_index_keys(config, path, {"g": "7", "u": "007"})
+    keys = configs.field_index_keys(config, path, "t", {"g": "7", "u": "007"})
     assert keys == [("by_u", KeyPath([("g", 7), ("u", "007")])), ("fixed", KeyPath([("all", "{x}"), ("u", "007")]))]
     assert KeyPath.parse(str(keys[0][1])).components[0].id == 7
-    assert configs.field_index_keys(config, path, {"u": 1}) == [("fixed", KeyPath([("all", "{x}"), ("u", 1)]))]
-    assert configs.field_index_keys(config, path, {"g": 1, "u": None}) == []
+    assert configs.field_index_keys(config, path, "t", {"u": 1}) == [("fixed", KeyPath([("all", "{x}"), ("u", 1)]))]
+    assert configs.field_index_keys(config, path, "t", {"g": 1, "u": None}) == []
     for bad in [True, 1.5, [1], {"a": 1}, 2**64]:
         try:
-            configs.field_index_keys(config, path, {"g": 1, "u": bad})
+            configs.field_index_keys(config, path, "t", {"g": 1, "u": bad})
             raise AssertionError(f"{bad!r} was accepted")
         except configs.InvalidValue:
             pass
     uuid_text = "4C9D36E5-6B19-4E6A-828C-226ED667458A"
-    (_, key), _ = configs.field_index_keys(config, path, {"g": uuid_text, "u": -3})
+    (_, key), _ = configs.field_index_keys(config, path, "t", {"g": uuid_text, "u": -3})
     assert str(key).lower() == f"/g-{uuid_text.lower()}/u--3"
 
 

@@ -71,7 +71,7 @@ def test_item_keys() -> None:
 
 
 def test_entries() -> None:
-    keys = configs.field_index_keys(CONFIG, TICKET, TICKET_VALUE)
+    keys = configs.field_index_keys(CONFIG, TICKET, "ticket", TICKET_VALUE)
     assert [(n, str(p)) for n, p in keys] == [("by_updated", "/board-1/updated-20")]
     pk, sk = TableClient._entry_key("by_updated", keys[0][1], TICKET)
     assert (pk, sk) == (hexblock("entry.pk"), hexblock("entry.sk"))
@@ -86,7 +86,7 @@ def test_entries() -> None:
 
 
 def test_envelopes() -> None:
-    keys = configs.field_index_keys(CONFIG, TICKET, TICKET_VALUE)
+    keys = configs.field_index_keys(CONFIG, TICKET, "ticket", TICKET_VALUE)
     header = layout.encode_header("ticket", keys)
     assert header + msgpack.encode(TICKET_VALUE) == hexblock("ticket.value")
     assert header == hexblock("native.hdr")

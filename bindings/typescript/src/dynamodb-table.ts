@@ -1229,14 +1229,27 @@ export class DynamoDbTable {
    */
   async put(key: KeyPath | string, value: Value, options: PutOptions = {}): Promise<bigint> {
     checkOptions(options);
-    const path = toPath(key);
+    return this.#put(toPath(key), value, options, undefined);
+  }
+
+  /**
+   * `put`, or with `keepType` the write of an `update`: the item keeps that type, the one read
+   * at `options.ifVersion` (an item of another type there fails as `condition_failed`, so the
+   * update reads again).
+   */
+  async #put(
+    path: KeyPath,
+    value: Value,
+    options: PutOptions,
+    keepType: string | undefined,
+  ): Promise<bigint> {
     itemKey(path); // checked before anything is read: a group and an ID at the end
+    const comps = path.components();
+    const type = keepType ?? comps[comps.length - 1]!.namespace;
     // A value a field index refuses is refused before anything is read, as `sortpath db put`
     // does with the configuration it has (the commit computes the entries again with the
     // configuration it reads).
-    if (this.#config !== undefined) fieldIndexEntries(this.#config.config, path, value);
-    const comps = path.components();
-    const type = comps[comps.length - 1]!.namespace;
+    if (this.#config !== undefined) fieldIndexEntries(this.#config.config, path, type, value);
     const payload = tvBytes(toTv(value));
     const ifVersion =
       options.ifVersion === undefined ? undefined : toVersion(options.ifVersion, "ifVersion");
@@ -1277,6 +1290,12 @@ export class DynamoDbTable {
             );
           }
         }
+        if (keepType !== undefined && oldHeader?.type !== keepType) {
+          throw new TableError(
+            "condition_failed",
+            `condition failed: ${path} is no longer an item of type ${keepType}, the type the update read`,
+          );
+        }
         for (const t of new Set([type, ...(oldHeader === undefined ? [] : [oldHeader.type])])) {
           const program = config.indexes
             .filter((d) => d.type === t && d.kind === "program")
@@ -1297,7 +1316,7 @@ export class DynamoDbTable {
             );
           }
         }
-        const entries = fieldIndexEntries(config, path, value);
+        const entries = fieldIndexEntries(config, path, type, value);
         // Indexes the table keeps as GSIs get no entries: their key paths go into the GSI's key
         // attributes, and the header keeps their names with zero-length paths (section 5).
         const gsis =
@@ -1413,8 +1432,12 @@ export class DynamoDbTable {
 
   /**
    * Reads the item at `key`, calls `fn` on its value and writes the result only if the item is
-   * still at the version read; on a concurrent write, reads again and calls `fn` again. An
-   * absent item is `not_found`. Returns the new version.
+   * still at the version read; on a concurrent write, reads again and calls `fn` again. The item
+   * keeps its stored type (and so the field indexes of that type). An absent item is
+   * `not_found`. Returns the new version.
+   *
+   * `fn` must return the new value (a function that changes the value in place must also
+   * return it): `undefined` fails as `invalid` and writes nothing. `null` is a value, stored.
    *
    * ```ts
    * await table.update("/board-1/ticket-7", (v) => ({ ...(v as object), title: "Fixed" }));
@@ -1429,8 +1452,14 @@ export class DynamoDbTable {
       const item = await this.get(path);
       if (item === undefined) throw new TableError("not_found", `no item at ${path} to update`);
       const value = await fn(item.value, item);
+      if (value === undefined) {
+        throw new TableError(
+          "invalid",
+          `${path}: the update function returned undefined; it must return the item's new value (a function that changes the value in place must also return it); nothing was written`,
+        );
+      }
       try {
-        return await this.put(path, value, { ifVersion: item.version });
+        return await this.#put(path, value, { ifVersion: item.version }, item.type);
       } catch (e) {
         if (
           !(e instanceof TableError && e.kind === "condition_failed") ||

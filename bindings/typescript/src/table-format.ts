@@ -933,14 +933,18 @@ export function fieldOf(value: unknown, field: string): unknown {
   return undefined;
 }
 
-/** The field index keys of an item written as data (rules of section 2.4.1), in declaration order. */
+/**
+ * The field index keys of an item of type `type` written as data (rules of section 2.4.1), in
+ * declaration order: an index takes the items whose stored type is its type (rule 1), which
+ * need not be the namespace of the key's last component (an import can give another, and an
+ * update keeps the stored one).
+ */
 export function fieldIndexEntries(
   config: StoreConfig,
   path: KeyPath,
+  type: string,
   value: unknown,
 ): { name: string; path: KeyPath }[] {
-  const comps = path.components();
-  const type = comps[comps.length - 1]?.namespace ?? "";
   const out: { name: string; path: KeyPath }[] = [];
   for (const d of config.indexes) {
     if (d.type !== type || d.kind !== "field") continue;

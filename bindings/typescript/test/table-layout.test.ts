@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import { KeyPath } from "../dist/esm/index.js";
-import { DynamoDbTable, TableError, encodeValue } from "../dist/esm/dynamodb-table.js";
+import { DynamoDbTable, TableError, type Value, encodeValue } from "../dist/esm/dynamodb-table.js";
 import {
   CONFIG_KEY,
   configJson,
@@ -786,4 +786,89 @@ test("arguments of the wrong type from JavaScript are invalid, not a TypeError",
     );
   }
   assert.deepEqual(stub.operations(), [], "nothing is sent");
+});
+
+test("update refuses a function that returns undefined, saying it must return the new value", async () => {
+  const stub = new StubTable();
+  stub.put(
+    configRecord(
+      '{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/board-{board}"}],"types":[]}',
+      1,
+    ),
+  );
+  const table = new DynamoDbTable(stub.client, "sortpath");
+  await table.put("/board-1/ticket-7", { board: 1, u: 1 });
+  const before = new Map(stub.records);
+  stub.sent.length = 0;
+  await assert.rejects(
+    table.update("/board-1/ticket-7", (v) => {
+      (v as { u: number }).u = 2; // edits in place and returns nothing
+      return undefined as unknown as Value;
+    }),
+    (e: unknown) =>
+      e instanceof TableError &&
+      e.kind === "invalid" &&
+      e.message ===
+        "/board-1/ticket-7: the update function returned undefined; it must return the item's new value (a function that changes the value in place must also return it); nothing was written",
+  );
+  // Nothing written: only the read.
+  assert.deepEqual(stub.operations(), ["BatchGetItem"]);
+  assert.deepEqual(stub.records, before);
+  assert.deepEqual((await table.get("/board-1/ticket-7"))?.value, { board: 1, u: 1 });
+  // null is a value: returned, it is stored.
+  await table.update("/board-1/ticket-7", () => null);
+  assert.equal((await table.get("/board-1/ticket-7"))?.value, null);
+});
+
+test("field indexes take the items of their stored type; an update keeps the type", async () => {
+  const stub = new StubTable();
+  stub.put(
+    configRecord(
+      '{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/all-0"}],"types":["ticket","zzz"]}',
+      1,
+    ),
+  );
+  // As `sortpath db import` writes {"key":"/zzz-3","type":"ticket",...} and
+  // {"key":"/ticket-1","type":"zzz",...}: the ticket has its entry, the zzz item none.
+  const stored = (key: string, type: string, value: Value, indexed: boolean): void => {
+    const path = p(key);
+    const entries = indexed ? [{ name: "by_u", path: p(`/all-0/u-${(value as { u: number }).u}`) }] : [];
+    const header = encodeHeader(type, entries);
+    const payload = encodeValue(value);
+    const val = new Uint8Array(header.length + payload.length);
+    val.set(header);
+    val.set(payload, header.length);
+    const k = itemKey(path);
+    stub.put({ pk: { B: k.pk }, sk: { B: k.sk }, val: { B: val }, ver: { N: "1" } });
+    for (const e of entries) {
+      const ek = entryKey(e.name, e.path, path);
+      stub.put({ pk: { B: ek.pk }, sk: { B: ek.sk }, val: { B: Uint8Array.of(1) }, ver: { N: "1" } });
+    }
+  };
+  stored("/zzz-3", "ticket", { u: 7 }, true);
+  stored("/ticket-1", "zzz", { u: 5 }, false);
+  const table = new DynamoDbTable(stub.client, "sortpath");
+  const indexed = async (): Promise<string[]> =>
+    (await table.queryIndex("by_u", "/all-0")).items.map((i) => i.key.toString());
+  assert.deepEqual(await indexed(), ["/zzz-3"]);
+  // Identity updates keep each item's type and entries.
+  await table.update("/zzz-3", (v) => v);
+  await table.update("/ticket-1", (v) => v);
+  assert.equal((await table.get("/zzz-3"))?.type, "ticket");
+  assert.equal((await table.get("/ticket-1"))?.type, "zzz");
+  assert.deepEqual(await indexed(), ["/zzz-3"]);
+  // Changing the field moves the ticket's entry; the zzz item still gets none.
+  await table.update("/zzz-3", () => ({ u: 8 }));
+  await table.update("/ticket-1", () => ({ u: 6 }));
+  const page = await table.queryIndex("by_u", "/all-0");
+  assert.deepEqual(
+    page.items.map((i) => [i.key.toString(), i.type, i.value]),
+    [["/zzz-3", "ticket", { u: 8 }]],
+  );
+  const entries = [...stub.records.values()].filter((r) => r["pk"]!.B![0] === 0 && r["pk"]!.B![1] === 2);
+  assert.equal(entries.length, 1);
+  // A put gives the key's namespace as the type, as `sortpath db put` does.
+  await table.put("/ticket-1", { u: 6 });
+  assert.equal((await table.get("/ticket-1"))?.type, "ticket");
+  assert.deepEqual(await indexed(), ["/ticket-1", "/zzz-3"]);
 });

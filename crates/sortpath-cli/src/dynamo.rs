@@ -52,14 +52,14 @@ fn parse_indexes(texts: &[String]) -> Result<Vec<crate::db::IndexDef>, Failure> 
     for def in &defs {
         let count = defs
             .iter()
-            .filter(|d| d.namespace() == def.namespace())
+            .filter(|d| d.item_type() == def.item_type())
             .count();
         if count > MAX_INDEXES_PER_NAMESPACE {
             return Err(bad(format!(
                 "namespace {} has {count} indexes; on DynamoDB an update of an item writes it, \
                  its group counter and two entries per index in one transaction of at most 100 \
                  writes, so at most {MAX_INDEXES_PER_NAMESPACE}",
-                def.namespace()
+                def.item_type()
             )));
         }
     }

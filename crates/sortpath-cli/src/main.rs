@@ -41,6 +41,8 @@ enum Command {
         split: bool,
     },
     /// Print the canonical text of each binary form given in hex (stdin lines without arguments).
+    /// Bytes that are not a key path fail, also the keys of the store's own records (`inspect`
+    /// describes those).
     Decode {
         /// Encodings in hex (or base64 with --base64); with --split, GROUP SORT pairs.
         keys: Vec<String>,
@@ -66,7 +68,8 @@ enum Command {
     },
     /// Read text paths from stdin and print them in canonical text, sorted by their encodings.
     Sort,
-    /// Show each segment of a path (text or hex): its bytes, type, value and metadata.
+    /// Show each segment of a path (text or hex): its bytes, type, value and metadata; or say
+    /// which of the store's own records a group key (hex) belongs to.
     Inspect {
         /// A key path in text form, or its binary form in hex.
         key: String,

@@ -86,15 +86,19 @@ fn parse_bytes(name: &dyn Fn() -> String, text: &str, base64: bool) -> Result<Ve
     .map_err(|e| Failure::BadInput(format!("{}: {e}", name())))
 }
 
-fn decode_key(
-    name: &dyn Fn() -> String,
-    text: &str,
-    base64: bool,
-) -> Result<(Vec<u8>, KeyPath), Failure> {
-    let bytes = parse_bytes(name, text, base64)?;
-    let path =
-        KeyPath::decode(&bytes).map_err(|e| Failure::BadInput(format!("{}: {e}", name())))?;
-    Ok((bytes, path))
+/// The key path that `bytes` encode, or an error naming `name` and where decoding failed,
+/// which says so when the bytes are the group key of a record the store keeps for itself.
+fn decode_path(name: &dyn Fn() -> String, bytes: &[u8]) -> Result<KeyPath, Failure> {
+    KeyPath::decode(bytes).map_err(|e| {
+        let hint = match store_record(bytes) {
+            Some(_) => {
+                " (not a key path: the group key of a record the store keeps for \
+                         itself, which `sortpath inspect` describes)"
+            }
+            None => "",
+        };
+        Failure::BadInput(format!("{}: {e}{hint}", name()))
+    })
 }
 
 /// `encode`: each path's binary form, or with `split` its group and sort keys separated by
@@ -139,13 +143,7 @@ pub(crate) fn decode(
     if !split {
         return for_each_input(args, |name, text| {
             let bytes = parse_bytes(name, text, base64)?;
-            match KeyPath::decode(&bytes) {
-                Ok(path) => writeln!(out, "{path}")?,
-                Err(e) => match store_record(&bytes) {
-                    Some(what) => writeln!(out, "{what}")?,
-                    None => return Err(Failure::BadInput(format!("{}: {e}", name()))),
-                },
-            }
+            writeln!(out, "{}", decode_path(name, &bytes)?)?;
             Ok(())
         });
     }
@@ -190,19 +188,14 @@ fn decode_split(
     sort_name: &dyn Fn() -> String,
     sort: &str,
     base64: bool,
-) -> Result<Decoded, Failure> {
+) -> Result<KeyPath, Failure> {
     let bad = |name: &dyn Fn() -> String, e: &dyn std::fmt::Display| {
         Failure::BadInput(format!("{}: {e}", name()))
     };
     let group = parse_bytes(group_name, group, base64)?;
     let sort = parse_bytes(sort_name, sort, base64)?;
-    if KeyPath::decode(&group).is_err() {
-        if let Some(what) = store_record(&group) {
-            return Ok(Decoded::StoreRecord(what));
-        }
-    }
     // Each part is checked on its own first, so the message says which one is wrong.
-    KeyPath::decode(&group).map_err(|e| bad(group_name, &e))?;
+    decode_path(group_name, &group)?;
     // A root item placed elsewhere than first (`sortpath db init --root`) is its group.
     let sort = match sortpath_store::layout::placed_root(&sort) {
         Some(_) => sortpath_store::layout::ROOT_FIRST.to_vec(),
@@ -212,28 +205,12 @@ fn decode_split(
         }
     };
     // Both decode: what is left to fail is the group key not being one component with an ID.
-    KeyPath::from_group(&group, &sort)
-        .map(Decoded::Path)
-        .map_err(|e| bad(group_name, &e))
-}
-
-/// What a decoded key is: a key path, or a record the store keeps for itself.
-enum Decoded {
-    Path(KeyPath),
-    StoreRecord(String),
-}
-
-impl std::fmt::Display for Decoded {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Decoded::Path(p) => p.fmt(f),
-            Decoded::StoreRecord(what) => f.write_str(what),
-        }
-    }
+    KeyPath::from_group(&group, &sort).map_err(|e| bad(group_name, &e))
 }
 
 /// Names a group key of the store's own records (sortpath_store::layout), such as a
-/// DynamoDB export holds beside the items: `(store record: ...)`. `None` for anything else.
+/// DynamoDB export holds beside the items: `(store record: ...)`, for `inspect` (`decode`
+/// only decodes key paths). `None` for anything else.
 fn store_record(group: &[u8]) -> Option<String> {
     use sortpath_store::layout::{
         RESERVED_GROUP, TAG_APPLICATION, TAG_CONFIG, TAG_GROUP_COUNTER, TAG_INDEX,
@@ -335,7 +312,16 @@ pub(crate) fn inspect(key: &str, out: &mut impl Write) -> Result<(), Failure> {
         let path = parse_path(&name, key)?;
         (path.encode(), path)
     } else if key.chars().next().is_none_or(|c| c.is_ascii_hexdigit()) {
-        decode_key(&name, key, false)?
+        let bytes = parse_bytes(&name, key, false)?;
+        if KeyPath::decode(&bytes).is_err() {
+            if let Some(what) = store_record(&bytes) {
+                writeln!(out, "record    {what}")?;
+                writeln!(out, "encoding  {} bytes: {}", bytes.len(), hex(&bytes))?;
+                return Ok(());
+            }
+        }
+        let path = decode_path(&name, &bytes)?;
+        (bytes, path)
     } else {
         return Err(Failure::BadInput(format!(
             "{}: expected a key path (text starting with '/') or its binary form in hex",

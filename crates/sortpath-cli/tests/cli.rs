@@ -584,3 +584,58 @@ fn lint_cuts_long_example_keys() {
     let short = examples.iter().find(|e| e["key"] == "K#2");
     assert!(short.is_some_and(|e| e.get("key_bytes").is_none()));
 }
+
+/// `decode` is the key path decoder: bytes that are not a key path, such as the group key of
+/// a record the store keeps for itself (found beside the items in a DynamoDB export), fail
+/// with one line naming where decoding failed, so a decode-encode round trip never takes a
+/// description for a path. `inspect` describes those records.
+#[test]
+fn decode_refuses_store_records_and_inspect_describes_them() {
+    // 00 ff ...: an application's own record; 00 03: the configuration; 00 01 ++ /a-1: the
+    // version counter of group /a-1; 00 02, 4, "by_n" ++ /all-0: entries of index by_n.
+    let records = [
+        ("00ff09fe020000fe08", "an application's own record"),
+        ("0003", "the store's configuration"),
+        ("000161010801000811", "the version counter of group /a-1"),
+        (
+            "00020462795f6e616c6c0107ff001811",
+            "entries of index by_n under /all-0",
+        ),
+    ];
+    for (hex, what) in records {
+        for args in [vec!["decode", hex], vec!["decode", "--split", hex, "00"]] {
+            let o = sortpath(&args, b"");
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+            assert_eq!(stdout(&o), "", "{args:?}");
+            let err = stderr(&o);
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(
+                err.starts_with(&format!("sortpath: argument 1 (\"{hex}\""))
+                    && err.contains("at byte"),
+                "{args:?}: {err}"
+            );
+            assert!(err.contains("sortpath inspect"), "{args:?}: {err}");
+        }
+        let o = sortpath(&["decode"], format!("{hex}\n").as_bytes());
+        assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+        assert!(
+            stderr(&o).starts_with("sortpath: line 1: at byte"),
+            "{}",
+            stderr(&o)
+        );
+
+        let o = sortpath(&["inspect", hex], b"");
+        assert!(o.status.success(), "{hex}: {}", stderr(&o));
+        assert_eq!(
+            stdout(&o),
+            format!(
+                "record    (store record: {what})\nencoding  {} bytes: {hex}\n",
+                hex.len() / 2
+            )
+        );
+    }
+    // Bytes that are neither still fail in inspect.
+    let o = sortpath(&["inspect", "0007"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("at byte"), "{}", stderr(&o));
+}

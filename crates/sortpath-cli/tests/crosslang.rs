@@ -1256,3 +1256,80 @@ async fn records_no_client_understands_are_reported_with_their_key() {
         backend.write(vec![remove]).await.unwrap();
     }
 }
+
+/// Issue 46 item 5 on DynamoDB Local: items whose stored type is not their key's namespace
+/// (`/zzz-3` a `ticket`, `/ticket-1` a `zzz`, as an import's `"type"` gives them). The index
+/// of type `ticket` takes `/zzz-3` in every language; updates from the TypeScript and Python
+/// clients keep each item's stored type (they wrote the key's namespace, so an identity
+/// update made the ticket a `zzz` and dropped its entry) and move or leave the entries by
+/// that type; `check` passes.
+#[tokio::test(flavor = "multi_thread")]
+async fn field_indexes_follow_the_stored_type_in_three_languages() {
+    let table = new_table("crosstype", &[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("typed.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"key":"/zzz-3","type":"ticket","value":{"owner":7}}"#,
+            "\n",
+            r#"{"key":"/ticket-1","type":"zzz","value":{"owner":5}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    ok(&table.cli(&["import", file.to_str().unwrap()]));
+    let mut clients = tokio::task::block_in_place(|| start_clients(&table));
+    tokio::task::block_in_place(|| {
+        let by_owner = json!({"op": "index", "name": "by_owner", "prefix": "/owners-0"});
+        let indexed = |clients: &mut Clients, owner: u64| {
+            for lang in LANGS {
+                let answer = clients.call(lang, &by_owner);
+                let page = answer.ok(&format!("{lang:?}"), &by_owner);
+                let got: Vec<(Value, Value)> = items(&page["items"])
+                    .iter()
+                    .map(|i| (i["key"].clone(), i["value"]["owner"].clone()))
+                    .collect();
+                assert_eq!(got, [(json!("/zzz-3"), json!(owner))], "{lang:?}");
+            }
+        };
+        indexed(&mut clients, 7);
+        let update = |key: &str, set: Value| json!({"op": "update", "key": key, "set": set});
+        for (lang, request) in [
+            (Lang::Ts, update("/zzz-3", json!({}))),
+            (Lang::Py, update("/ticket-1", json!({}))),
+            (Lang::Py, update("/zzz-3", json!({}))),
+            (Lang::Ts, update("/ticket-1", json!({}))),
+        ] {
+            clients
+                .call(lang, &request)
+                .ok(&format!("{lang:?}"), &request);
+        }
+        indexed(&mut clients, 7);
+        for (lang, request) in [
+            (Lang::Ts, update("/zzz-3", json!({"owner": 8}))),
+            (Lang::Py, update("/ticket-1", json!({"owner": 6}))),
+            (Lang::Ts, update("/ticket-1", json!({"owner": 4}))),
+            (Lang::Py, update("/zzz-3", json!({"owner": 9}))),
+        ] {
+            clients
+                .call(lang, &request)
+                .ok(&format!("{lang:?}"), &request);
+        }
+        indexed(&mut clients, 9);
+    });
+    let types: Vec<(String, Value)> = ok(&table.cli(&["export"]))
+        .iter()
+        .filter_map(|l| Some((l["key"].as_str()?.to_owned(), l["type"].clone())))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("/ticket-1".to_owned(), json!("zzz")),
+            ("/zzz-3".to_owned(), json!("ticket"))
+        ]
+    );
+    let report = ok(&table.cli(&["check"]));
+    assert_eq!(report[0]["ok"], true, "{report:?}");
+    assert_eq!(report[0]["index_entries"], 1, "{report:?}");
+}

@@ -510,7 +510,7 @@ fn stderr_of(o: &Output) -> String {
 }
 
 /// Records the store did not write: every error names the key (text and base64), list and
-/// export can skip them (naming each on stderr), delete removes one, and decode names the
+/// export can skip them (naming each on stderr), delete removes one, and inspect names the
 /// store's own keys.
 #[tokio::test(flavor = "multi_thread")]
 async fn records_the_store_did_not_write() {
@@ -571,21 +571,34 @@ async fn records_the_store_did_not_write() {
         keys(&ok(&db(d, &["list", "/a-1"]))),
         ["/a-1/b-1", "/a-1/b-3"]
     );
-    // decode names the store's own keys.
+    // inspect names the store's own keys; decode, the key path decoder, refuses them.
     let named = |b64: &str| {
+        use base64::Engine as _;
         let o = sortpath(&["decode", "--base64", b64]).output().unwrap();
-        String::from_utf8(ok_raw(&o)).unwrap()
+        fails(&o, 2, "sortpath inspect");
+        let hex: String = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let o = sortpath(&["inspect", &hex]).output().unwrap();
+        let text = String::from_utf8(ok_raw(&o)).unwrap();
+        text.lines().next().unwrap().to_owned() + "\n"
     };
-    assert_eq!(named("AAM="), "(store record: the store's configuration)\n");
+    assert_eq!(
+        named("AAM="),
+        "record    (store record: the store's configuration)\n"
+    );
     // 00 01 ++ the encoding of /a-1
     assert_eq!(
         named("AAFhAQgBAAgR"),
-        "(store record: the version counter of group /a-1)\n"
+        "record    (store record: the version counter of group /a-1)\n"
     );
     // 00 02, the name's length and "by_n", then the encoding of /all-0
     assert_eq!(
         named("AAIEYnlfbmFsbAEH/wAYEQ=="),
-        "(store record: entries of index by_n under /all-0)\n"
+        "record    (store record: entries of index by_n under /all-0)\n"
     );
     fails(
         &sortpath(&["decode", "--base64", "AAc="]).output().unwrap(),
@@ -733,4 +746,176 @@ async fn group_versions_are_chosen_at_init() {
     assert_eq!(report[0]["counters"], 1);
     let report = ok(&db(own.path(), &["check"]));
     assert_eq!(report[0]["counters"], 0);
+}
+
+/// `import` into an existing store whose `group_versions` setting differs from the
+/// export's is refused at the configuration line, naming the setting, before any item is
+/// written: a per-item store would drop a group-versions export's counters, and a
+/// group-versions store would renumber a per-item export's versions.
+#[tokio::test(flavor = "multi_thread")]
+async fn import_refuses_another_group_versions_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (counted, own) = (d.join("counted"), d.join("own"));
+    ok(&db(&counted, &["init", "--group-versions"]));
+    ok(&db(&own, &["init"]));
+    for store in [&counted, &own] {
+        for (path, n) in [("/g-1/a-1", 1), ("/g-1/a-2", 2), ("/g-1/a-1", 3)] {
+            ok(&db(store, &["put", path, &format!(r#"{{"n": {n}}}"#)]));
+        }
+    }
+    let exports: Vec<(std::path::PathBuf, Vec<u8>)> = [&counted, &own]
+        .iter()
+        .map(|store| {
+            let export = db(store, &["export"]);
+            assert!(export.status.success(), "{}", stderr_of(&export));
+            let file = store.with_extension("jsonl");
+            std::fs::write(&file, &export.stdout).unwrap();
+            (file, export.stdout)
+        })
+        .collect();
+    // Targets: a store of each kind that already holds an item of its own.
+    let (into_own, into_counted) = (d.join("into-own"), d.join("into-counted"));
+    ok(&db(&into_own, &["init"]));
+    ok(&db(&into_counted, &["init", "--group-versions"]));
+    for target in [&into_own, &into_counted] {
+        ok(&db(target, &["put", "/h-1", "1"]));
+    }
+    for ((file, _), target, export_has, store_has) in [
+        (&exports[0], &into_own, "with", "without"),
+        (&exports[1], &into_counted, "without", "with"),
+    ] {
+        let before = db(target, &["export"]).stdout;
+        let o = db(target, &["import", file.to_str().unwrap()]);
+        fails(
+            &o,
+            2,
+            &format!(
+                "line 1: the export was written by a store {export_has} group version \
+                 counters (\"group_versions\"), this store is {store_has} them, so "
+            ),
+        );
+        assert!(
+            stderr_of(&o).contains("import it into a new store"),
+            "{}",
+            stderr_of(&o)
+        );
+        assert!(
+            stderr_of(&o).contains("(imported before it: 0 items)"),
+            "{}",
+            stderr_of(&o)
+        );
+        assert_eq!(db(target, &["export"]).stdout, before, "nothing written");
+    }
+    // Into a new store, which takes the export's setting: the per-item export keeps its
+    // versions exactly; the group-versions one keeps its setting and items.
+    for ((file, export), counted) in exports.iter().zip([true, false]) {
+        let copy = file.with_extension("copy");
+        ok(&db(&copy, &["import", file.to_str().unwrap()]));
+        let copied = db(&copy, &["export"]).stdout;
+        if counted {
+            let lines = |b: &[u8]| -> Vec<Value> {
+                String::from_utf8(b.to_vec())
+                    .unwrap()
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect()
+            };
+            let (copied, export) = (lines(&copied), lines(export));
+            assert_eq!(copied[0], export[0]);
+            assert_eq!(copied[0]["config"]["group_versions"], true);
+            assert_eq!(keys(&copied), keys(&export));
+        } else {
+            assert_eq!(&copied, export);
+        }
+    }
+}
+
+/// The lines of issue 46 item 5: an item whose stored type (`"type"`) is not its key's last
+/// namespace, in both directions, one given as its MessagePack bytes.
+const TYPED_NOT_BY_NAMESPACE: &str = concat!(
+    r#"{"key":"/zzz-3","type":"ticket","value":{"u":7}}"#,
+    "\n",
+    r#"{"key":"/ticket-1","type":"zzz","value":{"u":5}}"#,
+    "\n",
+    // {"u": 9} in MessagePack: 81 a1 75 09
+    r#"{"key":"/zzz-4","type":"ticket","msgpack":"gaF1CQ=="}"#,
+    "\n",
+);
+
+/// A field index takes the items whose stored type is its type, whatever their key's
+/// namespace: `import` computes the entries from the line's `"type"` (it took the key's
+/// namespace: the index listed the `zzz` item and left the tickets out), and `check` counts
+/// them so.
+#[test]
+fn field_indexes_follow_the_stored_item_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["init", "--index", "by_u=ticket.u@/all-0"]));
+    let file = d.join("items.jsonl");
+    std::fs::write(&file, TYPED_NOT_BY_NAMESPACE).unwrap();
+    assert_eq!(
+        ok(&db(d, &["import", file.to_str().unwrap()]))[0]["imported"],
+        3
+    );
+    let listed = ok(&db(d, &["index", "by_u", "/all-0"]));
+    assert_eq!(keys(&listed), ["/zzz-3", "/zzz-4"]);
+    let report = ok(&db(d, &["check"]));
+    assert_eq!(
+        report[0],
+        serde_json::json!({"ok": true, "items": 3, "index_entries": 2, "counters": 0})
+    );
+    // Into a new store too (the import's first item is tried on a store in memory first).
+    let new = d.join("new");
+    let config = r#"{"config":{"format":1,"indexes":[{"name":"by_u","type":"ticket","kind":"field","field":"u","group":"/all-0"}]}}"#;
+    std::fs::write(&file, format!("{config}\n{TYPED_NOT_BY_NAMESPACE}")).unwrap();
+    ok(&db(&new, &["import", file.to_str().unwrap()]));
+    let listed = ok(&db(&new, &["index", "by_u", "/all-0"]));
+    assert_eq!(keys(&listed), ["/zzz-3", "/zzz-4"]);
+    ok(&db(&new, &["check"]));
+}
+
+/// `check` computes a field index's entries from each item's stored type: an entry made
+/// from the key's namespace instead (as `import` made them) is reported, and so is the
+/// entry such a write left out.
+#[tokio::test(flavor = "multi_thread")]
+async fn check_finds_entries_made_from_the_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&db(d, &["init", "--index", "by_u=ticket.u@/all-0"]));
+    {
+        let store = Store::open_existing(d).await.unwrap();
+        let u5: KeyPath = "/all-0/u-5".parse().unwrap();
+        for (path, item_type, u, entries) in [
+            ("/ticket-1", "zzz", 5, vec![("by_u".to_owned(), u5)]),
+            ("/zzz-3", "ticket", 7, vec![]),
+        ] {
+            store
+                .put_raw(
+                    &path.parse().unwrap(),
+                    item_type,
+                    &serde_json::json!({ "u": u }),
+                    entries,
+                    sortpath_store::PutMode::Upsert,
+                )
+                .await
+                .unwrap();
+        }
+    }
+    let o = db(d, &["check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr_of(&o));
+    let err = stderr_of(&o);
+    assert!(
+        err.contains(
+            "/ticket-1: its index keys are by_u /all-0/u-5, its type's declared indexes give none"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "/zzz-3: its index keys are none, its type's declared indexes give by_u /all-0/u-7"
+        ),
+        "{err}"
+    );
+    assert!(err.ends_with("sortpath: check found 2 problems\n"), "{err}");
 }

@@ -236,3 +236,34 @@ fn a_refused_first_put_makes_no_store() {
     let by_t = ok(&db(at, &["index", "by_t", "/feed-0"]));
     assert_eq!(keys(&by_t), ["/user-1/post-1"]);
 }
+
+/// A field index takes the items whose stored type is its type, not those of its key's
+/// namespace: an import's `"type"` decides, on SlateDB as on redb, and `check` agrees.
+#[test]
+fn field_indexes_follow_the_stored_item_type_on_slatedb() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().join("db");
+    let at = at.to_str().unwrap();
+    ok(&db(at, &["init", "--index", "by_u=ticket.u@/all-0"]));
+    let file = dir.path().join("items.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"key":"/zzz-3","type":"ticket","value":{"u":7}}"#,
+            "\n",
+            r#"{"key":"/ticket-1","type":"zzz","value":{"u":5}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    ok(&db(at, &["import", file.to_str().unwrap()]));
+    assert_eq!(keys(&ok(&db(at, &["index", "by_u", "/all-0"]))), ["/zzz-3"]);
+    let check = ok(&db(at, &["check"]));
+    assert_eq!(
+        (
+            check[0]["items"].as_u64(),
+            check[0]["index_entries"].as_u64()
+        ),
+        (Some(2), Some(1))
+    );
+}

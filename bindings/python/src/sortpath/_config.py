@@ -5,8 +5,10 @@ its field indexes (section 2.4.1).
 ...     b'"kind":"field","field":"updated","group":"/board-{board}"}],"types":[]}')
 >>> from sortpath import KeyPath
 >>> [(n, str(p)) for n, p in field_index_keys(config, KeyPath.parse("/board-1/ticket-7"),
-...                                           {"board": 1, "updated": 20})]
+...                                           "ticket", {"board": 1, "updated": 20})]
 [('by_updated', '/board-1/updated-20')]
+>>> field_index_keys(config, KeyPath.parse("/board-1/note-7"), "note", {"board": 1, "updated": 20})
+[]
 """
 
 from __future__ import annotations
@@ -234,10 +236,13 @@ def _with_id(
         raise InvalidValue(f"{item}: index {index}: {e}") from None
 
 
-def field_index_keys(config: Config, path: KeyPath, value: Any) -> List[Tuple[str, KeyPath]]:
-    """The index keys of the field indexes of the item at ``path`` with ``value`` (its type
-    the namespace of the path's last component), in declaration order."""
-    item_type = path.components[-1].namespace if len(path) else ""
+def field_index_keys(
+    config: Config, path: KeyPath, item_type: str, value: Any
+) -> List[Tuple[str, KeyPath]]:
+    """The index keys of the field indexes of the item at ``path`` of type ``item_type`` with
+    ``value``, in declaration order: an index takes the items whose stored type is its type
+    (section 2.4.1 rule 1), which need not be the namespace of the path's last component
+    (an import can give another, and an update keeps the stored one)."""
     out: List[Tuple[str, KeyPath]] = []
     for d in config.indexes:
         if d.item_type != item_type or d.kind != "field":

@@ -251,7 +251,7 @@ class _Writes(_TableBase):
         :class:`InvalidRequest`) a value a field index refuses and keys or values over
         DynamoDB's limits."""
         try:
-            indexes = field_index_keys(config, path, value)
+            indexes = field_index_keys(config, path, item_type, value)
         except InvalidValue as e:
             raise InvalidRequest(str(e)) from None
         try:
@@ -281,16 +281,24 @@ class _Writes(_TableBase):
         return header, indexes, entries, gsi_attrs
 
     def _commit_put(
-        self, path: KeyPath, value: Any, expect: Tuple[str, Optional[int]]
+        self,
+        path: KeyPath,
+        value: Any,
+        expect: Tuple[str, Optional[int]],
+        item_type: Optional[str] = None,
     ) -> int:
         """Writes ``value`` at ``path`` as the Rust store's ``put_raw`` does. ``expect``:
         ``("any", None)``, ``("absent", None)``, ``("version", v)`` or ``("read", v)``
-        (an update: the version read, ``None`` for absent; a mismatch raises _Conflict)."""
+        (an update: the version read, ``None`` for absent; a mismatch raises _Conflict).
+        ``item_type``: the type to store (an update's: the type read, which the item keeps;
+        a stored item of another type is a mismatch); by default the namespace of the key's
+        last component."""
         self._ensure_config()
         pk, sk = self._key(path)
         if len(pk) + 2 > MAX_PARTITION_KEY or len(sk) > MAX_SORT_KEY:
             raise InvalidRequest(f"{path}: its key is over DynamoDB's key limits")
-        item_type = path.components[-1].namespace
+        if item_type is None:
+            item_type = path.components[-1].namespace
         try:
             payload = _msgpack.encode(value)
         except LayoutError as e:
@@ -364,7 +372,7 @@ class _Writes(_TableBase):
                     f"{path}: expected version {want}, found "
                     + ("no item" if found is None else f"version {found}")
                 )
-            if kind == "read" and found != want:
+            if kind == "read" and (found != want or old_type != item_type):
                 raise _Conflict()
             header, indexes, entries, gsi_attrs = self._encode(path, item_type, value, payload, config)
             counter_version = _counter_version(counter, counter_key) if counted else None
@@ -468,8 +476,13 @@ class _Writes(_TableBase):
     def update(self, key: KeyLike, fn: Callable[[Any], Any]) -> Item:
         """Reads the item at ``key``, calls ``fn`` on its value and writes what it returns,
         only if the item is still at the version read; on a conflict, reads again and calls
-        ``fn`` again. Returns the item written. Raises :class:`ItemNotFound` if no item is
-        at ``key``.
+        ``fn`` again. The item keeps its stored type (and so the field indexes of that
+        type). Returns the item written. Raises :class:`ItemNotFound` if no item is at
+        ``key``.
+
+        ``fn`` must return the new value: a function that changes the value in place must
+        also return it. A ``None`` return raises :class:`InvalidRequest` and writes nothing;
+        to store a JSON ``null``, ``put(key, None)``.
         """
         path = _path(key)
         for attempt in range(_MAX_ATTEMPTS):
@@ -477,12 +490,20 @@ class _Writes(_TableBase):
             if current is None:
                 raise ItemNotFound(f"no item at {path}")
             value = fn(current["value"])
+            if value is None:
+                raise InvalidRequest(
+                    f"{path}: the update function returned None; it must return the item's "
+                    "new value (a function that changes the value in place must also return "
+                    "it); nothing was written (to store a JSON null, put(key, None))"
+                )
+            item_type = current["type"]
             try:
-                version = self._commit_put(path, value, ("read", current["version"]))
+                version = self._commit_put(
+                    path, value, ("read", current["version"]), item_type
+                )
             except _Conflict:
                 _pause(attempt)
                 continue
-            item_type = path.components[-1].namespace
             return {"key": path, "version": version, "type": item_type, "value": value}
         raise TableError(f"{path}: gave up after {_MAX_ATTEMPTS} attempts (contention)")
 

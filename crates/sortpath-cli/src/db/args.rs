@@ -150,9 +150,11 @@ pub(crate) enum DbCommand {
         list: ListArgs,
     },
     /// Put every item of a JSON lines file (`{"key": ..., "value": ...}` per line, as
-    /// `export` writes; an item the import creates keeps the line's "version"), showing
+    /// `export` writes; an item the import creates keeps the line's "version" unless the
+    /// store keeps group version counters, which number items themselves), showing
     /// progress. Each line is its own write: a bad line stops the import, and the lines
-    /// before it stay imported.
+    /// before it stay imported. Into an existing store, an export whose configuration line
+    /// gives other indexes, root places or `group_versions` is refused before any item.
     Import {
         /// The JSON lines file.
         file: PathBuf,

@@ -147,19 +147,21 @@ impl<B: Backend> Db<B> {
 }
 
 impl<B: Backend> Db<B> {
-    /// The index entries of a JSON item at `path`.
+    /// The index entries of a JSON item at `path` of type `item_type`: those of the field
+    /// indexes declared for its type (the type stored with the item, which need not be the
+    /// key's last namespace).
     fn index_entries(
         &self,
         path: &KeyPath,
+        item_type: &str,
         value: &Value,
     ) -> Result<Vec<(String, KeyPath)>, Failure> {
-        let namespace = default_type(path);
         let mut entries = Vec::new();
         for def in self
             .config
             .indexes
             .iter()
-            .filter(|d| d.namespace == namespace)
+            .filter(|d| d.item_type == item_type)
         {
             let group = match &def.group {
                 IndexGroup::Fixed(group) => group.clone(),
@@ -187,7 +189,7 @@ impl<B: Backend> Db<B> {
         mode: PutMode,
     ) -> Result<u64, Failure> {
         let item_type = item_type.unwrap_or_else(|| default_type(path));
-        let entries = self.index_entries(path, value)?;
+        let entries = self.index_entries(path, item_type, value)?;
         self.store
             .put_raw(path, item_type, value, entries, mode)
             .await
@@ -205,12 +207,11 @@ impl<B: Backend> Db<B> {
     ) -> Result<u64, Failure> {
         let item_type = item_type.unwrap_or_else(|| default_type(path));
         let raw = RawItem::from_payload(path.clone(), item_type, 0, payload);
-        let namespace = default_type(path);
         // Decoded only where an index needs its fields.
-        let entries = match self.config.indexes.iter().any(|d| d.namespace == namespace) {
+        let entries = match self.config.indexes.iter().any(|d| d.item_type == item_type) {
             false => Vec::new(),
             true => match raw.decode::<json::Stored>() {
-                Ok(json::Stored(value)) => self.index_entries(path, &value)?,
+                Ok(json::Stored(value)) => self.index_entries(path, item_type, &value)?,
                 Err(e) => {
                     return Err(bad(format!(
                         "the value of {path} does not decode, so its index keys cannot be \
@@ -247,19 +248,32 @@ impl<B: Backend> Db<B> {
     /// `check`: the store's consistency check over every record (and, on a backend that
     /// keeps indexes itself, the index key attributes it stores beside them), with the
     /// entries of the field indexes the configuration declares computed again from each
-    /// item.
+    /// item, by its stored type: in a store that declares field indexes, an item whose type
+    /// has none must have no entries (an entry made for another type's index is reported).
     async fn check(&self, out: &mut impl Write) -> Result<(), Failure> {
         let expected = |path: &KeyPath, item_type: &str, payload: &[u8]| {
-            let last = path.segments().last()?;
-            let namespace = last.namespace();
-            if !self.config.indexes.iter().any(|d| d.namespace == namespace) {
+            // Entries a program computes are that program's to check; a store without
+            // field indexes has only entries its programs wrote.
+            let by_program = self
+                .config
+                .store
+                .indexes
+                .iter()
+                .any(|d| d.item_type == item_type && !d.source.is_data());
+            if by_program || self.config.indexes.is_empty() {
                 return None;
+            }
+            if !self.config.indexes.iter().any(|d| d.item_type == item_type) {
+                return Some(Vec::new());
             }
             let raw = RawItem::from_payload(path.clone(), item_type, 0, payload.to_vec());
             let json::Stored(value) = raw.decode().ok()?;
             // An item whose entries cannot be computed is reported by the check's own
             // comparison (it then expects none).
-            Some(self.index_entries(path, &value).unwrap_or_default())
+            Some(
+                self.index_entries(path, item_type, &value)
+                    .unwrap_or_default(),
+            )
         };
         let checked = sortpath_store::check::check_backend(self.store.backend(), expected)
             .await

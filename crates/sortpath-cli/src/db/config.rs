@@ -11,23 +11,25 @@ use crate::Failure;
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub(crate) struct IndexDef {
     pub(super) name: String,
-    pub(super) namespace: String,
+    /// The item type whose items the index takes (as stored in each item's header, which
+    /// need not be its key's last namespace).
+    pub(super) item_type: String,
     pub(super) field: String,
     pub(super) group: IndexGroup,
 }
 
 impl IndexDef {
-    /// The namespace whose items the index takes.
+    /// The item type whose items the index takes.
     #[cfg(feature = "dynamodb")]
-    pub(crate) fn namespace(&self) -> &str {
-        &self.namespace
+    pub(crate) fn item_type(&self) -> &str {
+        &self.item_type
     }
 
     /// The declaration in the store's configuration.
     fn to_decl(&self) -> IndexDecl {
         IndexDecl::field(
             &self.name,
-            &self.namespace,
+            &self.item_type,
             &self.field,
             &self.group.to_string(),
         )
@@ -227,7 +229,7 @@ pub(crate) fn parse_index_def(text: &str) -> Result<IndexDef, Failure> {
     }
     Ok(IndexDef {
         name: name.to_owned(),
-        namespace: namespace.to_owned(),
+        item_type: namespace.to_owned(),
         field: field.to_owned(),
         group,
     })

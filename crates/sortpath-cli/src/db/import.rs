@@ -284,6 +284,28 @@ pub(super) async fn import_from<B: Backend, R: BufRead>(
                         config.store.roots, db.config.store.roots
                     ))));
                 }
+                if config.store.group_versions != db.config.store.group_versions {
+                    let (export, store, loss) = if config.store.group_versions {
+                        (
+                            "with",
+                            "without",
+                            "the export's group counters would be lost",
+                        )
+                    } else {
+                        (
+                            "without",
+                            "with",
+                            "the items' versions would be numbered again from this store's \
+                             counters",
+                        )
+                    };
+                    return Err(bad(at(format!(
+                        "the export was written by a store {export} group version counters \
+                         (\"group_versions\"), this store is {store} them, so {loss}: import \
+                         it into a new store (a directory without one), which takes the \
+                         export's setting"
+                    ))));
+                }
                 if config.store.indexes != db.config.store.indexes {
                     return Err(bad(at(format!(
                         "the export's indexes {:?} differ from this store's {:?}: import it \
