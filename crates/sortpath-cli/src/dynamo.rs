@@ -9,8 +9,6 @@ use std::io::Write;
 
 use serde_json::json;
 use sortpath_store::backend::dynamodb::{client_with_timeout, DynamoDbBackend, OpenError};
-use sortpath_store::backend::Backend;
-use sortpath_store::layout::config_key;
 use sortpath_store::{Projection, Store};
 
 use crate::db::{
@@ -112,6 +110,9 @@ pub(crate) async fn run(
             )));
         }
     }
+    // One request, or the whole command for those that make a handful (`put`, `get`,
+    // `delete`, `list`, `index`), ends by `timeout` from now, retries included.
+    let deadline = std::time::Instant::now() + timeout;
     let sdk = client_with_timeout(endpoint_url, None, timeout).await;
     match command {
         DbCommand::CreateTable {
@@ -153,14 +154,22 @@ pub(crate) async fn run(
             let backend = DynamoDbBackend::open(sdk, table)
                 .await
                 .map_err(open_failure)?;
+            let one_shot = matches!(
+                command,
+                DbCommand::Put { .. }
+                    | DbCommand::Get { .. }
+                    | DbCommand::Delete { .. }
+                    | DbCommand::List(_)
+                    | DbCommand::Index { .. }
+            );
+            let backend = match one_shot {
+                true => backend.with_deadline(deadline),
+                false => backend,
+            };
             let store = Store::new(backend);
-            let has_config = store
-                .backend()
-                .get(config_key())
-                .await
-                .map_err(|e| Failure::Store(e.to_string()))?
-                .is_some();
-            if !has_config {
+            // Read once: the commands and the store's writes use this reading.
+            let recorded = store.recorded_config().await.map_err(store_failure)?;
+            let Some(config) = recorded else {
                 if !matches!(command, DbCommand::Put { .. } | DbCommand::Import { .. }) {
                     return Err(bad(format!(
                         "no sortpath store in table {table} (create one with `sortpath db --dynamodb {table} create-table`, or put an item)"
@@ -176,8 +185,8 @@ pub(crate) async fn run(
                     .map_err(store_failure)?;
                 let db = Db::with_store(store).await?;
                 return write.run(&db, out).await;
-            }
-            let db = Db::with_store(store).await?;
+            };
+            let db = Db::with_config(store, config)?;
             db.run(command, out).await
         }
     }

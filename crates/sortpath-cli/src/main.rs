@@ -107,19 +107,29 @@ enum Command {
         slatedb: Option<String>,
     },
     /// Run a store from the shell: put, get, delete, list, index, import, export.
+    #[command(after_help = EXIT_STATUSES)]
     Db(Box<db::DbArgs>),
 }
 
+/// The exit statuses of `sortpath db`, as its help lists them.
+const EXIT_STATUSES: &str = "Exit statuses: 0 success; 1 a storage error (I/O, a damaged \
+file, DynamoDB's errors) or problems that `check` found; 2 bad input (arguments, paths, JSON, \
+a missing store, a store in use, a write the store refuses); 3 `get` of an absent item; 4 a \
+condition that does not hold (--if-absent, --if-version); 5 a write that may have been \
+applied: its answer was lost or came too late (--timeout), or its SlateDB writer was fenced; \
+read the item before writing it again.";
+
 /// A failure with the exit status it maps to: 2 for bad input (arguments included), 3 for
 /// an item that is not there, 4 for a conditional write whose condition does not hold (a
-/// version, an existence check), 1 for I/O and storage, and 1 for `lint` finding problems
-/// (this many kinds).
+/// version, an existence check), 5 for a write that may have been applied (its answer was
+/// lost), 1 for I/O and storage, and 1 for `lint` finding problems (this many kinds).
 #[derive(Debug)]
 pub(crate) enum Failure {
     BadInput(String),
     Problems(usize),
     NotFound(String),
     Conflict(String),
+    MaybeApplied(String),
     Store(String),
     Io(io::Error),
 }
@@ -179,6 +189,7 @@ fn main() -> ExitCode {
         }
         Err(Failure::NotFound(message)) => (message, 3),
         Err(Failure::Conflict(message)) => (message, 4),
+        Err(Failure::MaybeApplied(message)) => (message, 5),
         Err(Failure::Store(message)) => (message, 1),
     };
     let _ = out.flush();

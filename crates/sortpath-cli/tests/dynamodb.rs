@@ -2,6 +2,8 @@
 //! by the test (see sortpath-store's `tests/dynamodb_server`).
 
 mod common;
+#[path = "../../sortpath-store/tests/dynamodb_proxy/mod.rs"]
+mod dynamodb_proxy;
 #[path = "../../sortpath-store/tests/dynamodb_server/mod.rs"]
 mod dynamodb_server;
 
@@ -468,4 +470,93 @@ async fn first_writes_to_a_bare_table_make_the_store_they_need() {
     let by_n = ok(&db(&e, &target, &["index", "by_n", "/posts-0"]));
     let keys: Vec<&str> = by_n.iter().filter_map(|l| l["key"].as_str()).collect();
     assert_eq!(keys, ["/user-1/post-2", "/user-1/post-1"]);
+}
+
+/// Issue #46, item 3: behind a proxy that holds the answers of writes (DynamoDB applies
+/// them), `put --if-absent --timeout 3` and `delete --timeout 3` must end within their
+/// timeout, retries included, and exit 5 saying that the write may have been applied.
+/// Before, each took 9 s (three attempts of 3 s) and exited 1 as a plain storage error,
+/// though the write landed; a user's retry of the put was then told "already exists".
+#[tokio::test]
+async fn a_write_whose_answer_is_held_exits_5_within_its_timeout() {
+    let server = dynamodb_server::server().await;
+    let direct = server.endpoint.as_str();
+    let table = dynamodb_server::table_name("held");
+    let t = table.as_str();
+    ok(&db(direct, t, &["create-table"]));
+    ok(&db(direct, t, &["put", "/t-2", r#"{"n": 2}"#]));
+    let proxy = dynamodb_proxy::proxy(direct, dynamodb_proxy::WRITES);
+    proxy
+        .hold_ms
+        .store(20_000, std::sync::atomic::Ordering::SeqCst);
+    proxy
+        .drops
+        .store(u32::MAX, std::sync::atomic::Ordering::SeqCst);
+    let held = |args: &[&str]| {
+        let started = std::time::Instant::now();
+        let mut all = vec!["--timeout", "3"];
+        all.extend_from_slice(args);
+        let out = db(&proxy.endpoint, t, &all);
+        (out, started.elapsed())
+    };
+    let (put, took) = held(&["put", "/t-1", r#"{"n": 1}"#, "--if-absent"]);
+    fails(&put, 5, "may have been applied");
+    assert!(
+        took < std::time::Duration::from_millis(4500),
+        "put --timeout 3 took {took:?}"
+    );
+    // It landed: a read says so, and a retry is refused as a condition.
+    let got = ok(&db(direct, t, &["get", "/t-1"]));
+    assert_eq!(got[0]["value"]["n"], 1);
+    fails(
+        &db(direct, t, &["put", "/t-1", r#"{"n": 1}"#, "--if-absent"]),
+        4,
+        "already exists",
+    );
+    let (delete, took) = held(&["delete", "/t-2"]);
+    fails(&delete, 5, "may have been applied");
+    assert!(
+        took < std::time::Duration::from_millis(4500),
+        "delete --timeout 3 took {took:?}"
+    );
+    fails(&db(direct, t, &["get", "/t-2"]), 3, "no item");
+}
+
+/// Issue #46, item 10: a one-shot `get` or `put` reads the store's configuration record
+/// once (before, a put read it four times: at open, twice more with `GetItem`, and again
+/// with the item in `BatchGetItem`; a get three times). Counted at a proxy: the requests
+/// whose body names the configuration record's key (group `00 03`, base64 `AAM=`).
+#[tokio::test]
+async fn one_shot_commands_read_the_configuration_once() {
+    let server = dynamodb_server::server().await;
+    let table = dynamodb_server::table_name("once");
+    let t = table.as_str();
+    ok(&db(
+        &server.endpoint,
+        t,
+        &["create-table", "--index", "by_n=post.n@/posts-0"],
+    ));
+    let proxy = dynamodb_proxy::proxy(&server.endpoint, &[]);
+    let e = proxy.endpoint.as_str();
+    let config_reads = |log: &[(String, String)]| {
+        log.iter()
+            .filter(|(op, body)| {
+                matches!(op.as_str(), "GetItem" | "BatchGetItem") && body.contains(r#""AAM=""#)
+            })
+            .map(|(op, _)| op.clone())
+            .collect::<Vec<_>>()
+    };
+    let ops = |log: &[(String, String)]| log.iter().map(|(op, _)| op.clone()).collect::<Vec<_>>();
+    for round in 0..2 {
+        let path = format!("/user-1/post-{round}");
+        ok(&db(e, t, &["put", &path, r#"{"n": 3}"#]));
+        let log = proxy.take_log();
+        assert_eq!(config_reads(&log).len(), 1, "put: {:?}", ops(&log));
+        let got = ok(&db(e, t, &["get", &path]));
+        assert_eq!(got[0]["value"]["n"], 3);
+        let log = proxy.take_log();
+        assert_eq!(config_reads(&log), ["GetItem"], "get: {:?}", ops(&log));
+        // The table's description, the configuration, the item.
+        assert_eq!(ops(&log), ["DescribeTable", "GetItem", "BatchGetItem"]);
+    }
 }

@@ -546,6 +546,21 @@ pub enum BackendError {
     /// The storage engine failed (I/O, corruption, network, service errors).
     #[error("storage error: {0}")]
     Storage(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// A write was sent and its answer never came (lost, late past the time allowed, or an
+    /// error the service documents as possibly applied), so it may have been applied, or
+    /// not: read the records before writing them again. The source is the last failure.
+    ///
+    /// ```
+    /// let e = sortpath_store::backend::BackendError::MaybeApplied(
+    ///     std::io::Error::other("request has timed out").into(),
+    /// );
+    /// assert!(e.may_have_been_applied());
+    /// assert!(e.to_string().starts_with("the write may have been applied"));
+    /// ```
+    #[error(
+        "the write may have been applied (its answer was lost): read before writing again ({0})"
+    )]
+    MaybeApplied(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
 }
 
 impl BackendError {
@@ -557,6 +572,18 @@ impl BackendError {
     /// ```
     pub fn storage(err: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>) -> Self {
         BackendError::Storage(err.into())
+    }
+
+    /// Whether the failed write may have been applied all the same
+    /// ([`BackendError::MaybeApplied`]): its outcome is unknown, so read before writing again.
+    ///
+    /// ```
+    /// use sortpath_store::backend::BackendError;
+    /// assert!(!BackendError::storage("disk").may_have_been_applied());
+    /// assert!(BackendError::MaybeApplied("no answer".into()).may_have_been_applied());
+    /// ```
+    pub fn may_have_been_applied(&self) -> bool {
+        matches!(self, BackendError::MaybeApplied(_))
     }
 }
 

@@ -577,6 +577,24 @@ impl<B: Backend> Store<B> {
         Ok(self.read_config().await?.0)
     }
 
+    /// The store's configuration record, `None` if it has none (where [`Store::config`]
+    /// answers with an empty configuration): one read, which the store's first writes use
+    /// too (whether it keeps group counters, its root places).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use sortpath_store::{backend::memory::MemoryBackend, Store, StoreConfig};
+    /// let store = Store::new(MemoryBackend::new());
+    /// assert_eq!(store.recorded_config().await.unwrap(), None);
+    /// assert!(store.create_config(&StoreConfig::default()).await.unwrap());
+    /// assert_eq!(store.recorded_config().await.unwrap(), Some(StoreConfig::default()));
+    /// # });
+    /// ```
+    pub async fn recorded_config(&self) -> Result<Option<StoreConfig>, GetError> {
+        let (config, version) = self.read_config().await?;
+        Ok(version.map(|_| config))
+    }
+
     /// Writes `config` if the store has no configuration yet (atomically: of several
     /// writers, one wins); `false`, changing nothing, if it has one. For backends that
     /// cannot create a store and its configuration in one step (DynamoDB tables): call it
@@ -640,6 +658,7 @@ impl<B: Backend> Store<B> {
             }
             false => config,
         };
+        self.forget_config_read();
         match self.backend().write(vec![config_put(config, None)]).await {
             Ok(()) => {
                 self.set_group_versions(config.group_versions);
@@ -652,16 +671,34 @@ impl<B: Backend> Store<B> {
 
     /// The configuration and the version of its record (`None`: no record).
     pub(crate) async fn read_config(&self) -> Result<(StoreConfig, Option<u64>), Fault> {
+        let read_at = std::time::Instant::now();
         match self.backend().get(config_key()).await? {
             None => Ok((StoreConfig::default(), None)),
             Some(record) => {
                 self.set_configured();
                 let config = StoreConfig::from_record(&record.value)?;
-                // Root places never change once recorded.
+                // Root places and group counters never change once recorded.
                 let _ = self.roots.get_or_init(|| Arc::new(config.roots.clone()));
-                Ok((config, Some(record.version)))
+                self.set_group_versions(config.group_versions);
+                let version = record.version;
+                *self.config_read.lock().unwrap_or_else(|p| p.into_inner()) =
+                    Some((record, read_at));
+                Ok((config, Some(version)))
             }
         }
+    }
+
+    /// The configuration record read last by [`Store::read_config`], if that reading is
+    /// fresh ([`Store::config_refresh`]) and the backend is shared by processes (on the
+    /// others, a commit reads the record with its items at no cost).
+    pub(crate) fn fresh_config_record(&self) -> Option<crate::backend::Record> {
+        if !self.backend().shared_by_processes() {
+            return None;
+        }
+        let read = self.config_read.lock().unwrap_or_else(|p| p.into_inner());
+        read.as_ref()
+            .filter(|(_, at)| self.is_fresh(*at))
+            .map(|(record, _)| record.clone())
     }
 
     /// Whether this store has checked `t`'s indexes against the configuration (and declared

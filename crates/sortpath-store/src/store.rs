@@ -67,6 +67,10 @@ pub struct Store<B: Backend> {
     pub(crate) ready: Arc<Mutex<std::collections::HashMap<String, std::time::Instant>>>,
     /// The root places of the configuration record, once read (they never change).
     pub(crate) roots: Arc<std::sync::OnceLock<Roots>>,
+    /// The configuration record as last read by [`Store::config`] and its kin, and when
+    /// the read began: what a raw write on a backend other processes share checks itself
+    /// against while it is fresh ([`Store::config_refresh`]), instead of reading it again.
+    pub(crate) config_read: Arc<Mutex<Option<(crate::backend::Record, std::time::Instant)>>>,
 }
 
 /// When each Rust item type's indexes were last checked against the configuration.
@@ -91,6 +95,7 @@ impl<B: Backend> Clone for Store<B> {
             configured: self.configured.clone(),
             ready: self.ready.clone(),
             roots: self.roots.clone(),
+            config_read: self.config_read.clone(),
         }
     }
 }
@@ -293,6 +298,7 @@ impl<B: Backend> Store<B> {
             configured: Arc::default(),
             ready: Arc::default(),
             roots: Arc::default(),
+            config_read: Arc::default(),
         }
     }
 
@@ -308,6 +314,7 @@ impl<B: Backend> Store<B> {
             configured: self.configured.clone(),
             ready: self.ready.clone(),
             roots: self.roots.clone(),
+            config_read: self.config_read.clone(),
         }
     }
 

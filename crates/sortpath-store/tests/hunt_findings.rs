@@ -370,12 +370,13 @@ async fn a_handle_does_not_answer_an_index_dropped_meanwhile() {
 mod dynamodb_server;
 
 #[cfg(feature = "dynamodb")]
+mod dynamodb_proxy;
+
+#[cfg(feature = "dynamodb")]
 mod lost_answers {
+    use super::dynamodb_proxy::{proxy, Proxy, WRITES};
     use super::dynamodb_server;
-    use std::io::{Read, Write as _};
-    use std::net::{TcpListener, TcpStream};
-    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
 
     use serde::{Deserialize, Serialize};
     use sortpath::{path::PathError, KeyPath};
@@ -395,113 +396,6 @@ mod lost_answers {
         }
     }
 
-    /// A proxy in front of `upstream` that passes every request on, and for the next
-    /// `drops` requests whose operation is one of `ops`, replaces DynamoDB's answer (the
-    /// request was applied): with nothing, closing the connection, or with `errors` set, a
-    /// 500 `InternalServerError`.
-    struct Proxy {
-        endpoint: String,
-        drops: Arc<AtomicU32>,
-        errors: Arc<AtomicBool>,
-    }
-
-    const INTERNAL_ERROR: &str = r#"{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}"#;
-
-    fn read_head(s: &mut TcpStream) -> Option<Vec<u8>> {
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1];
-        while !head.ends_with(b"\r\n\r\n") {
-            if s.read(&mut byte).ok()? == 0 {
-                return None;
-            }
-            head.push(byte[0]);
-        }
-        Some(head)
-    }
-
-    fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
-        head.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
-        })
-    }
-
-    /// The head with `Connection: close` in place of any connection header.
-    fn closing(head: &str) -> String {
-        let mut out: Vec<&str> = head
-            .trim_end()
-            .lines()
-            .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
-            .collect();
-        out.push("Connection: close");
-        out.join("\r\n") + "\r\n\r\n"
-    }
-
-    fn serve(
-        mut client: TcpStream,
-        upstream: String,
-        ops: &'static [&'static str],
-        drops: &AtomicU32,
-        errors: &AtomicBool,
-    ) {
-        let Some(head) = read_head(&mut client) else {
-            return;
-        };
-        let head = String::from_utf8_lossy(&head).into_owned();
-        let length: usize = header(&head, "content-length").map_or(0, |v| v.parse().unwrap());
-        let mut body = vec![0; length];
-        client.read_exact(&mut body).unwrap();
-        let op = header(&head, "x-amz-target")
-            .and_then(|t| t.rsplit('.').next())
-            .unwrap_or("");
-        let mut up = TcpStream::connect(&upstream).unwrap();
-        up.write_all(closing(&head).as_bytes()).unwrap();
-        up.write_all(&body).unwrap();
-        let mut answer = Vec::new();
-        up.read_to_end(&mut answer).unwrap();
-        let drop_it = ops.contains(&op)
-            && drops
-                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-                .is_ok();
-        if drop_it && errors.load(Ordering::SeqCst) {
-            let _ = write!(
-                client,
-                "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/x-amz-json-1.0\r\n\
-                 Content-Length: {}\r\nConnection: close\r\n\r\n{INTERNAL_ERROR}",
-                INTERNAL_ERROR.len()
-            );
-            return;
-        }
-        if drop_it {
-            return; // closes the connection: the answer is lost
-        }
-        let split = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
-        let answer_head = String::from_utf8_lossy(&answer[..split]).into_owned();
-        let _ = client.write_all(closing(&answer_head).as_bytes());
-        let _ = client.write_all(&answer[split..]);
-    }
-
-    fn proxy(upstream: &str, ops: &'static [&'static str]) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let endpoint = format!("http://{}", listener.local_addr().unwrap());
-        let upstream = upstream.trim_start_matches("http://").to_owned();
-        let drops = Arc::new(AtomicU32::new(0));
-        let errors = Arc::new(AtomicBool::new(false));
-        let (armed, as_errors) = (drops.clone(), errors.clone());
-        std::thread::spawn(move || {
-            for client in listener.incoming().flatten() {
-                let (upstream, armed, as_errors) =
-                    (upstream.clone(), armed.clone(), as_errors.clone());
-                std::thread::spawn(move || serve(client, upstream, ops, &armed, &as_errors));
-            }
-        });
-        Proxy {
-            endpoint,
-            drops,
-            errors,
-        }
-    }
-
     async fn store_behind(ops: &'static [&'static str]) -> (Store<DynamoDbBackend>, Proxy) {
         let server = dynamodb_server::server().await;
         let table = dynamodb_server::table_name("lostanswer");
@@ -512,8 +406,6 @@ mod lost_answers {
         let store = Store::new(DynamoDbBackend::open(sdk, &table).await.unwrap());
         (store, proxy)
     }
-
-    const WRITES: &[&str] = &["PutItem", "DeleteItem", "TransactWriteItems"];
 
     /// One `update` adding 1, whose answer is lost once: the counter must go up by one, or
     /// the update must fail saying so; never by two.
@@ -557,6 +449,29 @@ mod lost_answers {
             result.is_ok(),
             "the put wrote the item yet answered {result:?}"
         );
+    }
+
+    /// A put whose every attempt's answer is lost (the backend's three attempts): the item
+    /// landed, so the put must fail as [`BackendError::MaybeApplied`], not as a plain
+    /// storage error that says nothing of it (issue #46, item 3).
+    #[tokio::test]
+    async fn a_put_whose_answers_are_all_lost_may_have_been_applied() {
+        let (store, proxy) = store_behind(WRITES).await;
+        store.put(&Counter { id: 1, n: 0 }).await.unwrap();
+        proxy.drops.store(3, Ordering::SeqCst);
+        let result = store
+            .put_with(&Counter { id: 2, n: 5 }, PutMode::IfAbsent)
+            .await;
+        assert_eq!(proxy.drops.load(Ordering::SeqCst), 0, "three answers lost");
+        let path = Counter { id: 2, n: 5 }.key_path().unwrap();
+        assert!(store.get::<Counter>(&path).await.unwrap().is_some());
+        match result {
+            Err(sortpath_store::WriteError::Backend(e)) => {
+                assert!(e.may_have_been_applied(), "{e}");
+                assert!(e.to_string().contains("may have been applied"), "{e}");
+            }
+            other => panic!("the put wrote its item and answered {other:?}"),
+        }
     }
 
     /// A counter kept in an index, so that each update is one `TransactWriteItems`.

@@ -65,7 +65,9 @@ pub(crate) struct DbArgs {
     #[cfg(feature = "dynamodb")]
     #[arg(long, value_name = "URL", requires = "dynamodb")]
     pub(crate) endpoint_url: Option<String>,
-    /// With --dynamodb: give up on a request after this many seconds, retries included.
+    /// With --dynamodb: give up after this many seconds, retries included: on the whole
+    /// command for put, get, delete, list and index, on each request for the others. A write
+    /// still unanswered then exits 5 (it may have been applied).
     #[cfg(feature = "dynamodb")]
     #[arg(long, value_name = "SECONDS", requires = "dynamodb", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..=3600))]

@@ -9,7 +9,7 @@ use sortpath_store::{Cursor, Page, PutMode, Query, RawItem, WriteError};
 
 use super::args::{parse_json, parse_path, precheck, DbArgs, DbCommand, ListArgs};
 use super::config::{parse_index_defs, Config, IndexDef, IndexGroup};
-use super::failure::{bad, report_skipped, store_failure};
+use super::failure::{bad, report_skipped, store_failure, write_failure};
 use super::first_write::{creates_store, first_write};
 use super::import::import;
 use super::open::{create_store, data_file, Db};
@@ -107,7 +107,7 @@ impl<B: Backend> Db<B> {
                 let existed = db.store.delete(&path).await.map_err(|e| match e {
                     // A storage failure (a full disk) says nothing of the item: name it, as
                     // `put` does.
-                    WriteError::Backend(b) => Failure::Store(format!("delete {path}: {b}")),
+                    WriteError::Backend(b) => write_failure(&format!("delete {path}"), &b),
                     other => store_failure(other),
                 })?;
                 writeln!(
@@ -239,7 +239,7 @@ fn put_failure(path: &KeyPath, e: WriteError) -> Failure {
     match e {
         // A backend's own limit (DynamoDB's item size or writes per transaction) says
         // nothing of the item: name it.
-        WriteError::Backend(b) => Failure::Store(format!("put {path}: {b}")),
+        WriteError::Backend(b) => write_failure(&format!("put {path}"), &b),
         other => store_failure(other),
     }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use sortpath_store::backend::redb::{OpenError, RedbBackend};
 use sortpath_store::backend::Backend;
-use sortpath_store::Store;
+use sortpath_store::{Store, StoreConfig};
 
 use super::config::Config;
 use super::failure::{bad, store_failure};
@@ -145,8 +145,16 @@ impl Db<RedbBackend> {
 impl<B: Backend> Db<B> {
     /// The store with its configuration read.
     pub(crate) async fn with_store(store: Store<B>) -> Result<Self, Failure> {
-        let config = Config::from_store(store.config().await.map_err(store_failure)?)?;
-        Ok(Db { store, config })
+        let config = store.config().await.map_err(store_failure)?;
+        Db::with_config(store, config)
+    }
+
+    /// A `Db` on `store`, whose configuration record `config` was just read.
+    pub(crate) fn with_config(store: Store<B>, config: StoreConfig) -> Result<Self, Failure> {
+        Ok(Db {
+            store,
+            config: Config::from_store(config)?,
+        })
     }
 }
 

@@ -153,6 +153,8 @@ pub struct DynamoDbBackend {
     kept: Arc<[attrs::KeptIndex]>,
     /// Their names.
     kept_names: Arc<[String]>,
+    /// When every request gives up ([`DynamoDbBackend::with_deadline`]).
+    deadline: Option<tokio::time::Instant>,
 }
 
 impl std::fmt::Debug for DynamoDbBackend {
@@ -354,7 +356,51 @@ impl DynamoDbBackend {
             meter: None,
             kept: Arc::from([]),
             kept_names: Arc::from([]),
+            deadline: None,
         }
+    }
+
+    /// This backend, giving up at `deadline` on whatever it is doing, retries included: a
+    /// read then fails as [`BackendError::Storage`], and a write that was sent and not
+    /// answered by then as [`BackendError::MaybeApplied`] (it may have been applied); a
+    /// request is never sent after it. For a program that must answer within a time (the
+    /// CLI's `--timeout`); the client's own timeouts still bound each request.
+    ///
+    /// ```no_run
+    /// # async fn demo() {
+    /// use sortpath_store::backend::dynamodb::{client, DynamoDbBackend};
+    /// use std::time::{Duration, Instant};
+    /// let backend = DynamoDbBackend::new_unchecked(client(None, None).await, "sortpath")
+    ///     .with_deadline(Instant::now() + Duration::from_secs(3));
+    /// # }
+    /// ```
+    pub fn with_deadline(mut self, deadline: std::time::Instant) -> Self {
+        self.deadline = Some(tokio::time::Instant::from_std(deadline));
+        self
+    }
+
+    /// Whether the deadline ([`DynamoDbBackend::with_deadline`]) has passed.
+    pub(crate) fn past_deadline(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| tokio::time::Instant::now() >= d)
+    }
+
+    /// `read` (a read of `what`), failing at the deadline, and never started past it.
+    async fn bounded<T>(
+        &self,
+        what: &str,
+        read: impl std::future::Future<Output = Result<T, BackendError>>,
+    ) -> Result<T, BackendError> {
+        let Some(deadline) = self.deadline else {
+            return read.await;
+        };
+        let late = || BackendError::storage(format!("DynamoDB {what}: {}", DEADLINE_PASSED));
+        if self.past_deadline() {
+            return Err(late());
+        }
+        tokio::time::timeout_at(deadline, read)
+            .await
+            .unwrap_or_else(|_| Err(late()))
     }
 
     /// This backend, recording what each request it sends costs into `meter` (see
@@ -604,28 +650,12 @@ impl Backend for DynamoDbBackend {
     }
 
     async fn get(&self, key: Key) -> Result<Option<Record>, BackendError> {
-        if write::beyond_key_limits(&key) {
-            return Ok(None); // no write can store it, so it is not there
-        }
-        write::check_key(&key)?;
-        let out = self
-            .client
-            .get_item()
-            .table_name(self.table.as_ref())
-            .set_key(Some(attrs::key_attrs(&key)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| sdk_error("GetItem", e))?;
-        let size = out.item().map_or(0, attrs::billed_size);
-        self.meter("GetItem", 0.0, cost::read_units(size, true));
-        out.item()
-            .map(|i| readback::read(i, &self.kept, readback::ReadAs::Record))
-            .transpose()
+        self.bounded("GetItem", self.get_item(key)).await
     }
 
     async fn batch_get(&self, keys: Vec<Key>) -> Result<Vec<Option<Record>>, BackendError> {
-        self.batch_get_at(keys, true).await
+        self.bounded("BatchGetItem", self.batch_get_at(keys, true))
+            .await
     }
 
     async fn batch_get_map_with<T, E, F>(
@@ -640,11 +670,14 @@ impl Backend for DynamoDbBackend {
         F: FnMut(usize, u64, &[u8]) -> Result<T, E> + Send + 'static,
     {
         let strong = consistency == super::Consistency::Strong;
-        super::map_records(&self.batch_get_at(keys, strong).await?, map)
+        let records = self
+            .bounded("BatchGetItem", self.batch_get_at(keys, strong))
+            .await?;
+        super::map_records(&records, map)
     }
 
     async fn scan(&self, scan: Scan) -> Result<Vec<Entry>, BackendError> {
-        self.scan_at(scan, None).await
+        self.bounded("Query", self.scan_at(scan, None)).await
     }
 
     async fn write(&self, writes: Vec<Write>) -> Result<(), BackendError> {
@@ -682,11 +715,37 @@ impl Backend for DynamoDbBackend {
                 self.table
             )));
         }
-        self.scan_at(scan, Some(index)).await
+        self.bounded("Query", self.scan_at(scan, Some(index))).await
     }
 }
 
+/// How a request that the deadline ended is described.
+pub(crate) const DEADLINE_PASSED: &str =
+    "no answer before the deadline (the time allowed, retries included)";
+
 impl DynamoDbBackend {
+    /// [`Backend::get`]: one `GetItem`.
+    async fn get_item(&self, key: Key) -> Result<Option<Record>, BackendError> {
+        if write::beyond_key_limits(&key) {
+            return Ok(None); // no write can store it, so it is not there
+        }
+        write::check_key(&key)?;
+        let out = self
+            .client
+            .get_item()
+            .table_name(self.table.as_ref())
+            .set_key(Some(attrs::key_attrs(&key)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| sdk_error("GetItem", e))?;
+        let size = out.item().map_or(0, attrs::billed_size);
+        self.meter("GetItem", 0.0, cost::read_units(size, true));
+        out.item()
+            .map(|i| readback::read(i, &self.kept, readback::ReadAs::Record))
+            .transpose()
+    }
+
     /// [`Backend::batch_get`], strongly consistent or not.
     async fn batch_get_at(
         &self,

@@ -255,6 +255,9 @@ impl<B: Backend> Store<B> {
         &self,
         change: impl Fn(&mut StoreConfig) -> Result<bool, ConfigError> + Clone + Send + 'static,
     ) -> Result<bool, WriteError> {
+        // This change makes the last reading of the record stale (written or not: it may
+        // be sent and its answer lost).
+        self.forget_config_read();
         for attempt in 0..MAX_ATTEMPTS {
             let unrecorded_items = match self.is_configured() {
                 true => false,
@@ -382,6 +385,11 @@ impl<B: Backend> Store<B> {
     /// Whether the store is known to have a configuration record.
     pub(crate) fn is_configured(&self) -> bool {
         self.configured.load(Ordering::Acquire)
+    }
+
+    /// Forgets the last reading of the configuration record (this store changes it).
+    pub(crate) fn forget_config_read(&self) {
+        *self.config_read.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// Records that the store has a configuration record.

@@ -217,6 +217,13 @@ impl Commit {
     fn reads_config(&self) -> bool {
         self.raw || !self.declare.is_empty() || self.roots_unrecorded
     }
+
+    /// Whether the configuration record is needed only to check raw writes against it:
+    /// then a fresh reading of it will do (see [`Store::fresh_config_record`]), as it does
+    /// for typed writes ([`Store::is_declared`]).
+    fn checks_raw_only(&self) -> bool {
+        self.raw && self.declare.is_empty() && !self.roots_unrecorded
+    }
 }
 
 /// A new item's version when the store keeps no group counters: a fresh random number in
@@ -1140,17 +1147,36 @@ impl<B: Backend> Store<B> {
                 false => Vec::new(),
             };
             keys.extend(commit.writes.iter().map(|w| w.key.clone()));
-            if commit.reads_config() {
+            // A raw write checks itself against the configuration as read within the
+            // refresh time, as a typed write does; else it is read with the records.
+            let known = match commit.checks_raw_only() {
+                true => self.fresh_config_record(),
+                false => None,
+            };
+            if commit.reads_config() && known.is_none() {
                 keys.push(config_key());
             }
             // Planned where the backend reads (on the embedded backend, inside its write
             // transaction: one trip to the blocking pool for the whole commit).
             let planning = commit.clone();
             let read_at = std::time::Instant::now();
+            if commit.reads_config() && known.is_none() {
+                // The commit may change the record: the last reading is then stale.
+                self.forget_config_read();
+            }
             let ((versions, origin, config_found), written) = self
                 .backend
-                .read_then_write(keys, move |got| plan_commit(&planning, &got))
+                .read_then_write(keys, move |mut got| {
+                    if let Some(record) = known {
+                        got.push(Some(record));
+                    }
+                    plan_commit(&planning, &got)
+                })
                 .await?;
+            if origin.contains(&Origin::Config) {
+                // It wrote the record, or tried to: the reading it used is stale either way.
+                self.forget_config_read();
+            }
             match written {
                 Ok(()) => {
                     if config_found || origin.contains(&Origin::Config) {

@@ -15,7 +15,7 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::attrs::{self, item_size, key_attrs, record_item, MAX_ITEM_SIZE, PK, SK, VER};
 use super::readback::{self, ReadAs};
-use super::{is_throttling, sdk_error, DynamoDbBackend, BACKOFF, MAX_ATTEMPTS};
+use super::{is_throttling, sdk_error, DynamoDbBackend, BACKOFF, DEADLINE_PASSED, MAX_ATTEMPTS};
 use crate::backend::{duplicate_key, BackendError, Condition, Key, Write};
 
 /// Attempts of a write whose request failed on the way (not sent, or sent and its answer
@@ -210,13 +210,40 @@ impl DynamoDbBackend {
         let mut last = None;
         // Whether an earlier attempt may have been applied: then a condition failing against
         // exactly what this batch puts means it was (and only then: two writers that compute
-        // the same record from the same version write identical records).
+        // the same record from the same version write identical records), and giving up
+        // says that it may have been applied.
         let mut maybe_applied = false;
+        let give_up = |maybe_applied: bool, error: BackendError| match maybe_applied {
+            true => BackendError::MaybeApplied(Box::new(error)),
+            false => error,
+        };
+        let late = || BackendError::storage(format!("DynamoDB write: {DEADLINE_PASSED}"));
         let mut transport_failures = 0;
         for attempt in 0..MAX_ATTEMPTS {
-            let result = match prepared.as_slice() {
-                [(_, p)] if !matches!(p.kind, Kind::Check) => self.single(p, maybe_applied).await,
-                _ => self.transact(&prepared, maybe_applied).await,
+            if self.past_deadline() {
+                // Never sent past the deadline.
+                return Err(give_up(maybe_applied, last.unwrap_or_else(late)));
+            }
+            let sent = async {
+                match prepared.as_slice() {
+                    [(_, p)] if !matches!(p.kind, Kind::Check) => {
+                        self.single(p, maybe_applied).await
+                    }
+                    _ => self.transact(&prepared, maybe_applied).await,
+                }
+            };
+            let result = match self.deadline {
+                // Sent, and not answered by the deadline: it may have been applied.
+                Some(deadline) => tokio::time::timeout_at(deadline, sent)
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(Failure::Retry {
+                            error: late(),
+                            maybe_applied: true,
+                            transport: true,
+                        })
+                    }),
+                None => sent.await,
             };
             match result {
                 Ok(()) => {
@@ -229,7 +256,7 @@ impl DynamoDbBackend {
                         current,
                     })
                 }
-                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Fatal(e)) => return Err(give_up(maybe_applied, e)),
                 Err(Failure::Retry {
                     error,
                     maybe_applied: applied,
@@ -237,15 +264,24 @@ impl DynamoDbBackend {
                 }) => {
                     maybe_applied |= applied;
                     transport_failures += u32::from(transport);
-                    if transport_failures >= TRANSPORT_ATTEMPTS {
-                        return Err(error);
+                    if transport_failures >= TRANSPORT_ATTEMPTS || self.past_deadline() {
+                        return Err(give_up(maybe_applied, error));
                     }
                     last = Some(error);
-                    tokio::time::sleep(BACKOFF.pause(attempt)).await;
+                    let pause = tokio::time::sleep(BACKOFF.pause(attempt));
+                    match self.deadline {
+                        Some(deadline) => {
+                            let _ = tokio::time::timeout_at(deadline, pause).await;
+                        }
+                        None => pause.await,
+                    }
                 }
             }
         }
-        Err(last.unwrap_or_else(|| BackendError::storage("DynamoDB write retries exhausted")))
+        Err(give_up(
+            maybe_applied,
+            last.unwrap_or_else(|| BackendError::storage("DynamoDB write retries exhausted")),
+        ))
     }
 
     /// Records what a successful batch cost (see [`super::cost`]).
