@@ -547,6 +547,10 @@ fn check_kept_keys(
 /// it could not decide.
 const RECHECKS: u32 = 10;
 
+/// How many times one re-read of [`check_backend`] reads, at most, the records that the
+/// findings made with the records it read depend on.
+const EXPANSIONS: u32 = 4;
+
 /// The line [`check_backend`] starts a finding with when the records it depends on changed
 /// at each of its re-reads (other processes kept writing them): neither confirmed nor
 /// ruled out.
@@ -564,8 +568,9 @@ pub const UNDECIDED: &str = "could not decide (its records changed at each re-re
 /// The scans read group after group, with no common point in time, so a write made by
 /// another process while they run can look like a violation (an item read before it
 /// changed, its entries after). Each finding is therefore read again: the records it
-/// depends on are read twice (with the kept key attributes in between, where the finding
-/// is about those) and the check is made again on what the second read gave. A finding
+/// depends on (and those that what they read anew depends on, such as the entries of an
+/// item's new index keys) are read twice (with the kept key attributes in between, where
+/// the finding is about those) and the check is made again on what the second read gave. A finding
 /// stands only if it is still there and every record it depends on read the same both
 /// times (so they held those values together, between the two reads); one whose records
 /// changed is read again, up to a bound, then reported as a line starting with
@@ -598,24 +603,48 @@ pub async fn check_backend<B: Backend>(
             break;
         }
         if round > 0 {
-            // Let the writes under way land before reading again.
-            tokio::time::sleep(std::time::Duration::from_millis(10 << round.min(4))).await;
+            // Let a write under way land before reading again.
+            tokio::time::sleep(std::time::Duration::from_millis(5 * u64::from(round))).await;
         }
-        let keys: Vec<Key> = found
-            .iter()
-            .flat_map(|f| f.keys.iter().cloned())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let with_kept = found.iter().any(|f| f.kept);
-        let first = backend.batch_get(keys.clone()).await?;
+        // First reads: the findings' records, then those the findings made with them
+        // depend on (an item read anew has the entries of its new index keys), until no
+        // finding depends on a record not read in this round.
+        let mut first: BTreeMap<Key, Option<Record>> = BTreeMap::new();
+        let mut with_kept = false;
+        let mut pending = found;
+        for _ in 0..EXPANSIONS {
+            with_kept |= pending.iter().any(|f| f.kept);
+            let new: Vec<Key> = pending
+                .iter()
+                .flat_map(|f| f.keys.iter())
+                .filter(|k| !first.contains_key(*k))
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            if new.is_empty() {
+                break;
+            }
+            let got = backend.batch_get(new.clone()).await?;
+            for (key, record) in new.into_iter().zip(got) {
+                match &record {
+                    Some(r) => records.insert(key.clone(), r.clone()),
+                    None => records.remove(&key),
+                };
+                first.insert(key, record);
+            }
+            pending = findings(&records, kept, stored.as_ref(), &expected).1;
+        }
         let fresh = match with_kept {
             true => backend.maintained_index_keys().await?,
             false => None,
         };
+        // Second reads, all after every first one: a record that read the same both times
+        // held that value all along in between, together with the others that did.
+        let keys: Vec<Key> = first.keys().cloned().collect();
         let second = backend.batch_get(keys.clone()).await?;
         stable.clear();
-        for ((key, a), b) in keys.into_iter().zip(first).zip(second) {
+        for ((key, b), a) in keys.into_iter().zip(second).zip(first.into_values()) {
             if with_kept {
                 if let Some(stored) = stored.as_mut() {
                     match fresh.as_ref().and_then(|f| f.get(&key)) {
