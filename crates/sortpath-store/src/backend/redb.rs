@@ -509,7 +509,7 @@ impl RedbBackend {
     /// by `how`) on the calling thread, without a runtime. The handle runs everything on the
     /// calling thread ([`Threads::Caller`]); [`with_threads`](Self::with_threads) changes that.
     pub(crate) fn open_on_caller(dir: &Path, how: Opening) -> Result<Self, OpenError> {
-        let file = data_file(&dir);
+        let file = data_file(dir);
         let (mode, records) = how.parts();
         let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             Self::open_blocking(dir.to_owned(), file.clone(), mode, records)
