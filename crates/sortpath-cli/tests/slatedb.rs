@@ -267,3 +267,47 @@ fn field_indexes_follow_the_stored_item_type_on_slatedb() {
         (Some(2), Some(1))
     );
 }
+
+/// `db check` while an import moves items to new index keys in another process: 100
+/// checks, and none reports a problem that is not there. Before the check read its
+/// findings again, most reported entries that point at items "whose by_n key is not" theirs,
+/// or entries "missing".
+#[test]
+fn check_during_an_import_reports_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().join("db").to_str().unwrap().to_owned();
+    ok(&db(&at, &["init", "--index", "by_n=t.n@/all-0"]));
+    let file = dir.path().join("moves.jsonl");
+    // Enough items that a check reads for a while, each moved many times.
+    common::moves_file(&file, 0, 400, 40_000);
+    let first = dir.path().join("first.jsonl");
+    common::moves_file(&first, 0, 400, 400);
+    ok(&db(&at, &["import", first.to_str().unwrap()]));
+    let before = ok(&db(&at, &["get", "/t-7"]));
+    let (bin, place, moves) = (env!("CARGO_BIN_EXE_sortpath"), at.clone(), file.clone());
+    let writers = common::Writers::start(1, move |_| {
+        let mut c = Command::new(bin);
+        c.args(["db", "--slatedb", &place, "import"]).arg(&moves);
+        c
+    });
+    let (problems, undecided) = common::checks(100, || db(&at, &["check"]));
+    let runs = writers.stop();
+    let after = ok(&db(&at, &["get", "/t-7"]));
+    assert_ne!(
+        before, after,
+        "the import wrote nothing during the checks ({runs:?} runs)"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} of 100 checks reported problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(
+        undecided.is_empty(),
+        "{} of 100 checks could not decide:\n{}",
+        undecided.len(),
+        undecided.join("\n")
+    );
+    ok(&db(&at, &["check"]));
+}

@@ -4,7 +4,7 @@
 //! [`check_store`] adds what the configuration declares as data: the entries a field
 //! index must have.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use sortpath::KeyPath;
 
@@ -171,49 +171,100 @@ pub fn check_store_with(
     stored: Option<&MaintainedKeys>,
     expected: impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
 ) -> Result<Census, String> {
+    let (census, found) = findings(records, kept, stored, &expected);
+    if found.is_empty() {
+        Ok(census)
+    } else {
+        Err(found.iter().map(|f| format!("{}\n", f.text)).collect())
+    }
+}
+
+/// One violation [`findings`] found, with the records it was read from: it holds as long
+/// as these records are what was read, so re-reading them tells whether it is still there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Finding {
+    /// What is wrong, one line.
+    text: String,
+    /// The keys of every record the finding depends on (present or absent).
+    keys: Vec<Key>,
+    /// Whether it also depends on the key attributes the backend keeps beside the records
+    /// at `keys` ([`Backend::maintained_index_keys`]).
+    kept: bool,
+}
+
+/// The check of [`check_store_with`], each violation with the records it depends on.
+fn findings(
+    records: &BTreeMap<Key, Record>,
+    kept: &[String],
+    stored: Option<&MaintainedKeys>,
+    expected: &impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
+) -> (Census, Vec<Finding>) {
     let config = records
         .get(&crate::layout::config_key())
         .and_then(|r| crate::StoreConfig::from_json(&r.value).ok())
         .unwrap_or_default();
-    let mut problems = String::new();
+    let mut found = Vec::new();
     let mut census = Census::default();
-    let mut problem = |text: String| {
-        problems.push_str(&text);
-        problems.push('\n');
+    let mut problem = |text: String, keys: Vec<Key>, kept: bool| {
+        found.push(Finding { text, keys, kept });
     };
     for (key, record) in records {
         match key.group.as_slice() {
             [RESERVED_GROUP, TAG_GROUP_COUNTER, item_group @ ..] => {
                 census.counters += 1;
                 if key.sort != [0x00] || !record.value.is_empty() {
-                    problem(format!("counter {key:?}: unexpected sort key or value"));
+                    problem(
+                        format!("counter {key:?}: unexpected sort key or value"),
+                        vec![key.clone()],
+                        false,
+                    );
                 }
                 if KeyPath::decode(item_group).is_err() {
-                    problem(format!("counter {key:?}: group is not a key path"));
+                    problem(
+                        format!("counter {key:?}: group is not a key path"),
+                        vec![key.clone()],
+                        false,
+                    );
                 }
             }
             [RESERVED_GROUP, TAG_INDEX, ..] => {
                 census.index_entries += 1;
                 if let Err(e) = check_entry(records, key, record, &config, kept) {
-                    problem(format!("index entry {key:?}: {e}"));
+                    problem(
+                        format!("index entry {key:?}: {e}"),
+                        entry_dependencies(key, record, &config),
+                        false,
+                    );
                 }
             }
             [RESERVED_GROUP, crate::layout::TAG_CONFIG] if key.sort == [0x00] => {
                 if let Err(e) = crate::StoreConfig::from_json(&record.value) {
-                    problem(format!("configuration {key:?}: {e}"));
+                    problem(
+                        format!("configuration {key:?}: {e}"),
+                        vec![key.clone()],
+                        false,
+                    );
                 }
             }
-            [RESERVED_GROUP, ..] => problem(format!("unknown reserved record {key:?}")),
+            [RESERVED_GROUP, ..] => problem(
+                format!("unknown reserved record {key:?}"),
+                vec![key.clone()],
+                false,
+            ),
             _ => {
                 census.items += 1;
-                if let Err(e) = check_item(records, key, record, &config, kept, &expected) {
-                    problem(format!("item {key:?}: {e}"));
+                if let Err(e) = check_item(records, key, record, &config, kept, expected) {
+                    problem(
+                        format!("item {key:?}: {e}"),
+                        item_dependencies(key, record, kept),
+                        false,
+                    );
                 }
             }
         }
         if let Some(stored) = stored {
-            for found in check_kept_keys(key, record, kept, stored.get(key)) {
-                problem(found);
+            for text in check_kept_keys(key, record, kept, stored.get(key)) {
+                problem(text, vec![key.clone()], true);
             }
         }
     }
@@ -221,18 +272,49 @@ pub fn check_store_with(
         for (key, keys) in stored.iter() {
             if !records.contains_key(key) {
                 let names: Vec<&str> = keys.iter().map(|k| k.index.as_str()).collect();
-                problem(format!(
-                    "record {key:?}: has key attributes of the kept indexes {names:?}, but \
-                     no record was read at its key"
-                ));
+                problem(
+                    format!(
+                        "record {key:?}: has key attributes of the kept indexes {names:?}, but \
+                         no record was read at its key"
+                    ),
+                    vec![key.clone()],
+                    true,
+                );
             }
         }
     }
-    if problems.is_empty() {
-        Ok(census)
-    } else {
-        Err(problems)
+    (census, found)
+}
+
+/// The records the check of the item at `key` reads: the item, the configuration (where
+/// items are placed), its group's counter and the entries of its index keys.
+fn item_dependencies(key: &Key, record: &Record, kept: &[String]) -> Vec<Key> {
+    let mut keys = vec![
+        key.clone(),
+        crate::layout::config_key(),
+        crate::layout::counter_key(&key.group),
+    ];
+    let path = crate::layout::item_path_at(&key.group, &key.sort);
+    if let (Ok(path), Ok(env)) = (path, Envelope::decode(&record.value)) {
+        for (name, index_path) in env.indexes.iter().filter(|(n, _)| !kept.contains(n)) {
+            if let Ok(ek) = entry_key(name, index_path, &path) {
+                keys.push(ek);
+            }
+        }
     }
+    keys
+}
+
+/// The records the check of the index entry at `key` reads: the entry, the configuration
+/// and the item it points at.
+fn entry_dependencies(key: &Key, record: &Record, config: &crate::StoreConfig) -> Vec<Key> {
+    let mut keys = vec![key.clone(), crate::layout::config_key()];
+    if let Ok((_, base)) = split_entry(&key.sort, &record.value) {
+        if let Ok(item) = item_key(&base, config) {
+            keys.push(item);
+        }
+    }
+    keys
 }
 
 fn check_item(
@@ -461,10 +543,38 @@ fn check_kept_keys(
     found
 }
 
+/// How many times [`check_backend`] reads the records of its findings again before it says
+/// it could not decide.
+const RECHECKS: u32 = 10;
+
+/// How many times one re-read of [`check_backend`] reads, at most, the records that the
+/// findings made with the records it read depend on.
+const EXPANSIONS: u32 = 4;
+
+/// The line [`check_backend`] starts a finding with when the records it depends on changed
+/// at each of its re-reads (other processes kept writing them): neither confirmed nor
+/// ruled out.
+///
+/// ```
+/// assert!(sortpath_store::check::UNDECIDED.starts_with("could not decide"));
+/// ```
+pub const UNDECIDED: &str = "could not decide (its records changed at each re-read):";
+
 /// Reads every record of `backend` (as [`dump_groups`] over all its groups) and the key
 /// attributes it keeps beside them ([`Backend::maintained_index_keys`]), and checks them
 /// with [`check_store_with`]: the check of `sortpath db check`. The outer error is a failed
 /// read, the inner one the findings, one per line.
+///
+/// The scans read group after group, with no common point in time, so a write made by
+/// another process while they run can look like a violation (an item read before it
+/// changed, its entries after). Each finding is therefore read again: the records it
+/// depends on (and those that what they read anew depends on, such as the entries of an
+/// item's new index keys) are read twice (with the kept key attributes in between, where
+/// the finding is about those) and the check is made again on what the second read gave. A finding
+/// stands only if it is still there and every record it depends on read the same both
+/// times (so they held those values together, between the two reads); one whose records
+/// changed is read again, up to a bound, then reported as a line starting with
+/// [`UNDECIDED`] rather than as damage.
 ///
 /// ```
 /// use sortpath_store::{backend::memory::MemoryBackend, PutMode, Store};
@@ -480,8 +590,88 @@ pub async fn check_backend<B: Backend>(
     expected: impl Fn(&KeyPath, &str, &[u8]) -> Option<Vec<(String, KeyPath)>>,
 ) -> Result<Result<Census, String>, BackendError> {
     let groups = backend.groups(0).await?;
-    let records = dump_groups(backend, groups).await?;
-    let stored = backend.maintained_index_keys().await?;
+    let mut records = dump_groups(backend, groups).await?;
+    let mut stored = backend.maintained_index_keys().await?;
     let kept = backend.maintained_indexes().unwrap_or_default();
-    Ok(check_store_with(&records, kept, stored.as_ref(), expected))
+    let (mut census, mut found) = findings(&records, kept, stored.as_ref(), &expected);
+    let mut stable = BTreeSet::new();
+    for round in 0..RECHECKS {
+        if found
+            .iter()
+            .all(|f| f.keys.iter().all(|k| stable.contains(k)))
+        {
+            break;
+        }
+        if round > 0 {
+            // Let a write under way land before reading again.
+            tokio::time::sleep(std::time::Duration::from_millis(5 * u64::from(round))).await;
+        }
+        // First reads: the findings' records, then those the findings made with them
+        // depend on (an item read anew has the entries of its new index keys), until no
+        // finding depends on a record not read in this round.
+        let mut first: BTreeMap<Key, Option<Record>> = BTreeMap::new();
+        let mut with_kept = false;
+        let mut pending = found;
+        for _ in 0..EXPANSIONS {
+            with_kept |= pending.iter().any(|f| f.kept);
+            let new: Vec<Key> = pending
+                .iter()
+                .flat_map(|f| f.keys.iter())
+                .filter(|k| !first.contains_key(*k))
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            if new.is_empty() {
+                break;
+            }
+            let got = backend.batch_get(new.clone()).await?;
+            for (key, record) in new.into_iter().zip(got) {
+                match &record {
+                    Some(r) => records.insert(key.clone(), r.clone()),
+                    None => records.remove(&key),
+                };
+                first.insert(key, record);
+            }
+            pending = findings(&records, kept, stored.as_ref(), &expected).1;
+        }
+        let fresh = match with_kept {
+            true => backend.maintained_index_keys().await?,
+            false => None,
+        };
+        // Second reads, all after every first one: a record that read the same both times
+        // held that value all along in between, together with the others that did.
+        let keys: Vec<Key> = first.keys().cloned().collect();
+        let second = backend.batch_get(keys.clone()).await?;
+        stable.clear();
+        for ((key, b), a) in keys.into_iter().zip(second).zip(first.into_values()) {
+            if with_kept {
+                if let Some(stored) = stored.as_mut() {
+                    match fresh.as_ref().and_then(|f| f.get(&key)) {
+                        Some(k) => stored.insert(key.clone(), k.clone()),
+                        None => stored.remove(&key),
+                    };
+                }
+            }
+            match &b {
+                Some(r) => records.insert(key.clone(), r.clone()),
+                None => records.remove(&key),
+            };
+            if a == b {
+                stable.insert(key);
+            }
+        }
+        (census, found) = findings(&records, kept, stored.as_ref(), &expected);
+    }
+    if found.is_empty() {
+        return Ok(Ok(census));
+    }
+    let lines = found
+        .iter()
+        .map(|f| match f.keys.iter().all(|k| stable.contains(k)) {
+            true => format!("{}\n", f.text),
+            false => format!("{UNDECIDED} {}\n", f.text),
+        })
+        .collect();
+    Ok(Err(lines))
 }

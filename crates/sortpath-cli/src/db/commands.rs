@@ -289,14 +289,29 @@ impl<B: Backend> Db<B> {
             }
             Err(problems) => {
                 let mut err = std::io::stderr().lock();
-                let count = problems.lines().count();
+                let undecided = sortpath_store::check::UNDECIDED;
+                let open = problems
+                    .lines()
+                    .filter(|l| l.starts_with(undecided))
+                    .count();
+                let count = problems.lines().count() - open;
                 for line in problems.lines() {
                     let _ = writeln!(err, "sortpath: {line}");
                 }
-                Err(Failure::Store(format!(
-                    "check found {count} problem{}",
-                    if count == 1 { "" } else { "s" }
-                )))
+                let plural = |n: usize| if n == 1 { "" } else { "s" };
+                Err(Failure::Store(match (count, open) {
+                    (count, 0) => format!("check found {count} problem{}", plural(count)),
+                    (0, open) => format!(
+                        "check could not decide {open} finding{} (other processes kept \
+                         changing their records while it read them again): run it again",
+                        plural(open)
+                    ),
+                    (count, open) => format!(
+                        "check found {count} problem{} and could not decide {open} more \
+                         (other processes kept changing their records while it read them again)",
+                        plural(count)
+                    ),
+                }))
             }
         }
     }

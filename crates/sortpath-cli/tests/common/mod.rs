@@ -71,3 +71,98 @@ pub fn db(dir: &Path, args: &[&str]) -> Output {
     all.extend_from_slice(args);
     sortpath(&all)
 }
+
+/// Processes that keep writing while a test reads: each of its threads runs the command
+/// its `spawn` makes again and again (each run a process of its own) until the writers
+/// are stopped, which kills the runs under way.
+#[allow(dead_code)] // not every test file that shares this module runs writers
+pub struct Writers {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<u64>>,
+}
+
+#[allow(dead_code)] // not every test file that shares this module runs writers
+impl Writers {
+    /// Starts `count` writers; writer `w` runs `spawn(w)` over and over.
+    pub fn start(count: u64, spawn: impl Fn(u64) -> Command + Send + Sync + 'static) -> Self {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        let stop = Arc::new(AtomicBool::new(false));
+        let spawn = Arc::new(spawn);
+        let threads = (0..count)
+            .map(|w| {
+                let (stop, spawn) = (stop.clone(), spawn.clone());
+                std::thread::spawn(move || {
+                    let mut runs = 0;
+                    while !stop.load(Ordering::SeqCst) {
+                        let mut child = spawn(w)
+                            .stdout(std::process::Stdio::null())
+                            .stderr(std::process::Stdio::null())
+                            .spawn()
+                            .expect("a writer starts");
+                        while child.try_wait().expect("a writer runs").is_none() {
+                            if stop.load(Ordering::SeqCst) {
+                                let _ = child.kill();
+                                break;
+                            }
+                            std::thread::sleep(std::time::Duration::from_millis(10));
+                        }
+                        let _ = child.wait();
+                        runs += 1;
+                    }
+                    runs
+                })
+            })
+            .collect();
+        Writers { stop, threads }
+    }
+
+    /// Stops every writer (killing the runs under way) and returns how many runs each
+    /// writer started.
+    pub fn stop(self) -> Vec<u64> {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.threads
+            .into_iter()
+            .map(|t| t.join().expect("a writer thread ends"))
+            .collect()
+    }
+}
+
+/// An import file that moves items `/t-{first}` to `/t-{first + items - 1}` (type `t`) to a
+/// new field `n` at each of its `lines` lines.
+#[allow(dead_code)] // not every test file that shares this module writes one
+pub fn moves_file(path: &Path, first: u64, items: u64, lines: u64) {
+    let text: String = (0..lines)
+        .map(|i| {
+            format!(
+                "{{\"key\":\"/t-{}\",\"value\":{{\"n\":{i}}}}}\n",
+                first + i % items
+            )
+        })
+        .collect();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Runs `check` `rounds` times and sorts what each run said: the lines of runs that
+/// reported problems, and the lines of runs that could not decide. A run that fails
+/// otherwise fails the test.
+#[allow(dead_code)] // not every test file that shares this module checks under writes
+pub fn checks(rounds: usize, check: impl Fn() -> Output) -> (Vec<String>, Vec<String>) {
+    let (mut problems, mut undecided) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let out = check();
+        if out.status.success() {
+            continue;
+        }
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        let last = err.lines().last().unwrap_or_default();
+        if last.contains("check could not decide") {
+            undecided.push(format!("round {round}: {err}"));
+        } else if last.contains("check found") {
+            problems.push(format!("round {round}: {err}"));
+        } else {
+            panic!("round {round}: check failed: {err}");
+        }
+    }
+    (problems, undecided)
+}
