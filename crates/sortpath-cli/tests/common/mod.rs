@@ -143,6 +143,17 @@ pub fn moves_file(path: &Path, first: u64, items: u64, lines: u64) {
     std::fs::write(path, text).unwrap();
 }
 
+/// How many `db check` runs the tests under writes make: `SORTPATH_CHECK_ROUNDS`, else 40
+/// (a check that read no finding again failed 99 of 100 such runs on DynamoDB; the longer
+/// campaign is `SORTPATH_CHECK_ROUNDS=100`, docs/RELIABILITY.md).
+#[allow(dead_code)] // not every test file that shares this module checks under writes
+pub fn check_rounds() -> usize {
+    std::env::var("SORTPATH_CHECK_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40)
+}
+
 /// Runs `check` `rounds` times and sorts what each run said: the lines of runs that
 /// reported problems, and the lines of runs that could not decide. A run that fails
 /// otherwise fails the test.
