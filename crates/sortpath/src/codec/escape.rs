@@ -16,7 +16,7 @@ pub const ESCAPED_NUL: u8 = 0x01;
 /// After [`ESCAPE`]: the content byte `0x01`.
 pub const ESCAPED_ESCAPE: u8 = 0x02;
 
-use super::write::Sink;
+use super::sink::Sink;
 
 /// Writes the escaped `bytes` and the terminator.
 #[inline(always)]

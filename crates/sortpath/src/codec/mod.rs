@@ -238,6 +238,7 @@ mod native;
 mod one_byte;
 mod prefix;
 mod ser;
+mod sink;
 mod write;
 
 #[cfg(feature = "chrono")]
@@ -274,7 +275,7 @@ pub mod __private {
     pub use serde::{Deserialize, Serialize};
 }
 pub use prefix::prefix_range;
-pub use write::Sink;
+pub use sink::Sink;
 
 /// `false`.
 pub const FALSE: u8 = 0x00;

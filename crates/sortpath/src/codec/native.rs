@@ -17,7 +17,7 @@ use super::de::{field_failed, Deserializer};
 use super::desc::{Desc, DESC_MASK};
 use super::error::{Error, Found};
 use super::ser::Serializer;
-use super::write::Sink;
+use super::sink::Sink;
 use super::{escape, SEQ_ELEMENT, SEQ_END};
 
 /// A value the codec writes without going through serde; derive it with

@@ -5,7 +5,7 @@ use serde::ser::{self, Serialize};
 use super::desc::{DESC_MASK, DESC_NAME};
 use super::error::Error;
 use super::one_byte::byte_of;
-use super::write::Sink;
+use super::sink::Sink;
 use super::{
     escape, float, int128, int64, FALSE, OPTION_NONE, OPTION_SOME, SEQ_ELEMENT, SEQ_END, TRUE,
 };

@@ -24,6 +24,9 @@ pub const ESCAPE_OFFSET: u8 = 0x02;
 pub const EMPTY_STRING: u8 = ESCAPE;
 /// First byte of every byte-string ID: sorts after every string (UTF-8 never has `0xFF`).
 pub const BYTES_MARKER: u8 = 0xFF;
+/// Prefix of a byte-string ID in text form (`~` then its base64url bytes), the text
+/// counterpart of [`BYTES_MARKER`].
+pub const BYTES_PREFIX: char = '~';
 
 /// Where escaped content (and the rest of an encoding) is written.
 pub(crate) trait Sink {

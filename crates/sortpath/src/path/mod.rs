@@ -42,8 +42,9 @@ pub mod consts {
         SEPARATOR, TERMINATOR, TYPE_BITS, TYPE_BYTES, TYPE_INT, TYPE_NAMESPACE, TYPE_STRING,
         TYPE_UUID,
     };
-    pub use super::escape::{BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET};
-    pub use super::text::BYTES_PREFIX;
+    pub use super::escape::{
+        BYTES_MARKER, BYTES_PREFIX, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET,
+    };
 }
 pub use id::{Id, IdRef, IdType};
 pub use range::KeyRange;

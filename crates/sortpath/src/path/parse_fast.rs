@@ -10,9 +10,9 @@
 //! buffers is checked: a text whose encoding does not fit them is left to the full parser.
 
 use super::binary::{meta, SEPARATOR, TERMINATOR, TYPE_INT, TYPE_NAMESPACE, TYPE_STRING};
+use super::escape::BYTES_PREFIX;
 use super::escape::ESCAPE_MAX_RAW;
 use super::namespace;
-use super::text::BYTES_PREFIX;
 use super::KeyPath;
 use crate::int::SORT_BYTE_ZERO;
 

@@ -19,7 +19,7 @@ use super::binary::{
     TYPE_NAMESPACE, TYPE_STRING, TYPE_UUID,
 };
 use super::escape::{
-    self, Sink, BYTES_MARKER, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET,
+    self, Sink, BYTES_MARKER, BYTES_PREFIX, EMPTY_STRING, ESCAPE, ESCAPE_MAX_RAW, ESCAPE_OFFSET,
 };
 use super::id::Id;
 use super::{namespace, KeyPath};
@@ -118,8 +118,6 @@ impl ParseError {
 
 pub(super) const BASE64URL: &[u8; 64] =
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-/// Prefix of a byte-string ID in text form.
-pub const BYTES_PREFIX: char = '~';
 
 fn base64_value(c: u8) -> Option<u8> {
     match c {
