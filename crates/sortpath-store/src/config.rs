@@ -52,7 +52,7 @@ use sortpath::KeyPath;
 use crate::backend::{Backend, BackendError, Condition, Record, Write};
 use crate::error::{ConfigError, Fault, GetError, WriteError};
 use crate::item::Item;
-use crate::layout::{config_key, is_valid_index_name};
+use crate::layout::{config_key, is_namespace, is_valid_index_name, RootPlace};
 use crate::Store;
 
 /// The newest configuration format this release reads and writes: 2 for a configuration
@@ -138,38 +138,6 @@ pub struct StoreConfig {
     pub roots: BTreeMap<String, RootPlace>,
 }
 
-/// Where a group's root item (the item whose key path is the group itself, such as
-/// `/customer-7` in the group of `/customer-7/order-1`) sorts among the items of its group,
-/// so that one ordered query with a limit reads it together with the children an access
-/// pattern wants: "the customer and their newest orders" is one reverse list of the group
-/// with the root placed [`Last`](RootPlace::Last). Lists and index queries return it where
-/// it is placed; ranges include it where its place falls inside them.
-///
-/// In the configuration it is written `"first"`, `"last"` or `{"before": "user"}`; as text
-/// (`sortpath db init --root org=before:user`), `first`, `last` or `before:NAMESPACE`.
-///
-/// ```
-/// use sortpath_store::RootPlace;
-/// let place: RootPlace = "before:user".parse()?;
-/// assert_eq!(place, RootPlace::Before("user".into()));
-/// assert_eq!(place.to_string(), "before:user");
-/// assert_eq!("last".parse::<RootPlace>()?, RootPlace::Last);
-/// assert!("before:".parse::<RootPlace>().is_err());
-/// # Ok::<(), sortpath_store::ConfigError>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum RootPlace {
-    /// Before every other item of the group (the default: the order of the key paths).
-    First,
-    /// After every other item of the group.
-    Last,
-    /// After the items whose first component after the group has a namespace below this
-    /// one, and before those of this namespace (and every later one).
-    Before(String),
-}
-
 impl std::str::FromStr for RootPlace {
     type Err = ConfigError;
 
@@ -188,16 +156,6 @@ impl std::str::FromStr for RootPlace {
         };
         place.validate()?;
         Ok(place)
-    }
-}
-
-impl std::fmt::Display for RootPlace {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RootPlace::First => f.write_str("first"),
-            RootPlace::Last => f.write_str("last"),
-            RootPlace::Before(namespace) => write!(f, "before:{namespace}"),
-        }
     }
 }
 
@@ -227,11 +185,6 @@ pub(crate) fn place_of<'a>(
         .next()
         .and_then(|first| roots.get(first.namespace()))
         .unwrap_or(&RootPlace::First)
-}
-
-/// Whether `s` is a key path namespace: one or more ASCII letters or `_`.
-pub(crate) fn is_namespace(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_')
 }
 
 impl Default for StoreConfig {

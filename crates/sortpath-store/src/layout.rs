@@ -34,6 +34,7 @@
 //! their field names) are read as they are, and their counters are then left alone; to drop
 //! them, export and import.
 
+use serde::{Deserialize, Serialize};
 use sortpath::KeyPath;
 
 use crate::backend::Key;
@@ -56,11 +57,58 @@ pub const COUNTER_SORT_KEY: [u8; 1] = [0x00];
 /// Longest index name, in bytes (its length is stored in one byte).
 pub const MAX_INDEX_NAME_LEN: usize = 64;
 
-/// Sort key of a group's root item placed [`Last`](crate::RootPlace::Last): above every
+/// Where a group's root item (the item whose key path is the group itself, such as
+/// `/customer-7` in the group of `/customer-7/order-1`) sorts among the items of its group,
+/// so that one ordered query with a limit reads it together with the children an access
+/// pattern wants: "the customer and their newest orders" is one reverse list of the group
+/// with the root placed [`Last`](RootPlace::Last). Lists and index queries return it where
+/// it is placed; ranges include it where its place falls inside them.
+///
+/// In the configuration it is written `"first"`, `"last"` or `{"before": "user"}`; as text
+/// (`sortpath db init --root org=before:user`), `first`, `last` or `before:NAMESPACE`.
+///
+/// ```
+/// use sortpath_store::RootPlace;
+/// let place: RootPlace = "before:user".parse()?;
+/// assert_eq!(place, RootPlace::Before("user".into()));
+/// assert_eq!(place.to_string(), "before:user");
+/// assert_eq!("last".parse::<RootPlace>()?, RootPlace::Last);
+/// assert!("before:".parse::<RootPlace>().is_err());
+/// # Ok::<(), sortpath_store::ConfigError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RootPlace {
+    /// Before every other item of the group (the default: the order of the key paths).
+    First,
+    /// After every other item of the group.
+    Last,
+    /// After the items whose first component after the group has a namespace below this
+    /// one, and before those of this namespace (and every later one).
+    Before(String),
+}
+
+impl std::fmt::Display for RootPlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RootPlace::First => f.write_str("first"),
+            RootPlace::Last => f.write_str("last"),
+            RootPlace::Before(namespace) => write!(f, "before:{namespace}"),
+        }
+    }
+}
+
+/// Whether `s` is a key path namespace: one or more ASCII letters or `_`.
+pub(crate) fn is_namespace(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_')
+}
+
+/// Sort key of a group's root item placed [`Last`](RootPlace::Last): above every
 /// key path encoding, whose first byte is `00` (the empty path) or a namespace's (an ASCII
 /// letter or `_`).
 pub const ROOT_LAST: [u8; 1] = [0xFF];
-/// Sort key of a group's root item placed [`First`](crate::RootPlace::First): the encoding
+/// Sort key of a group's root item placed [`First`](RootPlace::First): the encoding
 /// of the empty path.
 pub const ROOT_FIRST: [u8; 1] = [0x00];
 
@@ -76,11 +124,11 @@ pub const ROOT_FIRST: [u8; 1] = [0x00];
 /// assert_eq!(root_sort_key(&RootPlace::Last), [0xFF]);
 /// assert_eq!(root_sort_key(&RootPlace::Before("user".into())), *b"user");
 /// ```
-pub fn root_sort_key(place: &crate::RootPlace) -> Vec<u8> {
+pub fn root_sort_key(place: &RootPlace) -> Vec<u8> {
     match place {
-        crate::RootPlace::First => ROOT_FIRST.to_vec(),
-        crate::RootPlace::Last => ROOT_LAST.to_vec(),
-        crate::RootPlace::Before(namespace) => namespace.as_bytes().to_vec(),
+        RootPlace::First => ROOT_FIRST.to_vec(),
+        RootPlace::Last => ROOT_LAST.to_vec(),
+        RootPlace::Before(namespace) => namespace.as_bytes().to_vec(),
     }
 }
 
@@ -94,12 +142,12 @@ pub fn root_sort_key(place: &crate::RootPlace) -> Vec<u8> {
 /// assert_eq!(placed_root(&[0x00]), None);
 /// assert_eq!(placed_root(b"user\x01\x08\x01\x00\x20\x11"), None); // /user-1
 /// ```
-pub fn placed_root(sort: &[u8]) -> Option<crate::RootPlace> {
+pub fn placed_root(sort: &[u8]) -> Option<RootPlace> {
     if sort == ROOT_LAST {
-        return Some(crate::RootPlace::Last);
+        return Some(RootPlace::Last);
     }
     let namespace = std::str::from_utf8(sort).ok()?;
-    crate::config::is_namespace(namespace).then(|| crate::RootPlace::Before(namespace.to_owned()))
+    is_namespace(namespace).then(|| RootPlace::Before(namespace.to_owned()))
 }
 
 /// The key path of the item stored in the group encoded as `group` at sort key `sort`: the

@@ -90,7 +90,7 @@ mod store;
 mod txn;
 mod value_check;
 
-pub use config::{IndexDecl, IndexSource, RootPlace, StoreConfig, CONFIG_FORMAT};
+pub use config::{IndexDecl, IndexSource, StoreConfig, CONFIG_FORMAT};
 pub use cursor::{Cursor, CursorError};
 pub use envelope::EnvelopeError;
 pub use error::{
@@ -98,6 +98,7 @@ pub use error::{
     InvalidKeyError, KeyReason, ListError, NotAnItemError, StoreError, ValueError, WriteError,
 };
 pub use item::{Index, IndexMode, Item, Projection, RawItem, Versioned};
+pub use layout::RootPlace;
 pub use limits::{Limits, MAX_VALUE_NESTING};
 pub use query::{Page, Query};
 pub use store::{PutMode, Store, CONFIG_REFRESH};

@@ -14,10 +14,11 @@ use crate::backend::{
     Backend, BackendError, Condition, IndexKeyParts, ItemParts, Key, Record, Write,
 };
 use crate::backoff::Backoff;
-use crate::config::{RootPlace, StoreConfig, TypeIndexes};
+use crate::config::{StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, encode_header_into, Header};
 use crate::error::{CommitError, ConfigError, Fault, InvalidKeyError, WriteError};
 use crate::item::{encode_item, encode_value, IndexMode, Item, Projection, RawItem, Versioned};
+use crate::layout::RootPlace;
 use crate::layout::{
     config_key, counter_group_len, counter_key, entry_sort_key, index_group, is_valid_index_name,
     ENTRY_FORMAT, ROOT_FIRST,
