@@ -183,7 +183,6 @@ pub fn fixture() -> Fixture {
     }
 }
 
-#[cfg(feature = "slatedb")]
 pub mod slatedb;
 
 /// Prints each operation's median and fastest block time (the alternating timers'

@@ -13,8 +13,9 @@
 //!   copied out), vs the same scan with the values decoded, and with each key copied out
 //!   too, as the store returns each item's key path (`raw_slatedb_keyed`).
 //!
-//! `cargo bench -p sortpath-store --features slatedb --bench slatedb`
+//! `cargo bench -p sortpath-bench --bench store_slatedb`
 
+#[path = "store_support/mod.rs"]
 mod support;
 
 use std::hint::black_box;

@@ -1,8 +1,8 @@
 //! Lists 100 items or gets one on SlateDB, through the store or raw, many times, for counting
 //! instructions under `valgrind --tool=callgrind` (repeatable on a loaded machine, unlike
-//! wall time). The same fixture and operations as `benches/slatedb.rs`.
+//! wall time). The same fixture and operations as `crates/sortpath-bench/benches/store_slatedb.rs`.
 //!
-//! `cargo build --release -p sortpath-store --features slatedb --example slatedb_icount`, then
+//! `cargo build --release -p sortpath-bench --example slatedb_icount`, then
 //! `valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*slatedb_icount*run*'
 //! target/release/examples/slatedb_icount store 200`. `--toggle-collect` counts only the
 //! operations' own calls (on whichever thread polls them), not SlateDB's background tasks,
@@ -15,7 +15,7 @@
 //! `raw-key-paths` (each key decoded into a `KeyPath`, as the store hands out); as in its
 //! `get` group: `get-store`, `get-raw` (the value copied), `get-raw-decoded`.
 
-#[path = "../benches/support/mod.rs"]
+#[path = "../benches/store_support/mod.rs"]
 mod support;
 
 use std::hint::black_box;

@@ -2,7 +2,7 @@
 //! process, so that drift of a shared machine (frequency, neighbours, which core the
 //! blocking thread lands on) hits both sides alike.
 //!
-//! `cargo build --release -p sortpath-store --features redb --example store_alternate`, then
+//! `cargo build --release -p sortpath-bench --example store_alternate`, then
 //! `taskset -c 0 target/release/examples/store_alternate [ROUNDS] [BLOCK]`.
 //!
 //! Pinned to one core (`taskset`), the runtime's threads and the blocking pool's take turns
@@ -18,7 +18,7 @@
 //! key into a `KeyPath` (with `KeyPath::decode`), as the store hands out: the store's
 //! overhead beyond producing the same typed output.
 
-#[path = "../benches/support/mod.rs"]
+#[path = "../benches/store_support/mod.rs"]
 mod support;
 
 use std::hint::black_box;

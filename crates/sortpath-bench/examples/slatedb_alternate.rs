@@ -1,8 +1,8 @@
 //! The store's list of 100 and get on SlateDB against raw SlateDB, timed in alternating
 //! blocks in one process, so that drift of a shared machine (frequency, neighbours) hits
-//! both sides alike. The fixture and operations of `benches/slatedb.rs`.
+//! both sides alike. The fixture and operations of `crates/sortpath-bench/benches/store_slatedb.rs`.
 //!
-//! `cargo build --release -p sortpath-store --features slatedb --example slatedb_alternate`,
+//! `cargo build --release -p sortpath-bench --example slatedb_alternate`,
 //! then `target/release/examples/slatedb_alternate [ROUNDS] [BLOCK]`.
 //!
 //! Each round times BLOCK calls of every operation, in an order that rotates from round to
@@ -11,7 +11,7 @@
 //! out, `raw_decoded` decodes each value, `raw_keyed` also copies each key out,
 //! `raw_key_paths` decodes each key into a `KeyPath` instead, as the store hands out.
 
-#[path = "../benches/support/mod.rs"]
+#[path = "../benches/store_support/mod.rs"]
 mod support;
 
 use std::hint::black_box;

@@ -2,7 +2,7 @@
 //! `valgrind --tool=callgrind` (repeatable on a loaded machine, unlike wall time). Every
 //! thread is counted: the runtime's, the blocking pool's and the caller's.
 //!
-//! `cargo build --release -p sortpath-store --example store_icount`, then
+//! `cargo build --release -p sortpath-bench --example store_icount`, then
 //! `valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/store_icount store 200`.
 //! Run each operation for two counts and take the per-iteration difference, which cancels
 //! the setup (the same fixture as `benches/store.rs`).
@@ -19,7 +19,7 @@
 //! pool); and `put-overwrite` (one of the fixture's posts put again unchanged, so its index
 //! entry stays). Each put waits for the disk's flush, which callgrind does not count.
 
-#[path = "../benches/support/mod.rs"]
+#[path = "../benches/store_support/mod.rs"]
 mod support;
 
 use std::hint::black_box;

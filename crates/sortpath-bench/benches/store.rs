@@ -17,9 +17,10 @@
 //!
 //! On a 2-core machine the ratios move by 20% and more with which core the blocking
 //! thread lands on and with what ran before in the process; pinned to one core
-//! (`taskset -c 0 cargo bench -p sortpath-store --bench store`) they move much less, and the
+//! (`taskset -c 0 cargo bench -p sortpath-bench --bench store`) they move much less, and the
 //! `store_alternate` example, pinned, alternates the store and raw redb in one process.
 
+#[path = "store_support/mod.rs"]
 mod support;
 
 use std::hint::black_box;
