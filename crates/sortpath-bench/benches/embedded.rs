@@ -13,7 +13,7 @@
 //! printed (`footprint ...` lines), every system is checked to answer each read with the
 //! same items, and a put and an update on each system are checked to leave the same items.
 //!
-//! `taskset -c 1 cargo bench -p sortpath-bench --bench embedded` (docs/embedded-figures.md).
+//! `taskset -c 1 cargo bench -p sortpath-bench --bench embedded` (docs/figures/embedded.md).
 
 #[path = "embedded_support/mod.rs"]
 mod support;

@@ -2,7 +2,7 @@
 //! (`backend::dynamodb::cost`, AWS's documented on-demand rules), beside the same access
 //! pattern written by hand: plain items with string keys and a GSI on (board, updated_at),
 //! written with PutItem/DeleteItem, read with GetItem/Query. Prints the table that
-//! docs/dynamodb-cost.md shows and checks the bars the store meets.
+//! docs/figures/dynamodb-cost.md shows and checks the bars the store meets.
 //!
 //! `cargo test --release -p sortpath-store --all-features --test dynamodb_cost -- --nocapture`
 

@@ -74,7 +74,7 @@
 //!   reads before a write are always strongly consistent.
 //!
 //! What the store's operations cost in read and write units, beside a hand-made design
-//! with a GSI, is in `docs/dynamodb-cost.md`, counted by [`cost::CostMeter`].
+//! with a GSI, is in `docs/figures/dynamodb-cost.md`, counted by [`cost::CostMeter`].
 //!
 //! # TLS and credentials
 //! The SDK crates are used with default features off; the HTTPS client is built explicitly
