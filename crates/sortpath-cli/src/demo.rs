@@ -273,7 +273,7 @@ pub(crate) async fn run(
         }
         None => {
             temp = tempfile::tempdir().map_err(Failure::Io)?;
-            Store::open(temp.path()).await.map_err(|e| {
+            Store::create(temp.path()).await.map_err(|e| {
                 Failure::Store(format!(
                     "opening the store in {}: {e}",
                     temp.path().display()

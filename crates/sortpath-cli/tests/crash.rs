@@ -55,7 +55,7 @@ fn read_store(dir: &Path, ctx: &str) -> BTreeMap<String, Value> {
         .build()
         .unwrap();
     rt.block_on(async {
-        let backend = RedbBackend::open_existing(dir)
+        let backend = RedbBackend::open(dir)
             .await
             .unwrap_or_else(|e| panic!("{ctx}: reopening: {e}"));
         let all = dump_redb(&backend).await.unwrap();

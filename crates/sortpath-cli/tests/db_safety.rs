@@ -169,7 +169,7 @@ impl Item for Player {
 }
 
 async fn scores(dir: &Path) -> Vec<u64> {
-    let store = Store::open(dir).await.unwrap();
+    let store = Store::create(dir).await.unwrap();
     let query = Query::prefix(&"/scores-0".parse().unwrap()).unwrap();
     let page = store
         .query_index::<Player>("by_score", &query)
@@ -186,7 +186,7 @@ async fn the_cli_keeps_a_program_written_store_exact() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     {
-        let store = Store::open(d).await.unwrap();
+        let store = Store::create(d).await.unwrap();
         for id in 1..=3 {
             store.put(&Player { id, score: id * 10 }).await.unwrap();
         }
@@ -492,7 +492,7 @@ fn export_import_copies_the_indexes() {
 /// key space would (no envelope, no index entries, no counter).
 async fn write_foreign(dir: &Path, group: Vec<u8>, sort: Vec<u8>, value: &[u8]) {
     use sortpath_store::backend::{redb::RedbBackend, Backend, Condition, Key, Record, Write};
-    let backend = RedbBackend::open_existing(dir).await.unwrap();
+    let backend = RedbBackend::open(dir).await.unwrap();
     let record = Record {
         value: value.to_vec(),
         version: 1,
@@ -631,7 +631,7 @@ async fn check_finds_what_is_wrong() {
     );
     // An item written past the CLI without its field index's entry, and an entry removed.
     {
-        let store = Store::open_existing(d).await.unwrap();
+        let store = Store::open(d).await.unwrap();
         store
             .put_raw(
                 &"/a-9".parse().unwrap(),
@@ -884,7 +884,7 @@ async fn check_finds_entries_made_from_the_namespace() {
     let d = dir.path();
     ok(&db(d, &["init", "--index", "by_u=ticket.u@/all-0"]));
     {
-        let store = Store::open_existing(d).await.unwrap();
+        let store = Store::open(d).await.unwrap();
         let u5: KeyPath = "/all-0/u-5".parse().unwrap();
         for (path, item_type, u, entries) in [
             ("/ticket-1", "zzz", 5, vec![("by_u".to_owned(), u5)]),

@@ -84,7 +84,7 @@ fn deep(levels: usize) -> Value {
 
 /// Every item of the store at `dir`: key, type, version, payload.
 fn records(dir: &Path, keys: &[KeyPath]) -> Vec<(String, String, u64, Vec<u8>)> {
-    let store = Store::open_existing(dir).unwrap();
+    let store = Store::open(dir).unwrap();
     keys.iter()
         .map(|k| {
             let raw = store.get_raw(k).unwrap().expect("the item is there");
@@ -116,7 +116,7 @@ fn export_and_import_keep_every_item_byte_for_byte() {
     };
     let deep_key: KeyPath = "/doc-1".parse().unwrap();
     {
-        let store = Store::open(src.path()).unwrap();
+        let store = Store::create(src.path()).unwrap();
         store.put(&reading).unwrap();
         store.put(&reading).unwrap(); // a second version
         store.put(&note).unwrap();
@@ -159,7 +159,7 @@ fn export_and_import_keep_every_item_byte_for_byte() {
     assert_eq!(imported[0]["imported"], 4);
     assert_eq!(records(dst.path(), &keys), records(src.path(), &keys));
     // And the typed items read back as they were written.
-    let store = Store::open_existing(dst.path()).unwrap();
+    let store = Store::open(dst.path()).unwrap();
     let got = store.get::<Reading>(&keys[0]).unwrap().unwrap();
     assert!(got.item.nan.is_nan());
     assert_eq!(

@@ -73,7 +73,7 @@ async fn a_program_store_survives_export_then_import() {
         sensor: uuid::Uuid::from_bytes([9; 16]),
     };
     {
-        let store = sortpath_store::Store::open(&from).await.unwrap();
+        let store = sortpath_store::Store::create(&from).await.unwrap();
         store.put(&reading).await.unwrap();
     }
     let export = db(&from, &["export"]);
@@ -86,7 +86,7 @@ async fn a_program_store_survives_export_then_import() {
     if !import.status.success() {
         return; // refused, nothing lost
     }
-    let store = sortpath_store::Store::open(&to).await.unwrap();
+    let store = sortpath_store::Store::create(&to).await.unwrap();
     let got = store.get::<Reading>(&"/reading-1".parse().unwrap()).await;
     assert!(
         matches!(&got, Ok(Some(v)) if v.item == reading),

@@ -59,7 +59,7 @@ async fn top(
 }
 
 async fn run(dir: &std::path::Path) -> Result<Vec<String>, Box<dyn std::error::Error>> {
-    let store = Store::open(dir).await?;
+    let store = Store::create(dir).await?;
     let mut out = Vec::new();
     for (id, name, score) in [
         (1, "ann", 999),

@@ -66,7 +66,7 @@ impl Item for Comment {
 /// Builds the data set in the store at `dir` and reads it back through each access
 /// pattern; returns the lines it prints.
 async fn run(dir: &std::path::Path) -> Result<Vec<String>, Box<dyn std::error::Error>> {
-    let store = Store::open(dir).await?;
+    let store = Store::create(dir).await?;
     let mut out = Vec::new();
     store
         .put(&User {

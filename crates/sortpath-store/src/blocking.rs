@@ -36,7 +36,7 @@
 //! }
 //!
 //! let dir = tempfile::tempdir()?;
-//! let store = Store::open(dir.path())?;
+//! let store = Store::create(dir.path())?;
 //! store.put(&Ticket { id: 1, updated_at: 50 })?;
 //! store.put(&Ticket { id: 2, updated_at: 70 })?;
 //! store.put(&Ticket { id: 1, updated_at: 90 })?; // moves ticket 1 in the index
@@ -72,7 +72,7 @@ use crate::{
 /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
 /// # }
 /// let dir = tempfile::tempdir().unwrap();
-/// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+/// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
 /// let version = store.put(&User { id: 7, name: "Ada".into() }).unwrap();
 /// let got = store.get::<User>(&"/user-7".parse().unwrap()).unwrap().unwrap();
 /// assert_eq!((got.version, got.item.name.as_str()), (version, "Ada"));
@@ -117,51 +117,156 @@ impl Wake for Unpark {
     }
 }
 
-impl Store {
-    /// Opens (or creates) the embedded store in directory `dir`, as [`crate::Store::open`].
+/// [`crate::Builder`]'s options, ending in calls that return when done: the same options
+/// and the same opening calls, run on the calling thread.
+///
+/// ```
+/// use sortpath_store::{blocking::Builder, Limits};
+/// let dir = tempfile::tempdir().unwrap();
+/// let store = Builder::new().limits(Limits::new(64, 64, 1024)).create(dir.path()).unwrap();
+/// assert_eq!(store.limits(), Limits::new(64, 64, 1024));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Builder {
+    options: crate::Builder,
+}
+
+impl Builder {
+    /// No options, as [`crate::Builder::new`].
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path().join("a/b")).unwrap();
-    /// assert!(store.get_raw(&"/a-1".parse().unwrap()).unwrap().is_none());
+    /// let store = sortpath_store::blocking::Builder::new().create(dir.path()).unwrap();
+    /// assert_eq!(store.limits(), sortpath_store::Limits::default());
     /// ```
-    pub fn open(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
-        Self::open_as(dir.as_ref(), Opening::Open)
+    pub fn new() -> Builder {
+        Builder::default()
     }
 
-    /// Creates a new embedded store in directory `dir` with the configuration `config`,
-    /// atomically, as [`crate::Store::create`]: fails with [`OpenError::Exists`] if there is
-    /// a store already, changing nothing.
+    /// The configuration a store created here holds, as [`crate::Builder::config`].
     ///
     /// ```
-    /// use sortpath_store::{blocking::Store, IndexDecl, StoreConfig};
+    /// use sortpath_store::{blocking::Builder, StoreConfig};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let config = StoreConfig::new(vec![IndexDecl::field("by_n", "post", "n", "/posts-0")]);
-    /// let store = Store::create(dir.path(), &config).unwrap();
+    /// let config = StoreConfig::new(vec![]).with_group_versions(true);
+    /// let store = Builder::new().config(config.clone()).create(dir.path()).unwrap();
     /// assert_eq!(store.config().unwrap(), config);
-    /// assert!(Store::create(dir.path(), &config).is_err());
     /// ```
-    pub fn create(dir: impl AsRef<Path>, config: &StoreConfig) -> Result<Self, OpenError> {
-        if let Err(message) = config.validate() {
-            return Err(OpenError::Damaged {
-                path: dir.as_ref().to_owned(),
-                message: format!("refused to create it with an invalid configuration: {message}"),
-            });
-        }
-        Self::open_as(dir.as_ref(), Opening::Create(vec![config.record()]))
+    pub fn config(&mut self, config: StoreConfig) -> &mut Builder {
+        self.options.config(config);
+        self
+    }
+
+    /// The store's limits, as [`crate::Builder::limits`].
+    ///
+    /// ```
+    /// use sortpath_store::{blocking::Builder, Limits};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = Builder::new().limits(Limits::new(64, 64, 1024)).create(dir.path()).unwrap();
+    /// assert_eq!(store.limits(), Limits::new(64, 64, 1024));
+    /// ```
+    pub fn limits(&mut self, limits: Limits) -> &mut Builder {
+        self.options.limits(limits);
+        self
+    }
+
+    /// How long index declarations are trusted, as [`crate::Builder::config_refresh`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = sortpath_store::blocking::Builder::new()
+    ///     .config_refresh(Duration::from_secs(1))
+    ///     .create(dir.path())
+    ///     .unwrap();
+    /// assert_eq!(store.config_refresh(), Duration::from_secs(1));
+    /// ```
+    pub fn config_refresh(&mut self, refresh: std::time::Duration) -> &mut Builder {
+        self.options.config_refresh(refresh);
+        self
+    }
+
+    /// Opens the store, creating it if there is none, as [`crate::Builder::create`].
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// assert!(sortpath_store::blocking::Builder::new().create(dir.path()).is_ok());
+    /// ```
+    pub fn create(&self, dir: impl AsRef<Path>) -> Result<Store, OpenError> {
+        let opening = Opening::Create(self.options.first_records()?);
+        self.finish(dir.as_ref(), opening)
+    }
+
+    /// Creates a new store; [`OpenError::Exists`] if there is one, as
+    /// [`crate::Builder::create_new`].
+    ///
+    /// ```
+    /// use sortpath_store::{backend::redb::OpenError, blocking::Builder};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// Builder::new().create_new(dir.path()).unwrap();
+    /// assert!(matches!(Builder::new().create_new(dir.path()), Err(OpenError::Exists(_))));
+    /// ```
+    pub fn create_new(&self, dir: impl AsRef<Path>) -> Result<Store, OpenError> {
+        let opening = Opening::CreateNew(self.options.first_records()?);
+        self.finish(dir.as_ref(), opening)
+    }
+
+    /// Opens the store; [`OpenError::Missing`] if there is none, as [`crate::Builder::open`].
+    ///
+    /// ```
+    /// use sortpath_store::{backend::redb::OpenError, blocking::Builder};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// assert!(matches!(Builder::new().open(dir.path()), Err(OpenError::Missing(_))));
+    /// ```
+    pub fn open(&self, dir: impl AsRef<Path>) -> Result<Store, OpenError> {
+        self.finish(dir.as_ref(), Opening::Open)
+    }
+
+    /// Opens the store for reads only, as [`crate::Builder::open_read_only`].
+    ///
+    /// ```
+    /// use sortpath_store::blocking::Builder;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// drop(Builder::new().create(dir.path()).unwrap());
+    /// let store = Builder::new().open_read_only(dir.path()).unwrap();
+    /// assert!(store.backend().is_read_only());
+    /// ```
+    pub fn open_read_only(&self, dir: impl AsRef<Path>) -> Result<Store, OpenError> {
+        self.finish(dir.as_ref(), Opening::ReadOnly)
+    }
+
+    fn finish(&self, dir: &Path, how: Opening) -> Result<Store, OpenError> {
+        let backend = RedbBackend::open_on_caller(dir, how)?;
+        Ok(Store {
+            inner: self.options.finish(backend)?,
+        })
+    }
+}
+
+impl Store {
+    /// Opens the embedded store in directory `dir`, creating it if there is none, as
+    /// [`crate::Store::create`] (and redb's `Database::create`).
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path().join("a/b")).unwrap();
+    /// assert!(store.get_raw(&"/a-1".parse().unwrap()).unwrap().is_none());
+    /// ```
+    pub fn create(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
+        Builder::new().create(dir)
     }
 
     /// Opens the embedded store in directory `dir`; fails with [`OpenError::Missing`] if
-    /// there is none.
+    /// there is none, as [`crate::Store::open`] (and redb's `Database::open`).
     ///
     /// ```
     /// use sortpath_store::backend::redb::OpenError;
     /// let dir = tempfile::tempdir().unwrap();
-    /// let missing = sortpath_store::blocking::Store::open_existing(dir.path());
+    /// let missing = sortpath_store::blocking::Store::open(dir.path());
     /// assert!(matches!(missing, Err(OpenError::Missing(_))));
     /// ```
-    pub fn open_existing(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
-        Self::open_as(dir.as_ref(), Opening::Existing)
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
+        Builder::new().open(dir)
     }
 
     /// Opens the embedded store in directory `dir` for reads only (see
@@ -170,18 +275,27 @@ impl Store {
     /// ```
     /// use sortpath_store::blocking::Store;
     /// let dir = tempfile::tempdir().unwrap();
-    /// drop(Store::open(dir.path()).unwrap());
+    /// drop(Store::create(dir.path()).unwrap());
     /// let store = Store::open_read_only(dir.path()).unwrap();
     /// assert!(store.delete(&"/a-1".parse().unwrap()).is_err());
     /// ```
     pub fn open_read_only(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
-        Self::open_as(dir.as_ref(), Opening::ReadOnly)
+        Builder::new().open_read_only(dir)
     }
 
-    fn open_as(dir: &Path, how: Opening) -> Result<Self, OpenError> {
-        Ok(Store {
-            inner: crate::Store::new(RedbBackend::open_on_caller(dir, how)?),
-        })
+    /// Options for opening or creating the store, as [`crate::Store::builder`], ending in
+    /// calls that return when done.
+    ///
+    /// ```
+    /// use sortpath_store::{blocking::Store, IndexDecl, StoreConfig};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let config = StoreConfig::new(vec![IndexDecl::field("by_n", "post", "n", "/posts-0")]);
+    /// let store = Store::builder().config(config.clone()).create_new(dir.path()).unwrap();
+    /// assert_eq!(store.config().unwrap(), config);
+    /// assert!(Store::builder().config(config).create_new(dir.path()).is_err());
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::new()
     }
 
     /// This API over an async store's open file (its limits kept): the calls here run on
@@ -190,7 +304,7 @@ impl Store {
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::Store::open(dir.path()).await.unwrap();
+    /// let store = sortpath_store::Store::create(dir.path()).await.unwrap();
     /// let blocking = sortpath_store::blocking::Store::from_async(&store);
     /// assert!(blocking.get_raw(&"/a-1".parse().unwrap()).unwrap().is_none());
     /// # });
@@ -208,7 +322,7 @@ impl Store {
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let r#async = store.to_async();
     /// assert!(r#async.get_raw(&"/a-1".parse().unwrap()).await.unwrap().is_none());
     /// # });
@@ -227,7 +341,7 @@ impl Store {
     /// ```
     /// use sortpath_store::Limits;
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let store = store.with_limits(Limits::new(64, 64, 1024));
     /// assert_eq!(store.limits().max_value, 1024);
     /// ```
@@ -241,18 +355,64 @@ impl Store {
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert_eq!(store.limits(), sortpath_store::Limits::default());
     /// ```
     pub fn limits(&self) -> Limits {
         self.inner.limits()
     }
 
+    /// The store over an embedded backend opened another way (its redb work then runs on
+    /// the calling thread, [`Threads::Caller`]), as [`crate::Store::new`].
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sortpath_store::backend::redb::{RedbBackend, Threads};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let backend = RedbBackend::create(dir.path()).await.unwrap();
+    /// let store = sortpath_store::blocking::Store::new(backend);
+    /// assert_eq!(store.backend().threads(), Threads::Caller);
+    /// # });
+    /// ```
+    pub fn new(backend: RedbBackend) -> Store {
+        Store {
+            inner: crate::Store::new(backend.with_threads(Threads::Caller)),
+        }
+    }
+
+    /// The same store, trusting the index declarations it read for `refresh`, as
+    /// [`crate::Store::with_config_refresh`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
+    /// let store = store.with_config_refresh(Duration::from_secs(2));
+    /// assert_eq!(store.config_refresh(), Duration::from_secs(2));
+    /// ```
+    pub fn with_config_refresh(self, refresh: std::time::Duration) -> Self {
+        Store {
+            inner: self.inner.with_config_refresh(refresh),
+        }
+    }
+
+    /// How long the store trusts the index declarations it read, as
+    /// [`crate::Store::config_refresh`].
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
+    /// assert_eq!(store.config_refresh(), sortpath_store::CONFIG_REFRESH);
+    /// ```
+    pub fn config_refresh(&self) -> std::time::Duration {
+        self.inner.config_refresh()
+    }
+
     /// The backend (running on the calling thread: [`Threads::Caller`]).
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert!(store.backend().path().ends_with("sortpath.redb"));
     /// ```
     pub fn backend(&self) -> &RedbBackend {
@@ -269,18 +429,43 @@ impl Store {
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
     /// # }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert!(store.get::<User>(&"/user-1".parse().unwrap()).unwrap().is_none());
     /// ```
     pub fn get<T: Item>(&self, path: &KeyPath) -> Result<Option<Versioned<T>>, GetError> {
         drive(self.inner.get(path))
     }
 
+    /// Reads the item at `path` with the read `consistency` given, as
+    /// [`crate::Store::get_with`] (the embedded store's reads are always current).
+    ///
+    /// ```
+    /// # use sortpath::{path::PathError, KeyPath};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
+    /// # impl sortpath_store::Item for User {
+    /// #     const TYPE: &'static str = "user";
+    /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
+    /// # }
+    /// use sortpath_store::backend::Consistency;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
+    /// store.put(&User { id: 1 }).unwrap();
+    /// let path = "/user-1".parse().unwrap();
+    /// assert!(store.get_with::<User>(&path, Consistency::Eventual).unwrap().is_some());
+    /// ```
+    pub fn get_with<T: Item>(
+        &self,
+        path: &KeyPath,
+        consistency: crate::backend::Consistency,
+    ) -> Result<Option<Versioned<T>>, GetError> {
+        drive(self.inner.get_with(path, consistency))
+    }
+
     /// Reads the item at `path` without decoding its value.
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert!(store.get_raw(&"/user".parse().unwrap()).is_err()); // no group ID
     /// ```
     pub fn get_raw(&self, path: &KeyPath) -> Result<Option<RawItem>, GetError> {
@@ -297,7 +482,7 @@ impl Store {
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
     /// # }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// store.put(&User { id: 2 }).unwrap();
     /// let got = store.batch_get::<User>(&["/user-1".parse().unwrap(), "/user-2".parse().unwrap()]).unwrap();
     /// assert!(got[0].is_none() && got[1].as_ref().unwrap().item.id == 2);
@@ -313,7 +498,7 @@ impl Store {
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert_eq!(store.batch_get_raw(&["/a-1".parse().unwrap()]).unwrap(), [None]);
     /// ```
     pub fn batch_get_raw(&self, paths: &[KeyPath]) -> Result<Vec<Option<RawItem>>, GetError> {
@@ -326,7 +511,7 @@ impl Store {
     /// ```
     /// use sortpath_store::{blocking::Store, StoreConfig};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = Store::create(dir.path(), &StoreConfig::new(vec![]).with_group_versions(true)).unwrap();
+    /// let store = Store::builder().config(StoreConfig::new(vec![]).with_group_versions(true)).create_new(dir.path()).unwrap();
     /// assert_eq!(store.group_version(&"/a-1/b-2".parse().unwrap()).unwrap(), 0);
     /// ```
     pub fn group_version(&self, path: &KeyPath) -> Result<u64, GetError> {
@@ -343,7 +528,7 @@ impl Store {
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
     /// # }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let first = store.put(&User { id: 1 }).unwrap();
     /// assert!(store.put(&User { id: 1 }).unwrap() > first);
     /// ```
@@ -362,7 +547,7 @@ impl Store {
     /// # }
     /// use sortpath_store::{PutMode, WriteError};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let v = store.put_with(&User { id: 1 }, PutMode::IfAbsent).unwrap();
     /// let again = store.put_with(&User { id: 1 }, PutMode::IfAbsent);
     /// assert!(matches!(again, Err(WriteError::AlreadyExists { .. })));
@@ -378,7 +563,7 @@ impl Store {
     /// ```
     /// use sortpath_store::PutMode;
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let path = "/ticket-7".parse().unwrap();
     /// store.put_raw(&path, "ticket", &serde_json::json!({"status": "open"}), vec![], PutMode::Upsert).unwrap();
     /// let raw = store.get_raw(&path).unwrap().unwrap();
@@ -401,7 +586,7 @@ impl Store {
     /// ```
     /// use sortpath_store::{PutMode, RawItem};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let raw = RawItem::new("/reading-1".parse().unwrap(), "reading", 0, &1.5f32).unwrap();
     /// store.put_raw_item(&raw, vec![], PutMode::Upsert).unwrap();
     /// assert_eq!(store.get_raw(raw.key()).unwrap().unwrap().payload(), raw.payload());
@@ -419,7 +604,7 @@ impl Store {
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert!(!store.delete(&"/user-1".parse().unwrap()).unwrap());
     /// ```
     pub fn delete(&self, path: &KeyPath) -> Result<bool, WriteError> {
@@ -431,7 +616,7 @@ impl Store {
     /// ```
     /// use sortpath_store::WriteError;
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let gone = store.delete_if_version(&"/user-1".parse().unwrap(), 3);
     /// assert!(matches!(gone, Err(WriteError::VersionMismatch { expected: 3, found: None, .. })));
     /// ```
@@ -450,7 +635,7 @@ impl Store {
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("counter", self.id) }
     /// # }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let path = "/counter-1".parse().unwrap();
     /// for _ in 0..3 {
     ///     store.update(&path, |c: Option<Counter>| {
@@ -480,7 +665,7 @@ impl Store {
     /// # }
     /// use sortpath_store::Query;
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// for id in [9, 10, 100] {
     ///     store.put(&Post { user: 1, id }).unwrap();
     /// }
@@ -500,7 +685,7 @@ impl Store {
     /// ```
     /// use sortpath_store::{PutMode, Query};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// for p in ["/user-1", "/user-1/post-2", "/user-2"] {
     ///     store.put_raw(&p.parse().unwrap(), "any", &p, vec![], PutMode::Upsert).unwrap();
     /// }
@@ -518,7 +703,7 @@ impl Store {
     /// ```
     /// use sortpath_store::{PutMode, Query};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// store.put_raw(&"/a-1/b-1".parse().unwrap(), "b", &1, vec![], PutMode::Upsert).unwrap();
     /// let mut skipped = Vec::new();
     /// let page = store.list_raw_skipping(&Query::prefix(&"/a-1".parse().unwrap()).unwrap(), &mut skipped).unwrap();
@@ -547,7 +732,7 @@ impl Store {
     ///     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("ticket", self.id) }
     /// }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// store.put(&Ticket { id: 1, updated_at: 20 }).unwrap();
     /// store.put(&Ticket { id: 2, updated_at: 10 }).unwrap();
     /// let q = Query::prefix(&"/tickets-0".parse().unwrap()).unwrap();
@@ -570,7 +755,7 @@ impl Store {
     /// ```
     /// use sortpath_store::{PutMode, Query};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let idx = vec![("by_status".to_owned(), "/status-1/open-1".parse().unwrap())];
     /// store.put_raw(&"/ticket-1".parse().unwrap(), "t", &1, idx, PutMode::Upsert).unwrap();
     /// let q = Query::prefix(&"/status-1".parse().unwrap()).unwrap();
@@ -585,11 +770,23 @@ impl Store {
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert_eq!(store.config().unwrap(), sortpath_store::StoreConfig::default());
     /// ```
     pub fn config(&self) -> Result<StoreConfig, GetError> {
         drive(self.inner.config())
+    }
+
+    /// The configuration record as stored, or `None` if the store has none, as
+    /// [`crate::Store::recorded_config`].
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
+    /// assert_eq!(store.recorded_config().unwrap(), None);
+    /// ```
+    pub fn recorded_config(&self) -> Result<Option<StoreConfig>, GetError> {
+        drive(self.inner.recorded_config())
     }
 
     /// Writes `config` if the store has no configuration yet; `false`, changing nothing, if
@@ -598,7 +795,7 @@ impl Store {
     /// ```
     /// use sortpath_store::StoreConfig;
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert!(store.create_config(&StoreConfig::default()).unwrap());
     /// assert!(!store.create_config(&StoreConfig::default()).unwrap());
     /// ```
@@ -617,7 +814,7 @@ impl Store {
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
     /// # }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// store.put(&User { id: 1 }).unwrap();
     /// assert_eq!(store.build_indexes::<User>().unwrap(), 0); // no index is being built
     /// ```
@@ -629,7 +826,7 @@ impl Store {
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert!(!store.drop_index("user", "by_name").unwrap());
     /// ```
     pub fn drop_index(&self, item_type: &str, name: &str) -> Result<bool, WriteError> {
@@ -646,7 +843,7 @@ impl Store {
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("account", self.id) }
     /// # }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// store.put(&Account { id: 1, balance: 10 }).unwrap();
     /// store.put(&Account { id: 2, balance: 0 }).unwrap();
     /// let mut txn = store.transaction();
@@ -679,7 +876,7 @@ impl Store {
 /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
 /// # }
 /// let dir = tempfile::tempdir().unwrap();
-/// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+/// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
 /// let mut txn = store.transaction();
 /// assert!(txn.get::<User>(&"/user-1".parse().unwrap()).unwrap().is_none());
 /// store.put(&User { id: 1, n: 1 }).unwrap(); // changes what the transaction read
@@ -702,7 +899,7 @@ impl Transaction<'_> {
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
     /// # }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let mut txn = store.transaction();
     /// txn.put(&User { id: 3 }).unwrap();
     /// let pending = txn.get::<User>(&"/user-3".parse().unwrap()).unwrap().unwrap();
@@ -716,7 +913,7 @@ impl Transaction<'_> {
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let mut txn = store.transaction();
     /// assert!(txn.get_raw(&"/a-1".parse().unwrap()).unwrap().is_none());
     /// ```
@@ -734,7 +931,7 @@ impl Transaction<'_> {
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
     /// # }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let mut txn = store.transaction();
     /// txn.put(&User { id: 1 }).unwrap();
     /// assert!(store.get::<User>(&"/user-1".parse().unwrap()).unwrap().is_none()); // not yet
@@ -747,7 +944,7 @@ impl Transaction<'_> {
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let mut txn = store.transaction();
     /// assert!(txn.delete(&"/user".parse().unwrap()).is_err()); // no group ID
     /// ```
@@ -766,7 +963,7 @@ impl Transaction<'_> {
     /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
     /// # }
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// let mut txn = store.transaction();
     /// txn.put(&User { id: 1 }).unwrap();
     /// txn.delete(&"/user-2".parse().unwrap()).unwrap();

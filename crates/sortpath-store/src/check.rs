@@ -40,7 +40,7 @@ pub async fn dump_groups<B: Backend>(
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let dir = tempfile::tempdir().unwrap();
-/// let db = sortpath_store::backend::redb::RedbBackend::open(dir.path()).await.unwrap();
+/// let db = sortpath_store::backend::redb::RedbBackend::create(dir.path()).await.unwrap();
 /// assert!(sortpath_store::check::dump_redb(&db).await.unwrap().is_empty());
 /// # });
 /// ```

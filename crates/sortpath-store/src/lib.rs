@@ -55,7 +55,7 @@
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let dir = tempfile::tempdir()?;
-//! let store = Store::open(dir.path()).await?;
+//! let store = Store::create(dir.path()).await?;
 //! store.put(&Ticket { id: 1, updated_at: 50 }).await?;
 //! store.put(&Ticket { id: 2, updated_at: 70 }).await?;
 //! store.put(&Ticket { id: 1, updated_at: 90 }).await?; // moves ticket 1 in the index
@@ -101,6 +101,8 @@ pub use item::{Index, IndexMode, Item, Projection, RawItem, Versioned};
 pub use layout::RootPlace;
 pub use limits::{Limits, MAX_VALUE_NESTING};
 pub use query::{Page, Query};
+#[cfg(feature = "redb")]
+pub use store::Builder;
 pub use store::{PutMode, Store, CONFIG_REFRESH};
 pub use txn::Transaction;
 pub use value_check::ValueProblem;

@@ -12,9 +12,13 @@ use crate::layout::counter_key;
 use crate::Limits;
 
 mod build;
+#[cfg(feature = "redb")]
+mod builder;
 mod list;
 pub(crate) mod write;
 
+#[cfg(feature = "redb")]
+pub use builder::Builder;
 pub use write::PutMode;
 
 /// Item collections with secondary indexes over a backend. Cloning shares the backend.
@@ -102,70 +106,41 @@ impl<B: Backend> Clone for Store<B> {
 
 #[cfg(feature = "redb")]
 impl Store<crate::backend::redb::RedbBackend> {
-    /// Opens (or creates) the embedded store in directory `dir`. A new store is created
-    /// whole or not at all, without a configuration record (no declared indexes; see
-    /// [`Store::create`] to declare some from the start).
+    /// Opens the embedded store in directory `dir`, creating it if there is none (as redb's
+    /// `Database::create`). A new store is created whole or not at all, without a
+    /// configuration record (no declared indexes; [`Store::builder`] with
+    /// [`config`](Builder::config) declares some from the start).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::Store::open(dir.path()).await.unwrap();
+    /// let store = sortpath_store::Store::create(dir.path()).await.unwrap();
     /// assert!(store.get_raw(&"/a-1".parse().unwrap()).await.unwrap().is_none());
+    /// # });
+    /// ```
+    pub async fn create(
+        dir: impl AsRef<std::path::Path>,
+    ) -> Result<Self, crate::backend::redb::OpenError> {
+        Builder::new().create(dir).await
+    }
+
+    /// Opens the embedded store in directory `dir`; fails with
+    /// [`OpenError::Missing`](crate::backend::redb::OpenError::Missing) if there is none
+    /// (as redb's `Database::open`).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sortpath_store::{backend::redb::OpenError, Store};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// assert!(matches!(Store::open(dir.path()).await, Err(OpenError::Missing(_))));
+    /// drop(Store::create(dir.path()).await.unwrap());
+    /// assert!(Store::open(dir.path()).await.is_ok());
     /// # });
     /// ```
     pub async fn open(
         dir: impl AsRef<std::path::Path>,
     ) -> Result<Self, crate::backend::redb::OpenError> {
-        Ok(Store::new(
-            crate::backend::redb::RedbBackend::open(dir).await?,
-        ))
-    }
-
-    /// Creates a new embedded store in directory `dir` with the configuration `config`,
-    /// atomically: the store appears whole, configuration included, or not at all. Fails
-    /// with [`OpenError::Exists`](crate::backend::redb::OpenError::Exists) if there is a
-    /// store already, changing nothing.
-    ///
-    /// ```
-    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// use sortpath_store::{IndexDecl, Store, StoreConfig};
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let config = StoreConfig::new(vec![IndexDecl::field("by_n", "post", "n", "/posts-0")]);
-    /// let store = Store::create(dir.path(), &config).await.unwrap();
-    /// assert_eq!(store.config().await.unwrap(), config);
-    /// assert!(Store::create(dir.path(), &config).await.is_err());
-    /// # });
-    /// ```
-    pub async fn create(
-        dir: impl AsRef<std::path::Path>,
-        config: &crate::StoreConfig,
-    ) -> Result<Self, crate::backend::redb::OpenError> {
-        if let Err(message) = config.validate() {
-            return Err(crate::backend::redb::OpenError::Damaged {
-                path: dir.as_ref().to_owned(),
-                message: format!("refused to create it with an invalid configuration: {message}"),
-            });
-        }
-        Ok(Store::new(
-            crate::backend::redb::RedbBackend::create(dir, vec![config.record()]).await?,
-        ))
-    }
-
-    /// Opens the embedded store in directory `dir`; fails with
-    /// [`OpenError::Missing`](crate::backend::redb::OpenError::Missing) if there is none.
-    ///
-    /// ```
-    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let dir = tempfile::tempdir().unwrap();
-    /// assert!(sortpath_store::Store::open_existing(dir.path()).await.is_err());
-    /// # });
-    /// ```
-    pub async fn open_existing(
-        dir: impl AsRef<std::path::Path>,
-    ) -> Result<Self, crate::backend::redb::OpenError> {
-        Ok(Store::new(
-            crate::backend::redb::RedbBackend::open_existing(dir).await?,
-        ))
+        Builder::new().open(dir).await
     }
 
     /// Opens the embedded store in directory `dir` for reads only (see
@@ -175,7 +150,7 @@ impl Store<crate::backend::redb::RedbBackend> {
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let dir = tempfile::tempdir().unwrap();
-    /// drop(sortpath_store::Store::open(dir.path()).await.unwrap());
+    /// drop(sortpath_store::Store::create(dir.path()).await.unwrap());
     /// let store = sortpath_store::Store::open_read_only(dir.path()).await.unwrap();
     /// assert_eq!(store.config().await.unwrap(), sortpath_store::StoreConfig::default());
     /// # });
@@ -183,9 +158,24 @@ impl Store<crate::backend::redb::RedbBackend> {
     pub async fn open_read_only(
         dir: impl AsRef<std::path::Path>,
     ) -> Result<Self, crate::backend::redb::OpenError> {
-        Ok(Store::new(
-            crate::backend::redb::RedbBackend::open_read_only(dir).await?,
-        ))
+        Builder::new().open_read_only(dir).await
+    }
+
+    /// Options for opening or creating the embedded store (as redb's `Builder`): the
+    /// configuration a new store starts with, limits, how long index declarations are
+    /// trusted.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use sortpath_store::{IndexDecl, Store, StoreConfig};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let config = StoreConfig::new(vec![IndexDecl::field("by_n", "post", "n", "/posts-0")]);
+    /// let store = Store::builder().config(config.clone()).create(dir.path()).await.unwrap();
+    /// assert_eq!(store.config().await.unwrap(), config);
+    /// # });
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::new()
     }
 }
 

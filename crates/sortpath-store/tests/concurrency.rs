@@ -28,7 +28,7 @@ async fn on_both<F1, F2>(
         .await
         .expect("memory: not done within 120 s: deadlock or livelock");
     let dir = tempfile::tempdir().unwrap();
-    tokio::time::timeout(limit, redb(Store::open(dir.path()).await.unwrap()))
+    tokio::time::timeout(limit, redb(Store::create(dir.path()).await.unwrap()))
         .await
         .expect("redb: not done within 120 s: deadlock or livelock");
 }

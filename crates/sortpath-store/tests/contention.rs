@@ -205,7 +205,7 @@ async fn mixed_conditional_writes_updates_and_transactions() {
     )
     .await;
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::new(RedbBackend::open(dir.path()).await.unwrap());
+    let store = Store::new(RedbBackend::create(dir.path()).await.unwrap());
     within_limit(mixed_writers(store, rounds), "redb").await;
 }
 
@@ -220,7 +220,7 @@ fn contended_writes_need_no_timer() {
         .unwrap();
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).await.unwrap();
+        let store = Store::create(dir.path()).await.unwrap();
         let key = path("/counter-1");
         let runs = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let mut tasks = tokio::task::JoinSet::new();

@@ -92,7 +92,7 @@ async fn classify(
     let opened = if read_only {
         RedbBackend::open_read_only(dir).await
     } else {
-        RedbBackend::open_existing(dir).await
+        RedbBackend::open(dir).await
     };
     let backend = match opened {
         Ok(b) => b,
@@ -220,7 +220,7 @@ fn truncated_and_flipped_files() {
         .unwrap();
     let src = tempfile::tempdir().unwrap();
     let model = rt.block_on(async {
-        let store = Store::open(src.path()).await.unwrap();
+        let store = Store::create(src.path()).await.unwrap();
         run_ops(&store, &random_ops(0xBAD_F11E, 80)).await
     });
     // The original file opens with every record, read-only and for writing.

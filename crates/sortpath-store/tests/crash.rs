@@ -53,7 +53,7 @@ fn crash_child() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let store = Store::open(&dir).await.unwrap();
+        let store = Store::create(&dir).await.unwrap();
         let mut model = Model::read_from(&store, 0).await.unwrap();
         let mut out = std::io::stdout().lock();
         for (i, op) in child_ops(seed).iter().enumerate() {
@@ -159,7 +159,7 @@ fn sigkill_during_writes_keeps_acknowledged_and_atomic() {
         let next = ops.get(acks).map(|op| acked.after(op));
         acked_total += acks;
         model = rt.block_on(async {
-            let backend = RedbBackend::open_existing(dir.path())
+            let backend = RedbBackend::open(dir.path())
                 .await
                 .unwrap_or_else(|e| panic!("{ctx}: reopening after SIGKILL: {e}"));
             let all = dump_redb(&backend).await.unwrap();

@@ -623,7 +623,7 @@ impl sortpath_store::Item for Explodes {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panicking_deserialize_panics_in_the_caller() {
     let dir = tempfile::tempdir().unwrap();
-    let store = std::sync::Arc::new(Store::open(dir.path()).await.unwrap());
+    let store = std::sync::Arc::new(Store::create(dir.path()).await.unwrap());
     store.put(&Explodes { id: 1 }).await.unwrap();
     let q = Query::prefix(&path("/explodes-1")).unwrap();
     let listing = {

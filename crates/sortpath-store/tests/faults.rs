@@ -213,14 +213,14 @@ async fn every_call_on_redb(ops: &[Op], name: &str) -> u64 {
             let dir = tempfile::tempdir().unwrap();
             let model = {
                 let store = Store::new(FaultyBackend::new(
-                    RedbBackend::open(dir.path()).await.unwrap(),
+                    RedbBackend::create(dir.path()).await.unwrap(),
                 ));
                 let (model, fired) = faulted_run(&store, ops, call, fault, &ctx).await;
                 check_fired(fired, fault, &ctx);
                 model
             };
             // Reopening the file succeeds and shows the same records.
-            let reopened = RedbBackend::open_existing(dir.path())
+            let reopened = RedbBackend::open(dir.path())
                 .await
                 .unwrap_or_else(|e| panic!("{ctx}: reopening: {e}"));
             model.check(&reopened, &format!("{ctx}: reopened")).await;

@@ -202,7 +202,7 @@ async fn another_programs_redb_file_is_refused_unchanged() {
         txn.commit().unwrap();
     }
     let before = std::fs::read(&file).unwrap();
-    let opened = Store::open(dir.path()).await;
+    let opened = Store::create(dir.path()).await;
     assert!(opened.is_err(), "another program's file opened as a store");
     assert_eq!(
         std::fs::read(&file).unwrap(),

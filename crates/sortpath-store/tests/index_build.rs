@@ -190,7 +190,7 @@ async fn on_both<F1, F2>(
 {
     mem(Store::new(MemoryBackend::new())).await;
     let dir = tempfile::tempdir().unwrap();
-    redb(Store::open(dir.path()).await.unwrap()).await;
+    redb(Store::create(dir.path()).await.unwrap()).await;
 }
 
 /// The whole story: v1 writes, v2 comes, the new index is refused until built, then exact.
@@ -320,7 +320,7 @@ async fn a_gained_index_is_refused_until_built_then_exact() {
     let mem = MemoryBackend::new();
     gained_index_is_built(Store::new(mem.clone()), mem).await;
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).await.unwrap();
+    let store = Store::create(dir.path()).await.unwrap();
     let backend = store.backend().clone();
     gained_index_is_built(store, backend).await;
 }
@@ -557,7 +557,7 @@ async fn building_while_others_write_ends_exact() {
     let mem = Store::new(MemoryBackend::new());
     build_under_writes(mem, 6).await;
     let dir = tempfile::tempdir().unwrap();
-    let redb = Store::open(dir.path()).await.unwrap();
+    let redb = Store::create(dir.path()).await.unwrap();
     build_under_writes(redb, 3).await;
 }
 
@@ -566,7 +566,11 @@ async fn building_while_others_write_ends_exact() {
 async fn a_build_in_a_store_with_group_versions_keeps_versions() {
     let dir = tempfile::tempdir().unwrap();
     let config = StoreConfig::new(vec![]).with_group_versions(true);
-    let store = Store::create(dir.path(), &config).await.unwrap();
+    let store = Store::builder()
+        .config(config.clone())
+        .create_new(dir.path())
+        .await
+        .unwrap();
     for id in 0..5 {
         store.put(&v1(1, id, id + 1)).await.unwrap();
     }

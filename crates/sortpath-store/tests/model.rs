@@ -134,11 +134,11 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         runtime().block_on(async {
             let model = {
-                let store = Store::open(dir.path()).await.unwrap();
+                let store = Store::create(dir.path()).await.unwrap();
                 run_ops(&store, &ops).await
             };
             // Reopened, the file holds exactly the same records.
-            let backend = sortpath_store::backend::redb::RedbBackend::open_existing(dir.path()).await.unwrap();
+            let backend = sortpath_store::backend::redb::RedbBackend::open(dir.path()).await.unwrap();
             check_whole(sortpath_store::conformance::dump_redb(&backend).await.unwrap(), &model);
         });
     }

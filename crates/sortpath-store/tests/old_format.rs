@@ -82,19 +82,15 @@ async fn every_open_fails_with_old_format_and_changes_nothing() {
     let (dir, original) = copy();
     let before = names(dir.path());
 
-    assert_old_format(dir.path(), Store::open(dir.path()).await, "open");
-    assert_old_format(
-        dir.path(),
-        Store::open_existing(dir.path()).await,
-        "open_existing",
-    );
+    assert_old_format(dir.path(), Store::create(dir.path()).await, "open");
+    assert_old_format(dir.path(), Store::open(dir.path()).await, "open_existing");
     assert_old_format(
         dir.path(),
         Store::open_read_only(dir.path()).await,
         "open_read_only",
     );
     // A second round: the first changed nothing that makes a later open behave otherwise.
-    assert_old_format(dir.path(), Store::open(dir.path()).await, "open again");
+    assert_old_format(dir.path(), Store::create(dir.path()).await, "open again");
 
     let after =
         std::fs::read(dir.path().join(DATA_FILE_NAME)).expect("the store file is still there");

@@ -139,10 +139,10 @@ proptest! {
     fn projected_index_matches_model_redb(ops in proptest::collection::vec(op(), 1..20)) {
         let dir = tempfile::tempdir().unwrap();
         runtime().block_on(async {
-            let store = Store::open(dir.path()).await.unwrap();
+            let store = Store::create(dir.path()).await.unwrap();
             run(&store, &ops, || None).await;
             drop(store);
-            let backend = sortpath_store::backend::redb::RedbBackend::open_existing(dir.path()).await.unwrap();
+            let backend = sortpath_store::backend::redb::RedbBackend::open(dir.path()).await.unwrap();
             let all = sortpath_store::check::dump_redb(&backend).await.unwrap();
             check_consistency(&all).unwrap();
         });

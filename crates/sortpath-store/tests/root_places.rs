@@ -250,7 +250,11 @@ async fn a_root_placed_last_is_read_first_in_reverse() {
     customer_last(Store::new(MemoryBackend::new())).await;
     let dir = tempfile::tempdir().unwrap();
     let config = StoreConfig::default().with_root("customer", RootPlace::Last);
-    let store = Store::create(dir.path(), &config).await.unwrap();
+    let store = Store::builder()
+        .config(config.clone())
+        .create_new(dir.path())
+        .await
+        .unwrap();
     // The configuration is there already: creating it again changes nothing.
     assert!(!store.create_config(&config).await.unwrap());
     customer_last(store).await;
@@ -341,9 +345,16 @@ async fn a_root_placed_before_a_namespace_reads_both_ways() {
     assert!(mem.create_config(&config).await.unwrap());
     org_between(mem).await;
     let dir = tempfile::tempdir().unwrap();
-    org_between(Store::create(dir.path(), &config).await.unwrap()).await;
+    org_between(
+        Store::builder()
+            .config(config.clone())
+            .create_new(dir.path())
+            .await
+            .unwrap(),
+    )
+    .await;
     // Another process (a new handle) finds the root where it is.
-    let store = Store::open_existing(dir.path()).await.unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
     assert!(store.get_raw(&p("/org-1")).await.unwrap().is_some());
     let (batch, missing) = (
         store.batch_get_raw(&[p("/org-1")]).await.unwrap(),
@@ -388,7 +399,11 @@ async fn root_places_are_chosen_before_items_exist() {
     // Invalid places are refused before anything is written.
     let dir = tempfile::tempdir().unwrap();
     let bad = StoreConfig::default().with_root("customer", RootPlace::Before("us er".into()));
-    assert!(Store::create(dir.path(), &bad).await.is_err());
+    assert!(Store::builder()
+        .config(bad.clone())
+        .create_new(dir.path())
+        .await
+        .is_err());
     assert!(!dir
         .path()
         .join(sortpath_store::backend::redb::DATA_FILE_NAME)

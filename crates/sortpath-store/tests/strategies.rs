@@ -21,7 +21,7 @@ async fn on_both<F1, F2>(
 {
     mem(Store::new(MemoryBackend::new()), &Uncounted).await;
     let dir = tempfile::tempdir().unwrap();
-    redb(Store::open(dir.path()).await.unwrap(), &Uncounted).await;
+    redb(Store::create(dir.path()).await.unwrap(), &Uncounted).await;
 }
 
 #[tokio::test]

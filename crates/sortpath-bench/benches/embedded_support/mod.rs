@@ -360,7 +360,7 @@ pub fn load_sortpath(
 ) -> (sortpath_store::blocking::Store, Footprint) {
     let kp_dir = dir.join("sortpath");
     {
-        let store = sortpath_store::blocking::Store::open(&kp_dir).unwrap();
+        let store = sortpath_store::blocking::Store::create(&kp_dir).unwrap();
         for chunk in tickets.chunks(LOAD_BATCH) {
             let mut txn = store.transaction();
             for t in chunk {
@@ -374,7 +374,7 @@ pub fn load_sortpath(
         file: file_size(&kp_file),
         stored: stored_bytes(&kp_file),
     };
-    let store = sortpath_store::blocking::Store::open_existing(&kp_dir).unwrap();
+    let store = sortpath_store::blocking::Store::open(&kp_dir).unwrap();
     (store, bytes)
 }
 

@@ -149,7 +149,9 @@ pub fn fixture() -> Fixture {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let store = rt.block_on(Store::open(dir.path().join("store"))).unwrap();
+    let store = rt
+        .block_on(Store::create(dir.path().join("store")))
+        .unwrap();
     let raw = Arc::new(Database::create(dir.path().join("raw.redb")).unwrap());
     // 1000 posts of user 1 in both.
     rt.block_on(async {

@@ -42,14 +42,14 @@ fn in_import(e: Failure, line: u64, file: &Path) -> Failure {
 }
 
 /// The store a first write goes to: created with `config` (one without indexes, placed
-/// roots or group counters through `Store::open`, which opens a store another process made
+/// roots or group counters through `Store::create`, which opens a store another process made
 /// meanwhile; any other through `open_or_create_as`, which writes the configuration with
 /// the store and refuses a store with other indexes).
 async fn create_for_first_write(dir: &Path, config: &Config) -> Result<Db<RedbBackend>, Failure> {
     let store = &config.store;
     if store.indexes.is_empty() && store.roots.is_empty() && !store.group_versions {
         check_dir(dir)?;
-        let store = Store::open(dir).await.map_err(|e| open_failure(dir, e))?;
+        let store = Store::create(dir).await.map_err(|e| open_failure(dir, e))?;
         Db::with_store(store).await
     } else {
         open_or_create_as(dir, config).await

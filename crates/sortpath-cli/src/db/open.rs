@@ -47,6 +47,7 @@ pub(super) fn open_failure(dir: &Path, e: OpenError) -> Failure {
         | OpenError::Exists(_)
         | OpenError::NotAStore(_)
         | OpenError::OldFormat { .. }
+        | OpenError::InvalidConfig(_)
         | OpenError::Io { .. } => bad(e.to_string()),
         other => Failure::Store(format!("opening the store in {}: {other}", dir.display())),
     }
@@ -56,7 +57,9 @@ pub(super) fn open_failure(dir: &Path, e: OpenError) -> Failure {
 /// it) is an error that changes nothing.
 pub(crate) async fn create_store(dir: &Path, config: &Config) -> Result<Db<RedbBackend>, Failure> {
     check_dir(dir)?;
-    let store = Store::create(dir, &config.store)
+    let store = Store::builder()
+        .config(config.store.clone())
+        .create_new(dir)
         .await
         .map_err(|e| match e {
             OpenError::Exists(_) => bad(format!(
@@ -126,9 +129,7 @@ impl Db<RedbBackend> {
     /// Opens the store in `dir` for reads and writes.
     pub(crate) async fn open_existing(dir: &Path) -> Result<Self, Failure> {
         check_dir(dir)?;
-        let store = Store::open_existing(dir)
-            .await
-            .map_err(|e| open_failure(dir, e))?;
+        let store = Store::open(dir).await.map_err(|e| open_failure(dir, e))?;
         Db::with_store(store).await
     }
 

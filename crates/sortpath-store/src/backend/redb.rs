@@ -99,7 +99,7 @@ fn record_key(k: &Key) -> (&[u8], &[u8]) {
 /// use sortpath_store::backend::{redb::RedbBackend, Backend, Key};
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let dir = tempfile::tempdir().unwrap();
-/// let db = RedbBackend::open(dir.path()).await.unwrap();
+/// let db = RedbBackend::create(dir.path()).await.unwrap();
 /// assert_eq!(db.get(Key::new(vec![1], vec![0])).await.unwrap(), None);
 /// assert!(dir.path().join(sortpath_store::backend::redb::DATA_FILE_NAME).exists());
 /// # });
@@ -118,7 +118,7 @@ pub struct RedbBackend {
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// use sortpath_store::backend::redb::{RedbBackend, Threads};
 /// let dir = tempfile::tempdir().unwrap();
-/// let db = RedbBackend::open(dir.path()).await.unwrap();
+/// let db = RedbBackend::create(dir.path()).await.unwrap();
 /// assert_eq!(db.threads(), Threads::ReadsInline);
 /// assert_eq!(db.with_threads(Threads::Pool).threads(), Threads::Pool);
 /// # });
@@ -281,17 +281,17 @@ impl std::fmt::Debug for RedbBackend {
 /// use sortpath_store::backend::redb::{OpenError, RedbBackend};
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let dir = tempfile::tempdir().unwrap();
-/// let err = RedbBackend::open_existing(dir.path().join("none")).await.unwrap_err();
+/// let err = RedbBackend::open(dir.path().join("none")).await.unwrap_err();
 /// assert!(matches!(err, OpenError::Missing(_)));
 /// # });
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OpenError {
-    /// `open_existing` or `open_read_only` found no store file.
+    /// `open` or `open_read_only` found no store file.
     #[error("no store at {}: expected the file {DATA_FILE_NAME} there", .0.display())]
     Missing(PathBuf),
-    /// `create` found a store file already there (made by another process, perhaps at the
+    /// `create_new` found a store file already there (made by another process, perhaps at the
     /// same moment); nothing was changed.
     #[error("a store already exists at {}", .0.display())]
     Exists(PathBuf),
@@ -336,6 +336,10 @@ pub enum OpenError {
         /// The redb file format version found.
         format: u8,
     },
+    /// A store was to be created with a configuration that breaks its rules (which, in
+    /// words); nothing was written.
+    #[error("refused to create a store with an invalid configuration: {0}")]
+    InvalidConfig(String),
     /// redb could not open the file (corrupt, unreadable, ...).
     #[error("cannot open the store file {}: {source}", path.display())]
     Database {
@@ -365,20 +369,20 @@ const STALE_TMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl RedbBackend {
     /// Opens the store in directory `dir`, creating the directory and the store file
-    /// ([`DATA_FILE_NAME`]) if they do not exist.
+    /// ([`DATA_FILE_NAME`]) if they do not exist (as redb's `Database::create`).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let db = sortpath_store::backend::redb::RedbBackend::open(dir.path().join("a/b")).await;
+    /// let db = sortpath_store::backend::redb::RedbBackend::create(dir.path().join("a/b")).await;
     /// assert!(db.is_ok());
     /// # });
     /// ```
-    pub async fn open(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
+    pub async fn create(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
         Self::open_in(dir.as_ref().to_owned(), Mode::OpenOrCreate, Vec::new()).await
     }
 
-    /// [`open`](Self::open), and if it creates the store, the new file holds `records` from
+    /// [`create`](Self::create), and if it creates the store, the new file holds `records` from
     /// the start: the file appears whole, with them, or not at all.
     ///
     /// ```
@@ -386,11 +390,11 @@ impl RedbBackend {
     /// use sortpath_store::backend::{redb::RedbBackend, Backend, Key, Record};
     /// let dir = tempfile::tempdir().unwrap();
     /// let first = vec![(Key::new(vec![0, 9], vec![0]), Record { value: b"x".to_vec(), version: 1 })];
-    /// let db = RedbBackend::open_or_create_with(dir.path(), first.clone()).await.unwrap();
+    /// let db = RedbBackend::create_with(dir.path(), first.clone()).await.unwrap();
     /// assert_eq!(db.get(first[0].0.clone()).await.unwrap(), Some(first[0].1.clone()));
     /// # });
     /// ```
-    pub async fn open_or_create_with(
+    pub async fn create_with(
         dir: impl AsRef<Path>,
         records: Vec<(Key, Record)>,
     ) -> Result<Self, OpenError> {
@@ -405,30 +409,31 @@ impl RedbBackend {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// use sortpath_store::backend::redb::{OpenError, RedbBackend};
     /// let dir = tempfile::tempdir().unwrap();
-    /// RedbBackend::create(dir.path(), Vec::new()).await.unwrap();
-    /// let again = RedbBackend::create(dir.path(), Vec::new()).await;
+    /// RedbBackend::create_new(dir.path(), Vec::new()).await.unwrap();
+    /// let again = RedbBackend::create_new(dir.path(), Vec::new()).await;
     /// assert!(matches!(again, Err(OpenError::Exists(_))));
     /// # });
     /// ```
-    pub async fn create(
+    pub async fn create_new(
         dir: impl AsRef<Path>,
         records: Vec<(Key, Record)>,
     ) -> Result<Self, OpenError> {
         Self::open_in(dir.as_ref().to_owned(), Mode::Create, records).await
     }
 
-    /// Opens the store in directory `dir`, failing with [`OpenError::Missing`] if there is none.
+    /// Opens the store in directory `dir`, failing with [`OpenError::Missing`] if there is
+    /// none (as redb's `Database::open`).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let dir = tempfile::tempdir().unwrap();
     /// use sortpath_store::backend::redb::RedbBackend;
-    /// assert!(RedbBackend::open_existing(dir.path()).await.is_err());
-    /// RedbBackend::open(dir.path()).await.unwrap();
-    /// assert!(RedbBackend::open_existing(dir.path()).await.is_ok());
+    /// assert!(RedbBackend::open(dir.path()).await.is_err());
+    /// RedbBackend::create(dir.path()).await.unwrap();
+    /// assert!(RedbBackend::open(dir.path()).await.is_ok());
     /// # });
     /// ```
-    pub async fn open_existing(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
+    pub async fn open(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
         Self::open_in(dir.as_ref().to_owned(), Mode::Existing, Vec::new()).await
     }
 
@@ -441,7 +446,7 @@ impl RedbBackend {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// use sortpath_store::backend::{redb::RedbBackend, Backend, Key};
     /// let dir = tempfile::tempdir().unwrap();
-    /// drop(RedbBackend::open(dir.path()).await.unwrap());
+    /// drop(RedbBackend::create(dir.path()).await.unwrap());
     /// let db = RedbBackend::open_read_only(dir.path()).await.unwrap();
     /// assert_eq!(db.get(Key::new(vec![1], vec![0])).await.unwrap(), None);
     /// assert!(db.write(vec![]).await.is_ok()); // an empty batch writes nothing
@@ -456,7 +461,7 @@ impl RedbBackend {
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let db = sortpath_store::backend::redb::RedbBackend::open(dir.path()).await.unwrap();
+    /// let db = sortpath_store::backend::redb::RedbBackend::create(dir.path()).await.unwrap();
     /// assert!(db.path().ends_with("sortpath.redb"));
     /// # });
     /// ```
@@ -469,7 +474,7 @@ impl RedbBackend {
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let db = sortpath_store::backend::redb::RedbBackend::open(dir.path()).await.unwrap();
+    /// let db = sortpath_store::backend::redb::RedbBackend::create(dir.path()).await.unwrap();
     /// assert!(!db.is_read_only());
     /// # });
     /// ```
@@ -483,7 +488,7 @@ impl RedbBackend {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// use sortpath_store::backend::{redb::{RedbBackend, Threads}, Backend, Key};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let db = RedbBackend::open(dir.path()).await.unwrap().with_threads(Threads::Pool);
+    /// let db = RedbBackend::create(dir.path()).await.unwrap().with_threads(Threads::Pool);
     /// assert_eq!(db.get(Key::new(vec![1], vec![0])).await.unwrap(), None);
     /// # });
     /// ```
@@ -498,15 +503,15 @@ impl RedbBackend {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// use sortpath_store::backend::redb::{RedbBackend, Threads};
     /// let dir = tempfile::tempdir().unwrap();
-    /// assert_eq!(RedbBackend::open(dir.path()).await.unwrap().threads(), Threads::ReadsInline);
+    /// assert_eq!(RedbBackend::create(dir.path()).await.unwrap().threads(), Threads::ReadsInline);
     /// # });
     /// ```
     pub fn threads(&self) -> Threads {
         self.threads
     }
 
-    /// Opens the store in directory `dir` (as [`open`](Self::open) does, and its variants,
-    /// by `how`) on the calling thread, without a runtime. The handle runs everything on the
+    /// Opens the store in directory `dir` (as [`create`](Self::create), [`open`](Self::open)
+    /// and their variants do, by `how`) on the calling thread, without a runtime. The handle runs everything on the
     /// calling thread ([`Threads::Caller`]); [`with_threads`](Self::with_threads) changes that.
     pub(crate) fn open_on_caller(dir: &Path, how: Opening) -> Result<Self, OpenError> {
         let file = data_file(dir);
@@ -521,6 +526,13 @@ impl RedbBackend {
             })
         });
         opened.map(|db| db.with_threads(Threads::Caller))
+    }
+
+    /// Opens the store in directory `dir` as `how` says (the public open calls, and
+    /// [`Builder`](crate::Builder)'s).
+    pub(crate) async fn open_as(dir: &Path, how: Opening) -> Result<Self, OpenError> {
+        let (mode, records) = how.parts();
+        Self::open_in(dir.to_owned(), mode, records).await
     }
 
     async fn open_in(
@@ -699,7 +711,7 @@ impl RedbBackend {
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sortpath_store::backend::{redb::RedbBackend, Backend, Condition, Key, Record, Write};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let backend = RedbBackend::open(dir.path()).await.unwrap();
+    /// let backend = RedbBackend::create(dir.path()).await.unwrap();
     /// let put = |g: &[u8], s: &[u8]| Write::Put {
     ///     key: Key::new(g, s),
     ///     record: Record { value: vec![1], version: 1 },
@@ -808,12 +820,12 @@ impl RedbBackend {
 /// How [`RedbBackend::open_on_caller`] opens a directory: the public open calls, one each.
 #[derive(Debug)]
 pub(crate) enum Opening {
+    /// [`RedbBackend::create_with`] these first records (none: [`RedbBackend::create`]).
+    Create(Vec<(Key, Record)>),
+    /// [`RedbBackend::create_new`] with these first records.
+    CreateNew(Vec<(Key, Record)>),
     /// [`RedbBackend::open`].
     Open,
-    /// [`RedbBackend::create`] with these first records.
-    Create(Vec<(Key, Record)>),
-    /// [`RedbBackend::open_existing`].
-    Existing,
     /// [`RedbBackend::open_read_only`].
     ReadOnly,
 }
@@ -821,9 +833,9 @@ pub(crate) enum Opening {
 impl Opening {
     fn parts(self) -> (Mode, Vec<(Key, Record)>) {
         match self {
-            Opening::Open => (Mode::OpenOrCreate, Vec::new()),
-            Opening::Create(records) => (Mode::Create, records),
-            Opening::Existing => (Mode::Existing, Vec::new()),
+            Opening::Create(records) => (Mode::OpenOrCreate, records),
+            Opening::CreateNew(records) => (Mode::Create, records),
+            Opening::Open => (Mode::Existing, Vec::new()),
             Opening::ReadOnly => (Mode::ReadOnly, Vec::new()),
         }
     }

@@ -98,7 +98,7 @@ async fn redb_backend_conforms() {
     crate::conformance::run(|| {
         n += 1;
         let path = dir.path().join(n.to_string());
-        async move { redb::RedbBackend::open(path).await.unwrap() }
+        async move { redb::RedbBackend::create(path).await.unwrap() }
     })
     .await;
 }
@@ -115,7 +115,7 @@ async fn redb_backend_conforms_on_every_thread_setting() {
             n += 1;
             let path = dir.path().join(n.to_string());
             async move {
-                let db = redb::RedbBackend::open(path).await.unwrap();
+                let db = redb::RedbBackend::create(path).await.unwrap();
                 db.with_threads(threads)
             }
         })
@@ -130,7 +130,7 @@ async fn redb_backend_conforms_on_every_thread_setting() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redb_plan_panic_is_the_callers_and_writes_go_on() {
     let dir = tempfile::tempdir().unwrap();
-    let db = redb::RedbBackend::open(dir.path()).await.unwrap();
+    let db = redb::RedbBackend::create(dir.path()).await.unwrap();
     let key = |s: &[u8]| Key::new(b"g".to_vec(), s.to_vec());
     let put = move |s: &[u8], version: u64| Write::Put {
         key: key(s),
@@ -169,7 +169,7 @@ async fn redb_plan_panic_is_the_callers_and_writes_go_on() {
         assert_eq!(seen, [Some(1), Some(2 + round)]);
     }
     drop(db);
-    let db = redb::RedbBackend::open(dir.path()).await.unwrap();
+    let db = redb::RedbBackend::create(dir.path()).await.unwrap();
     let got = db
         .batch_get(vec![key(b"a"), key(b"b"), key(b"c")])
         .await
@@ -188,7 +188,7 @@ fn redb_reads_after_a_commit_see_it_while_others_read() {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let db = rt.block_on(redb::RedbBackend::open(dir.path())).unwrap();
+    let db = rt.block_on(redb::RedbBackend::create(dir.path())).unwrap();
     fn key() -> Key {
         Key::new(b"g".to_vec(), b"k".to_vec())
     }

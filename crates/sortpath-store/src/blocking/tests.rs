@@ -47,7 +47,7 @@ fn path(text: &str) -> KeyPath {
 fn every_operation_runs_without_a_runtime() {
     assert!(tokio::runtime::Handle::try_current().is_err());
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = Store::create(dir.path()).unwrap();
     assert_eq!(store.backend().threads(), Threads::Caller);
     let mut versions = Vec::new();
     for id in 0..20 {
@@ -154,12 +154,17 @@ fn every_operation_runs_without_a_runtime() {
 fn errors_are_the_async_stores() {
     let dir = tempfile::tempdir().unwrap();
     assert!(matches!(
-        Store::open_existing(dir.path()),
+        Store::open(dir.path()),
         Err(OpenError::Missing(_))
     ));
-    let store = Store::create(dir.path(), &crate::StoreConfig::default()).unwrap();
+    let store = Store::builder()
+        .config(crate::StoreConfig::default())
+        .create_new(dir.path())
+        .unwrap();
     assert!(matches!(
-        Store::create(dir.path(), &crate::StoreConfig::default()),
+        Store::builder()
+            .config(crate::StoreConfig::default())
+            .create_new(dir.path()),
         Err(OpenError::Exists(_))
     ));
     let t = ticket(1, 1, 10);
@@ -217,7 +222,7 @@ fn errors_are_the_async_stores() {
     let file = dir.path().join(DATA_FILE_NAME);
     let bytes = std::fs::read(&file).unwrap();
     std::fs::write(&file, &bytes[..bytes.len() / 3]).unwrap();
-    let err = Store::open_existing(dir.path()).unwrap_err();
+    let err = Store::open(dir.path()).unwrap_err();
     assert!(
         err.to_string().contains(&*file.to_string_lossy()),
         "names the file: {err}"
@@ -230,7 +235,7 @@ fn errors_are_the_async_stores() {
 #[test]
 fn contended_updates_pause_on_the_calling_thread() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = Store::create(dir.path()).unwrap();
     let at = path("/board-1/ticket-1");
     std::thread::scope(|s| {
         for _ in 0..3 {
@@ -264,7 +269,7 @@ fn works_inside_a_runtime_and_beside_the_async_store() {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = Store::create(dir.path()).unwrap();
     let r#async = store.to_async();
     assert_eq!(r#async.backend().threads(), Threads::ReadsInline);
     let at = path("/board-2/ticket-1");
@@ -331,7 +336,7 @@ impl Item for Explodes {
 #[test]
 fn a_panic_in_the_callers_code_is_the_callers() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = Store::create(dir.path()).unwrap();
     store.put(&Explodes { id: 1 }).unwrap();
     // (The put's check that the compact form reads back decoded it once, caught.)
     let decoded_before = DECODED.load(Ordering::SeqCst);

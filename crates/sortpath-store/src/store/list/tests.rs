@@ -29,7 +29,7 @@ fn on_redb<F: Future<Output = ()>>(test: impl FnOnce(Store<RedbBackend>) -> F) {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    rt.block_on(async { test(Store::open(dir.path()).await.unwrap()).await });
+    rt.block_on(async { test(Store::create(dir.path()).await.unwrap()).await });
 }
 
 /// `/g-1/a-a` and its descendants, with colliding UUIDs between them in key order, and
