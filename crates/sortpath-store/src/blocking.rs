@@ -47,7 +47,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
@@ -56,10 +55,16 @@ use std::task::{Context, Poll, Wake, Waker};
 use serde::Serialize;
 use sortpath::KeyPath;
 
-use crate::backend::redb::{OpenError, Opening, RedbBackend, Threads};
+mod builder;
+mod transaction;
+
+pub use builder::Builder;
+pub use transaction::Transaction;
+
+use crate::backend::redb::{OpenError, RedbBackend, Threads};
 use crate::{
-    CommitError, GetError, Item, Limits, ListError, Page, PutMode, Query, RawItem, StoreConfig,
-    Versioned, WriteError,
+    GetError, Item, Limits, ListError, Page, PutMode, Query, RawItem, StoreConfig, Versioned,
+    WriteError,
 };
 
 /// The embedded store, called without a runtime. Cloning shares the open file.
@@ -79,7 +84,7 @@ use crate::{
 /// ```
 #[derive(Clone, Debug)]
 pub struct Store {
-    inner: crate::Store<RedbBackend>,
+    pub(super) inner: crate::Store<RedbBackend>,
 }
 
 /// Runs `future` to its end on the calling thread, parking the thread while it waits.
@@ -114,132 +119,6 @@ impl Wake for Unpark {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.0.unpark();
-    }
-}
-
-/// [`crate::Builder`]'s options, ending in calls that return when done: the same options
-/// and the same opening calls, run on the calling thread.
-///
-/// ```
-/// use sortpath_store::{blocking::Builder, Limits};
-/// let dir = tempfile::tempdir().unwrap();
-/// let store = Builder::new().limits(Limits::new(64, 64, 1024)).create(dir.path()).unwrap();
-/// assert_eq!(store.limits(), Limits::new(64, 64, 1024));
-/// ```
-#[derive(Clone, Debug, Default)]
-pub struct Builder {
-    options: crate::Builder,
-}
-
-impl Builder {
-    /// No options, as [`crate::Builder::new`].
-    ///
-    /// ```
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Builder::new().create(dir.path()).unwrap();
-    /// assert_eq!(store.limits(), sortpath_store::Limits::default());
-    /// ```
-    pub fn new() -> Builder {
-        Builder::default()
-    }
-
-    /// The configuration a store created here holds, as [`crate::Builder::config`].
-    ///
-    /// ```
-    /// use sortpath_store::{blocking::Builder, StoreConfig};
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let config = StoreConfig::new(vec![]).with_group_versions(true);
-    /// let store = Builder::new().config(config.clone()).create(dir.path()).unwrap();
-    /// assert_eq!(store.config().unwrap(), config);
-    /// ```
-    pub fn config(&mut self, config: StoreConfig) -> &mut Builder {
-        self.options.config(config);
-        self
-    }
-
-    /// The store's limits, as [`crate::Builder::limits`].
-    ///
-    /// ```
-    /// use sortpath_store::{blocking::Builder, Limits};
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let store = Builder::new().limits(Limits::new(64, 64, 1024)).create(dir.path()).unwrap();
-    /// assert_eq!(store.limits(), Limits::new(64, 64, 1024));
-    /// ```
-    pub fn limits(&mut self, limits: Limits) -> &mut Builder {
-        self.options.limits(limits);
-        self
-    }
-
-    /// How long index declarations are trusted, as [`crate::Builder::config_refresh`].
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Builder::new()
-    ///     .config_refresh(Duration::from_secs(1))
-    ///     .create(dir.path())
-    ///     .unwrap();
-    /// assert_eq!(store.config_refresh(), Duration::from_secs(1));
-    /// ```
-    pub fn config_refresh(&mut self, refresh: std::time::Duration) -> &mut Builder {
-        self.options.config_refresh(refresh);
-        self
-    }
-
-    /// Opens the store, creating it if there is none, as [`crate::Builder::create`].
-    ///
-    /// ```
-    /// let dir = tempfile::tempdir().unwrap();
-    /// assert!(sortpath_store::blocking::Builder::new().create(dir.path()).is_ok());
-    /// ```
-    pub fn create(&self, dir: impl AsRef<Path>) -> Result<Store, OpenError> {
-        let opening = Opening::Create(self.options.first_records()?);
-        self.finish(dir.as_ref(), opening)
-    }
-
-    /// Creates a new store; [`OpenError::Exists`] if there is one, as
-    /// [`crate::Builder::create_new`].
-    ///
-    /// ```
-    /// use sortpath_store::{backend::redb::OpenError, blocking::Builder};
-    /// let dir = tempfile::tempdir().unwrap();
-    /// Builder::new().create_new(dir.path()).unwrap();
-    /// assert!(matches!(Builder::new().create_new(dir.path()), Err(OpenError::Exists(_))));
-    /// ```
-    pub fn create_new(&self, dir: impl AsRef<Path>) -> Result<Store, OpenError> {
-        let opening = Opening::CreateNew(self.options.first_records()?);
-        self.finish(dir.as_ref(), opening)
-    }
-
-    /// Opens the store; [`OpenError::Missing`] if there is none, as [`crate::Builder::open`].
-    ///
-    /// ```
-    /// use sortpath_store::{backend::redb::OpenError, blocking::Builder};
-    /// let dir = tempfile::tempdir().unwrap();
-    /// assert!(matches!(Builder::new().open(dir.path()), Err(OpenError::Missing(_))));
-    /// ```
-    pub fn open(&self, dir: impl AsRef<Path>) -> Result<Store, OpenError> {
-        self.finish(dir.as_ref(), Opening::Open)
-    }
-
-    /// Opens the store for reads only, as [`crate::Builder::open_read_only`].
-    ///
-    /// ```
-    /// use sortpath_store::blocking::Builder;
-    /// let dir = tempfile::tempdir().unwrap();
-    /// drop(Builder::new().create(dir.path()).unwrap());
-    /// let store = Builder::new().open_read_only(dir.path()).unwrap();
-    /// assert!(store.backend().is_read_only());
-    /// ```
-    pub fn open_read_only(&self, dir: impl AsRef<Path>) -> Result<Store, OpenError> {
-        self.finish(dir.as_ref(), Opening::ReadOnly)
-    }
-
-    fn finish(&self, dir: &Path, how: Opening) -> Result<Store, OpenError> {
-        let backend = RedbBackend::open_on_caller(dir, how)?;
-        Ok(Store {
-            inner: self.options.finish(backend)?,
-        })
     }
 }
 
@@ -860,119 +739,6 @@ impl Store {
         Transaction {
             inner: self.inner.transaction(),
         }
-    }
-}
-
-/// An optimistic transaction of a blocking [`Store`], as [`crate::Transaction`]: reads are
-/// remembered with their versions, writes buffered until [`Transaction::commit`], which
-/// fails with [`CommitError::Conflict`] (writing nothing) if anything read changed.
-///
-/// ```
-/// use sortpath_store::CommitError;
-/// # use sortpath::{path::PathError, KeyPath};
-/// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64, n: u64 }
-/// # impl sortpath_store::Item for User {
-/// #     const TYPE: &'static str = "user";
-/// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
-/// # }
-/// let dir = tempfile::tempdir().unwrap();
-/// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
-/// let mut txn = store.transaction();
-/// assert!(txn.get::<User>(&"/user-1".parse().unwrap()).unwrap().is_none());
-/// store.put(&User { id: 1, n: 1 }).unwrap(); // changes what the transaction read
-/// txn.put(&User { id: 1, n: 2 }).unwrap();
-/// assert!(matches!(txn.commit(), Err(CommitError::Conflict { .. })));
-/// ```
-#[derive(Debug)]
-pub struct Transaction<'s> {
-    inner: crate::Transaction<'s, RedbBackend>,
-}
-
-impl Transaction<'_> {
-    /// Reads an item (or this transaction's own pending write of it) as type `T`.
-    ///
-    /// ```
-    /// # use sortpath::{path::PathError, KeyPath};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
-    /// # impl sortpath_store::Item for User {
-    /// #     const TYPE: &'static str = "user";
-    /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
-    /// # }
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
-    /// let mut txn = store.transaction();
-    /// txn.put(&User { id: 3 }).unwrap();
-    /// let pending = txn.get::<User>(&"/user-3".parse().unwrap()).unwrap().unwrap();
-    /// assert_eq!((pending.item.id, pending.version), (3, 0)); // version 0 until committed
-    /// ```
-    pub fn get<T: Item>(&mut self, path: &KeyPath) -> Result<Option<Versioned<T>>, GetError> {
-        drive(self.inner.get(path))
-    }
-
-    /// Reads an item undecoded; a pending write of this transaction is returned as written.
-    ///
-    /// ```
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
-    /// let mut txn = store.transaction();
-    /// assert!(txn.get_raw(&"/a-1".parse().unwrap()).unwrap().is_none());
-    /// ```
-    pub fn get_raw(&mut self, path: &KeyPath) -> Result<Option<RawItem>, GetError> {
-        drive(self.inner.get_raw(path))
-    }
-
-    /// Buffers a put of `item` (insert or replace).
-    ///
-    /// ```
-    /// # use sortpath::{path::PathError, KeyPath};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
-    /// # impl sortpath_store::Item for User {
-    /// #     const TYPE: &'static str = "user";
-    /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
-    /// # }
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
-    /// let mut txn = store.transaction();
-    /// txn.put(&User { id: 1 }).unwrap();
-    /// assert!(store.get::<User>(&"/user-1".parse().unwrap()).unwrap().is_none()); // not yet
-    /// ```
-    pub fn put<T: Item>(&mut self, item: &T) -> Result<(), WriteError> {
-        self.inner.put(item)
-    }
-
-    /// Buffers a delete.
-    ///
-    /// ```
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
-    /// let mut txn = store.transaction();
-    /// assert!(txn.delete(&"/user".parse().unwrap()).is_err()); // no group ID
-    /// ```
-    pub fn delete(&mut self, path: &KeyPath) -> Result<(), WriteError> {
-        self.inner.delete(path)
-    }
-
-    /// Commits: writes everything or nothing, durably. Returns the new version of each
-    /// written item by key path (`None` for deletes).
-    ///
-    /// ```
-    /// # use sortpath::{path::PathError, KeyPath};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: u64 }
-    /// # impl sortpath_store::Item for User {
-    /// #     const TYPE: &'static str = "user";
-    /// #     fn key_path(&self) -> Result<KeyPath, PathError> { KeyPath::new().push("user", self.id) }
-    /// # }
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
-    /// let mut txn = store.transaction();
-    /// txn.put(&User { id: 1 }).unwrap();
-    /// txn.delete(&"/user-2".parse().unwrap()).unwrap();
-    /// let versions = txn.commit().unwrap();
-    /// assert_eq!(versions.len(), 2);
-    /// assert_eq!(versions[&"/user-2".parse().unwrap()], None);
-    /// ```
-    pub fn commit(self) -> Result<BTreeMap<KeyPath, Option<u64>>, CommitError> {
-        drive(self.inner.commit())
     }
 }
 
