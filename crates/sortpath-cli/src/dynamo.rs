@@ -24,13 +24,17 @@ fn open_failure(e: OpenError) -> Failure {
 }
 
 /// Writes the configuration for `init` and `create-table`, where a store already there is
-/// an error.
-async fn create_new_config(store: &Store<DynamoDbBackend>, config: &Config) -> Result<(), Failure> {
-    if store
-        .create_config(&config.store)
-        .await
-        .map_err(store_failure)?
-    {
+/// an error (`over_items`: also over items written without a record; `init --over-items`).
+async fn create_new_config(
+    store: &Store<DynamoDbBackend>,
+    config: &Config,
+    over_items: bool,
+) -> Result<(), Failure> {
+    let created = match over_items {
+        true => store.create_config_over_items(&config.store).await,
+        false => store.create_config(&config.store).await,
+    };
+    if created.map_err(store_failure)? {
         Ok(())
     } else {
         Err(bad(format!(
@@ -129,7 +133,7 @@ pub(crate) async fn run(
             let backend = DynamoDbBackend::create_table_with(sdk, table, &gsis)
                 .await
                 .map_err(open_failure)?;
-            create_new_config(&Store::new(backend), &config).await?;
+            create_new_config(&Store::new(backend), &config, false).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())
         }
@@ -137,6 +141,7 @@ pub(crate) async fn run(
             indexes,
             group_versions,
             roots,
+            over_items,
         } => {
             let indexes = parse_indexes(&indexes)?;
             let config = Config::new(indexes)
@@ -145,7 +150,7 @@ pub(crate) async fn run(
             let backend = DynamoDbBackend::open(sdk, table)
                 .await
                 .map_err(open_failure)?;
-            create_new_config(&Store::new(backend), &config).await?;
+            create_new_config(&Store::new(backend), &config, over_items).await?;
             writeln!(out, "{}", json!({"created": table}))?;
             Ok(())
         }

@@ -69,6 +69,7 @@ pub(crate) async fn run(
             indexes,
             group_versions,
             roots,
+            over_items,
         } => {
             let config = Config::new(parse_index_defs(&indexes)?)
                 .with_group_versions(group_versions)
@@ -77,7 +78,10 @@ pub(crate) async fn run(
                 .await
                 .map_err(|e| open_failure(location, e))?;
             let store = Store::new(backend);
-            let created = store.create_config(&config.store).await;
+            let created = match over_items {
+                true => store.create_config_over_items(&config.store).await,
+                false => store.create_config(&config.store).await,
+            };
             run_and_close(store, None, out).await?;
             if !created.map_err(store_failure)? {
                 return Err(bad(format!(
@@ -109,11 +113,20 @@ pub(crate) async fn run(
             };
             if !has_config {
                 if !creates {
+                    // Items without a record: not a missing store, but one whose record was
+                    // lost (or an earlier release's): say so, with what to do.
+                    let holds_items = store.backend().groups(1).await.map(|g| !g.is_empty());
                     let _ = store.backend().close().await;
-                    return Err(open_failure(
-                        location,
-                        OpenError::Missing(location.to_owned()),
-                    ));
+                    return Err(match holds_items {
+                        Ok(false) => {
+                            open_failure(location, OpenError::Missing(location.to_owned()))
+                        }
+                        Ok(true) => bad(format!(
+                            "{location}: {}",
+                            sortpath_store::ConfigError::Unrecorded
+                        )),
+                        Err(e) => Failure::Store(e.to_string()),
+                    });
                 }
                 // The write is tried first, so a refused one makes no store (its database
                 // may stay, empty: SlateDB made it when it was opened for writing); the

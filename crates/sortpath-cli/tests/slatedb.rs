@@ -314,3 +314,109 @@ fn check_during_an_import_reports_nothing() {
     );
     ok(&db(&at, &["check"]));
 }
+
+/// Runs `sortpath db --slatedb AT ARGS` as a child process, killed if it has not ended
+/// within `limit`: `None` then (a hang, bounded by the test itself).
+fn db_within(at: &str, args: &[&str], limit: std::time::Duration) -> Option<Output> {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sortpath"))
+        .args(["db", "--slatedb", at])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the sortpath binary runs");
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if child.try_wait().expect("waiting for sortpath").is_some() {
+            return Some(child.wait_with_output().expect("its output"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().expect("killing the hung sortpath");
+    let _ = child.wait();
+    None
+}
+
+/// Issue #46 item 8: a store whose configuration record was lost (a SlateDB log file
+/// emptied by damage held it) while items remain: the next `put` exited 0 and wrote a new
+/// configuration `{"indexes":[]}` over them, dropping the declared index. It is refused,
+/// writing nothing; `init --over-items` is the explicit take-over.
+#[test]
+fn a_put_never_writes_a_configuration_over_items_on_slatedb() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().join("db");
+    let at = at.to_str().unwrap();
+    ok(&db(at, &["init", "--index", "by_t=post.t@/feed-0"]));
+    ok(&db(at, &["put", "/user-1/post-1", "{\"t\": 1}"]));
+    ok(&db(at, &["put", "/user-1/post-2", "{\"t\": 2}"]));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        use sortpath_store::backend::{Backend, Condition, Write};
+        let backend = SlateDbBackend::open(at).await.unwrap();
+        backend
+            .write(vec![Write::Delete {
+                key: sortpath_store::layout::config_key(),
+                condition: Condition::None,
+            }])
+            .await
+            .unwrap();
+        backend.close().await.unwrap();
+    });
+    fails(
+        &db(at, &["put", "/user-1/post-3", "{\"t\": 3}"]),
+        1,
+        "holds items but no configuration record",
+    );
+    // Nothing was written: no item, no configuration.
+    fails(
+        &db(at, &["get", "/user-1/post-1"]),
+        2,
+        "holds items but no configuration record",
+    );
+    ok(&db(at, &["init", "--over-items"]));
+    let got = ok(&db(at, &["get", "/user-1/post-1"]));
+    assert_eq!(keys(&got), ["/user-1/post-1"]);
+    fails(&db(at, &["get", "/user-1/post-3"]), 3, "");
+}
+
+/// Issue #46 item 2: a live SST cut to half its length made every read hang (SlateDB's
+/// reader retried the range read past its end forever). A read ends with an error within
+/// a bound; the test kills a read that runs past it.
+#[test]
+fn a_truncated_table_fails_reads_within_a_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().join("db");
+    let at = at.to_str().unwrap();
+    // Enough items for a table whose second half holds some of them.
+    let export = dir.path().join("items.jsonl");
+    let mut lines = vec![r#"{"config":{"format":1,"indexes":[]}}"#.to_owned()];
+    let pad = "x".repeat(200);
+    for n in 0..3000 {
+        lines.push(format!(
+            r#"{{"key":"/user-1/post-{n}","value":{{"t":{n},"pad":"{pad}"}}}}"#
+        ));
+    }
+    std::fs::write(&export, lines.join("\n") + "\n").unwrap();
+    ok(&db(at, &["import", export.to_str().unwrap()]));
+    let tables = dir.path().join("db").join("compacted");
+    let mut cut = 0;
+    for entry in std::fs::read_dir(&tables).unwrap() {
+        let path = entry.unwrap().path();
+        let len = std::fs::metadata(&path).unwrap().len();
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(len / 2).unwrap();
+        cut += 1;
+    }
+    assert!(cut > 0, "no table in {}", tables.display());
+    let limit = std::time::Duration::from_secs(90);
+    for args in [&["get", "/user-1/post-2999"][..], &["export"][..]] {
+        let started = std::time::Instant::now();
+        let out = db_within(at, args, limit)
+            .unwrap_or_else(|| panic!("{args:?} on a truncated table still ran after {limit:?}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded: {err}");
+        assert!(err.starts_with("sortpath: "), "{err}");
+        eprintln!("{args:?}: failed in {:?}: {err}", started.elapsed());
+    }
+}

@@ -682,6 +682,21 @@ impl Store {
         drive(self.inner.create_config(config))
     }
 
+    /// Writes `config` if the store has no configuration yet, also over items written
+    /// without one, as [`crate::Store::create_config_over_items`] (which
+    /// [`Store::create_config`] refuses: the record may have been lost).
+    ///
+    /// ```
+    /// use sortpath_store::StoreConfig;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// assert!(store.create_config_over_items(&StoreConfig::default()).unwrap());
+    /// assert!(!store.create_config_over_items(&StoreConfig::default()).unwrap());
+    /// ```
+    pub fn create_config_over_items(&self, config: &StoreConfig) -> Result<bool, WriteError> {
+        drive(self.inner.create_config_over_items(config))
+    }
+
     /// Gives the items of `T` the entries of its indexes still being built, as
     /// [`crate::Store::build_indexes`]; returns how many items it gave entries.
     ///

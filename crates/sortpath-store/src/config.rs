@@ -551,13 +551,12 @@ impl<B: Backend> Store<B> {
     /// Writes `config` if the store has no configuration yet (atomically: of several
     /// writers, one wins); `false`, changing nothing, if it has one. For backends that
     /// cannot create a store and its configuration in one step (DynamoDB tables): call it
-    /// before the first write, since [`StoreConfig::group_versions`] is read once. On a
-    /// store that holds items but no configuration (an earlier release's), the record keeps
-    /// no [`StoreConfig::types`] (unknown), so an index declared later is built before it is
-    /// queried; program indexes given here are building until
-    /// [`build_indexes`](Store::build_indexes) builds them; indexes declared as data and root
-    /// places are refused (nothing would give the items already there their entries or
-    /// places).
+    /// before the first write, since [`StoreConfig::group_versions`] is read once.
+    ///
+    /// A store that holds items but no configuration record is refused
+    /// ([`ConfigError::Unrecorded`]), writing nothing: its record may have been lost to
+    /// damage, and a new one would drop the indexes it declared. An earlier release's store
+    /// written without a record is taken over with [`Store::create_config_over_items`].
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -568,10 +567,55 @@ impl<B: Backend> Store<B> {
     /// # });
     /// ```
     pub async fn create_config(&self, config: &StoreConfig) -> Result<bool, WriteError> {
+        self.write_first_config(config, false).await
+    }
+
+    /// [`Store::create_config`], also on a store that holds items but no configuration
+    /// record: the explicit step that takes over a store an earlier release wrote without
+    /// one (and the first step of recovering a store whose record was lost: take its items
+    /// over, export them, import them into a new store created with its indexes). The
+    /// record keeps no [`StoreConfig::types`] (unknown), so an index declared later is
+    /// built before it is queried; program indexes given here are building until
+    /// [`build_indexes`](Store::build_indexes) builds them; indexes declared as data and
+    /// root places are refused (nothing would give the items already there their entries
+    /// or places). On a store without items it is [`Store::create_config`].
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use sortpath_store::backend::{memory::MemoryBackend, Backend, Condition, Write};
+    /// use sortpath_store::{layout, ConfigError, Store, StoreConfig, WriteError};
+    /// let store = Store::new(MemoryBackend::new());
+    /// store.put_raw(&"/note-1".parse()?, "note", &serde_json::json!({}), vec![],
+    ///     sortpath_store::PutMode::Upsert).await?;
+    /// // The record is lost (or an earlier release never wrote one).
+    /// let key = layout::config_key();
+    /// store.backend().write(vec![Write::Delete { key, condition: Condition::None }]).await?;
+    /// let store = Store::new(store.backend().clone());
+    /// assert!(matches!(store.create_config(&StoreConfig::default()).await,
+    ///     Err(WriteError::Config(ConfigError::Unrecorded))));
+    /// assert!(store.create_config_over_items(&StoreConfig::default()).await?);
+    /// assert_eq!(store.config().await?.types, None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn create_config_over_items(&self, config: &StoreConfig) -> Result<bool, WriteError> {
+        self.write_first_config(config, true).await
+    }
+
+    /// [`Store::create_config`] (`over_items`: or [`Store::create_config_over_items`]).
+    async fn write_first_config(
+        &self,
+        config: &StoreConfig,
+        over_items: bool,
+    ) -> Result<bool, WriteError> {
         config.validate()?;
-        // Items written without a record (by an earlier release): their types are unknown,
-        // so the record says so, and an index declared later for any type is built first.
+        // Items without a record: a record lost to damage, or an earlier release's store.
+        // Only an explicit take-over writes one; their types are unknown, so the record says
+        // so, and an index declared later for any type is built first.
         let unrecorded_items = !self.is_configured() && self.holds_items().await?;
+        if unrecorded_items && !over_items {
+            return Err(ConfigError::Unrecorded.into());
+        }
         if !config.roots.is_empty() && unrecorded_items {
             // Root items already written are first: placing them elsewhere now would hide them.
             return Err(ConfigError::invalid(

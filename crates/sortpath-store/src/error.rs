@@ -104,6 +104,27 @@ pub enum ConfigError {
         "the store's configuration record cannot be used (damaged, or written by another release): {0}"
     )]
     Stored(Box<ConfigError>),
+    /// The store holds items but no configuration record, and a write would have given it
+    /// one: its record may have been lost (damage), and a new one would silently drop the
+    /// indexes and settings it declared. Nothing was written. A store an earlier release
+    /// wrote without a record is taken over explicitly with
+    /// [`Store::create_config_over_items`](crate::Store::create_config_over_items)
+    /// (`sortpath db init --over-items`).
+    ///
+    /// ```
+    /// let e = sortpath_store::ConfigError::Unrecorded;
+    /// assert!(e.to_string().contains("holds items but no configuration record"));
+    /// ```
+    #[error(
+        "store configuration: the store holds items but no configuration record, so nothing \
+         was written: its record may have been lost to damage, and writing a new one would \
+         drop the indexes and settings it declared. If the record was lost, restore the store \
+         from a backup or an export (or take its items over as below, export them, and import \
+         them into a new store created with its indexes); if an earlier release wrote the \
+         store without a record, record a configuration for its items explicitly with \
+         Store::create_config_over_items (`sortpath db init --over-items`)"
+    )]
+    Unrecorded,
     /// Other processes changed the configuration during each attempt to change it.
     #[error("store configuration: it changed under {attempts} attempts to change it")]
     Contended {

@@ -248,7 +248,7 @@ async fn a_field_index_declared_over_existing_items_is_not_queried_incomplete() 
     });
     let store = unrecorded_store(items).await;
     let config = StoreConfig::new(vec![IndexDecl::field("by_n", "t", "n", "/all-0")]);
-    let err = store.create_config(&config).await.unwrap_err();
+    let err = store.create_config_over_items(&config).await.unwrap_err();
     assert!(err.to_string().contains("index by_n"), "{err}");
     let (key, _) = StoreConfig::default().record();
     assert!(store.backend().get(key).await.unwrap().is_none());
@@ -268,7 +268,9 @@ async fn a_program_index_declared_over_existing_items_is_built_before_it_is_quer
     });
     let store = unrecorded_store(items).await;
     let config = StoreConfig::new(vec![IndexDecl::program("by_tag", "note")]);
-    assert!(store.create_config(&config).await.unwrap());
+    // Taken over explicitly: a plain create_config is refused (the record may be lost).
+    assert!(store.create_config(&config).await.is_err());
+    assert!(store.create_config_over_items(&config).await.unwrap());
     let query = Query::prefix(&"/tags-0".parse().unwrap()).unwrap();
     match store.query_index::<NoteByTag>("by_tag", &query).await {
         Err(sortpath_store::ListError::IndexBuilding { .. }) => {}

@@ -386,7 +386,12 @@ async fn configuration_created_over_items_knows_no_types<B: Backend + Clone>(sto
     }
     forget_config(&store).await;
     let later = Store::new(store.backend().clone());
-    assert!(later.create_config(&StoreConfig::default()).await.unwrap());
+    // Taken over explicitly: a plain create_config is refused (the record may be lost).
+    assert!(later.create_config(&StoreConfig::default()).await.is_err());
+    assert!(later
+        .create_config_over_items(&StoreConfig::default())
+        .await
+        .unwrap());
     assert_eq!(later.config().await.unwrap().types, None);
     later.put(&NoteV2 { id: 4, tag: 7 }).await.unwrap();
     let tags = Query::prefix(&"/tags-0".parse().unwrap()).unwrap();
@@ -434,6 +439,18 @@ async fn older_stores_build_first<B: Backend + Clone>(store: Store<B>) {
     notes.put(&NoteV1 { id: 1, tag: 7 }).await.unwrap();
     forget_config(&store).await;
     let later = Store::new(store.backend().clone());
+    // Its first typed write would record a configuration over the items: refused (the
+    // record may have been lost) until the store is taken over explicitly.
+    assert!(matches!(
+        later.put(&NoteV2 { id: 2, tag: 8 }).await,
+        Err(sortpath_store::WriteError::Config(
+            sortpath_store::ConfigError::Unrecorded
+        ))
+    ));
+    assert!(later
+        .create_config_over_items(&StoreConfig::default())
+        .await
+        .unwrap());
     later.put(&NoteV2 { id: 2, tag: 8 }).await.unwrap();
     let config = later.config().await.unwrap();
     assert_eq!(config.types, None, "held types unknown: {config:?}");

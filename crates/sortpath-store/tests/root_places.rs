@@ -381,14 +381,18 @@ async fn root_places_are_chosen_before_items_exist() {
         .await
         .unwrap();
     let placed = StoreConfig::default().with_root("customer", RootPlace::Last);
-    let refused = store.create_config(&placed).await;
+    let refused = store.create_config_over_items(&placed).await;
     assert!(
         matches!(&refused, Err(WriteError::Config(m)) if m.to_string().contains("holds")),
         "{refused:?}"
     );
     assert_eq!(store.config().await.unwrap(), StoreConfig::default());
-    // Without places, it is fine.
-    assert!(store.create_config(&StoreConfig::default()).await.unwrap());
+    // Without places, taken over explicitly, it is fine.
+    assert!(store.create_config(&StoreConfig::default()).await.is_err());
+    assert!(store
+        .create_config_over_items(&StoreConfig::default())
+        .await
+        .unwrap());
 
     // A store whose first write made the configuration record keeps its roots first.
     let store = Store::new(MemoryBackend::new());

@@ -118,6 +118,14 @@ pub(crate) enum DbCommand {
         /// org=before:user
         #[arg(long = "root", value_name = "NAMESPACE=PLACE")]
         roots: Vec<String>,
+        /// Take over a store that holds items but no configuration record (written by an
+        /// earlier release that kept none): record a configuration for the items there (no
+        /// --index declared as data, no --root: the items there would lack their entries or
+        /// places). Without it such a store is refused by every write that would record a
+        /// configuration: its record may have been lost to damage, and a new one would drop
+        /// the indexes it declared.
+        #[arg(long)]
+        over_items: bool,
     },
     /// Insert or replace an item (creates the store if there is none).
     Put {

@@ -28,12 +28,28 @@ pub(crate) async fn run(args: DbArgs, out: &mut impl Write) -> Result<(), Failur
             indexes,
             group_versions,
             roots,
+            over_items,
         } => {
             let indexes = parse_index_defs(&indexes)?;
             let config = Config::new(indexes)
                 .with_group_versions(group_versions)
                 .with_roots(&roots)?;
-            create_store(dir, &config).await?;
+            if over_items && data_file(dir).exists() {
+                let db = Db::open_existing(dir).await?;
+                let created = db
+                    .store
+                    .create_config_over_items(&config.store)
+                    .await
+                    .map_err(store_failure)?;
+                if !created {
+                    return Err(bad(format!(
+                        "a store already exists at {}; its indexes are fixed",
+                        dir.display()
+                    )));
+                }
+            } else {
+                create_store(dir, &config).await?;
+            }
             writeln!(out, "{}", json!({"created": dir.display().to_string()}))?;
             Ok(())
         }

@@ -671,8 +671,16 @@ impl SlateDbBackend {
             location: place.location.clone(),
             source,
         };
+        // SlateDB's reader retries a failed object store request forever by default: a
+        // request that always fails (a range read past the end of a truncated table) would
+        // hang every read. Bounded as the writer's are.
+        let options = slatedb::config::DbReaderOptions {
+            object_store_max_retries: Some(DEFAULT_OBJECT_STORE_RETRIES),
+            ..slatedb::config::DbReaderOptions::default()
+        };
         let reader = DbReader::builder(place.path.clone(), place.store.clone())
             .with_reader_mode(DbReaderMode::FollowLatest)
+            .with_options(options)
             .build()
             .await
             .map_err(engine)?;

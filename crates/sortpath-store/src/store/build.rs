@@ -276,6 +276,11 @@ impl<B: Backend> Store<B> {
                     if !change(&mut config)? {
                         return Ok::<_, WriteError>((Vec::new(), false));
                     }
+                    if record.is_none() && unrecorded_items {
+                        // Items without a record: it may have been lost, and a new one
+                        // would drop what it declared. Only an explicit take-over writes one.
+                        return Err(ConfigError::Unrecorded.into());
+                    }
                     // Root places never change: readers keep them once read.
                     if config.roots != roots {
                         return Err(ConfigError::invalid(

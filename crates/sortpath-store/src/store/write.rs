@@ -288,6 +288,11 @@ fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned, CommitErro
             .filter_map(|w| w.new.as_ref().map(|n| n.item_type.as_str()))
             .collect();
         if let Some(more) = config.declaring(&c.declare, &written, true)? {
+            if record.is_none() && c.unrecorded_items {
+                // Items without a record: it may have been lost, and a new one would drop
+                // what it declared. Only an explicit take-over writes one.
+                return Err(ConfigError::Unrecorded.into());
+            }
             declared = Some(crate::config::config_put(&more, record));
         }
     }

@@ -1,0 +1,103 @@
+//! A store that holds items but lost its configuration record (issue #46 item 8: a SlateDB
+//! log file emptied by damage held it) is never given a fresh configuration by a write:
+//! that would drop the indexes it declared. Only the explicit take-over
+//! (`Store::create_config_over_items`) records one. On redb and SlateDB here; DynamoDB
+//! Local in `tests/dynamodb.rs` (`a_table_that_lost_its_configuration_is_not_given_a_new_one`).
+
+mod common;
+
+use common::Ticket;
+use sortpath_store::backend::slatedb::SlateDbBackend;
+use sortpath_store::backend::{Backend, Condition, Write};
+use sortpath_store::{layout, ConfigError, IndexDecl, PutMode, Store, StoreConfig, WriteError};
+
+/// Writes items into a store with a declared index, then deletes its configuration record
+/// (as damage would lose it); returns a new `Store` on the same backend.
+async fn lost_config<B: Backend + Clone>(store: Store<B>) -> Store<B> {
+    let config = StoreConfig::new(vec![IndexDecl::field("by_n", "note", "n", "/all-0")]);
+    assert!(store.create_config(&config).await.unwrap());
+    for n in 0..3u64 {
+        let path = format!("/note-{n}").parse().unwrap();
+        store
+            .put_raw(
+                &path,
+                "note",
+                &serde_json::json!({ "n": n }),
+                vec![],
+                PutMode::Upsert,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("put {n}: {e}"));
+    }
+    store
+        .backend()
+        .write(vec![Write::Delete {
+            key: layout::config_key(),
+            condition: Condition::None,
+        }])
+        .await
+        .unwrap();
+    Store::new(store.backend().clone())
+}
+
+fn is_unrecorded(e: &WriteError) -> bool {
+    matches!(e, WriteError::Config(ConfigError::Unrecorded))
+}
+
+/// Every way a write records a configuration is refused, leaving no record; the explicit
+/// take-over records one (with the items' types unknown).
+async fn writes_never_record_a_configuration_over_items<B: Backend + Clone>(store: Store<B>) {
+    let store = lost_config(store).await;
+    let refused = store
+        .create_config(&StoreConfig::default())
+        .await
+        .unwrap_err();
+    assert!(is_unrecorded(&refused), "{refused:?}");
+    let text = refused.to_string();
+    assert!(
+        text.contains("holds items but no configuration record"),
+        "{text}"
+    );
+    assert!(text.contains("create_config_over_items"), "{text}");
+    // A typed write would declare its program indexes in a new record.
+    let ticket = Ticket {
+        owner: 1,
+        id: 1,
+        updated_at: 5,
+        status: None,
+        title: "t".into(),
+    };
+    let refused = store.put(&ticket).await.unwrap_err();
+    assert!(is_unrecorded(&refused), "{refused:?}");
+    assert_eq!(store.recorded_config().await.unwrap(), None);
+    assert!(store
+        .get_raw(&"/user-1/ticket-1".parse().unwrap())
+        .await
+        .unwrap()
+        .is_none());
+
+    // The explicit take-over: the old path for an earlier release's store.
+    assert!(store
+        .create_config_over_items(&StoreConfig::default())
+        .await
+        .unwrap());
+    assert_eq!(store.config().await.unwrap().types, None);
+    store.put(&ticket).await.unwrap();
+}
+
+#[tokio::test]
+async fn redb_writes_never_record_a_configuration_over_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    writes_never_record_a_configuration_over_items(store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slatedb_writes_never_record_a_configuration_over_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = SlateDbBackend::open(dir.path().to_str().unwrap())
+        .await
+        .unwrap();
+    writes_never_record_a_configuration_over_items(Store::new(backend.clone())).await;
+    backend.close().await.unwrap();
+}
