@@ -689,7 +689,7 @@ impl Store {
     /// ```
     /// use sortpath_store::StoreConfig;
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = sortpath_store::blocking::Store::open(dir.path()).unwrap();
+    /// let store = sortpath_store::blocking::Store::create(dir.path()).unwrap();
     /// assert!(store.create_config_over_items(&StoreConfig::default()).unwrap());
     /// assert!(!store.create_config_over_items(&StoreConfig::default()).unwrap());
     /// ```

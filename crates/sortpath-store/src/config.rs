@@ -675,11 +675,17 @@ impl<B: Backend> Store<B> {
                 self.set_configured();
                 let config = StoreConfig::from_record(&record.value)?;
                 // Root places and group counters never change once recorded.
-                let _ = self.roots.get_or_init(|| Arc::new(config.roots.clone()));
+                let _ = self
+                    .state
+                    .roots
+                    .get_or_init(|| Arc::new(config.roots.clone()));
                 self.set_group_versions(config.group_versions);
                 let version = record.version;
-                *self.config_read.lock().unwrap_or_else(|p| p.into_inner()) =
-                    Some((record, read_at));
+                *self
+                    .state
+                    .config_read
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = Some((record, read_at));
                 Ok((config, Some(version)))
             }
         }
@@ -692,7 +698,11 @@ impl<B: Backend> Store<B> {
         if !self.backend().shared_by_processes() {
             return None;
         }
-        let read = self.config_read.lock().unwrap_or_else(|p| p.into_inner());
+        let read = self
+            .state
+            .config_read
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         read.as_ref()
             .filter(|(_, at)| self.is_fresh(*at))
             .map(|(record, _)| record.clone())
@@ -701,7 +711,8 @@ impl<B: Backend> Store<B> {
     /// Whether this store has checked `t`'s indexes against the configuration (and declared
     /// what it lacked) for writes of `t`'s Rust type.
     pub(crate) fn is_declared(&self, t: &TypeIndexes) -> bool {
-        self.declared
+        self.state
+            .declared
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&(t.item_type, t.id))
@@ -730,13 +741,18 @@ impl<B: Backend> Store<B> {
                 self.forget_declared(t.item_type);
             }
         }
-        let mut done = self.declared.lock().unwrap_or_else(|p| p.into_inner());
+        let mut done = self
+            .state
+            .declared
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         done.extend(types.iter().map(|t| ((t.item_type, t.id), read_at)));
     }
 
     /// Forgets that any Rust type of `item_type` was checked against the configuration.
     pub(crate) fn forget_declared(&self, item_type: &str) {
-        self.declared
+        self.state
+            .declared
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .retain(|(t, _), _| *t != item_type);

@@ -1,6 +1,6 @@
 //! The store: typed items with secondary indexes over a [`Backend`].
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use sortpath::KeyPath;
 
@@ -15,10 +15,12 @@ mod build;
 #[cfg(feature = "redb")]
 mod builder;
 mod list;
+mod state;
 pub(crate) mod write;
 
 #[cfg(feature = "redb")]
 pub use builder::Builder;
+pub(crate) use state::State;
 pub use write::PutMode;
 
 /// Item collections with secondary indexes over a backend. Cloning shares the backend.
@@ -56,50 +58,24 @@ pub use write::PutMode;
 pub struct Store<B: Backend> {
     backend: Arc<B>,
     limits: Limits,
-    /// The Rust item types (with their item type names) whose indexes this store has
-    /// checked against the configuration, declaring what it lacked, and when.
-    pub(crate) declared: Arc<Mutex<Declared>>,
-    /// How long a check of [`Store::declared`] is trusted before a write reads the
+    /// How long a check of [`State::declared`] is trusted before a write reads the
     /// configuration again.
     pub(crate) config_refresh: std::time::Duration,
-    /// Whether the store keeps group counters, once its configuration was read.
-    /// (0: not read yet, 1: no, 2: yes.)
-    pub(crate) group_versions: Arc<std::sync::atomic::AtomicU8>,
-    /// Whether the store is known to have a configuration record (never removed).
-    pub(crate) configured: Arc<std::sync::atomic::AtomicBool>,
-    /// Indexes this store has seen declared and built (a built index stays built).
-    pub(crate) ready: Arc<Mutex<std::collections::HashMap<String, std::time::Instant>>>,
-    /// The root places of the configuration record, once read (they never change).
-    pub(crate) roots: Arc<std::sync::OnceLock<Roots>>,
-    /// The configuration record as last read by [`Store::config`] and its kin, and when
-    /// the read began: what a raw write on a backend other processes share checks itself
-    /// against while it is fresh ([`Store::config_refresh`]), instead of reading it again.
-    pub(crate) config_read: Arc<Mutex<Option<(crate::backend::Record, std::time::Instant)>>>,
+    /// What this store and its clones know of the configuration, shared.
+    pub(crate) state: Arc<State>,
 }
-
-/// When each Rust item type's indexes were last checked against the configuration.
-pub(crate) type Declared =
-    std::collections::HashMap<(&'static str, std::any::TypeId), std::time::Instant>;
 
 /// How long a store trusts the index declarations it read, by default: see
 /// [`Store::with_config_refresh`].
 pub const CONFIG_REFRESH: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// The configuration's root places ([`StoreConfig::roots`](crate::StoreConfig::roots)).
-pub(crate) type Roots = Arc<std::collections::BTreeMap<String, crate::RootPlace>>;
 
 impl<B: Backend> Clone for Store<B> {
     fn clone(&self) -> Self {
         Store {
             backend: self.backend.clone(),
             limits: self.limits,
-            declared: self.declared.clone(),
             config_refresh: self.config_refresh,
-            group_versions: self.group_versions.clone(),
-            configured: self.configured.clone(),
-            ready: self.ready.clone(),
-            roots: self.roots.clone(),
-            config_read: self.config_read.clone(),
+            state: self.state.clone(),
         }
     }
 }
@@ -282,13 +258,8 @@ impl<B: Backend> Store<B> {
         Store {
             backend: Arc::new(backend),
             limits: Limits::default(),
-            declared: Arc::default(),
             config_refresh: CONFIG_REFRESH,
-            group_versions: Arc::default(),
-            configured: Arc::default(),
-            ready: Arc::default(),
-            roots: Arc::default(),
-            config_read: Arc::default(),
+            state: Arc::default(),
         }
     }
 
@@ -298,13 +269,8 @@ impl<B: Backend> Store<B> {
         Store {
             backend: Arc::new(backend),
             limits: self.limits,
-            declared: self.declared.clone(),
             config_refresh: self.config_refresh,
-            group_versions: self.group_versions.clone(),
-            configured: self.configured.clone(),
-            ready: self.ready.clone(),
-            roots: self.roots.clone(),
-            config_read: self.config_read.clone(),
+            state: self.state.clone(),
         }
     }
 
@@ -574,7 +540,7 @@ impl<B: Backend> Store<B> {
     /// The sort key of the root item of group `group` (a one-component path), and whether
     /// it was read from a configuration record (without one, every root item is first).
     pub(crate) async fn root_sort(&self, group: &KeyPath) -> Result<(Vec<u8>, bool), Fault> {
-        let (roots, recorded) = match self.roots.get() {
+        let (roots, recorded) = match self.state.roots.get() {
             Some(roots) => (roots.clone(), true),
             None => {
                 let (config, version) = self.read_config().await?;
@@ -587,11 +553,8 @@ impl<B: Backend> Store<B> {
 
     /// Whether this store keeps group counters: read from its configuration once.
     pub(crate) async fn keeps_group_versions(&self) -> Result<bool, Fault> {
-        use std::sync::atomic::Ordering;
-        match self.group_versions.load(Ordering::Acquire) {
-            1 => return Ok(false),
-            2 => return Ok(true),
-            _ => {}
+        if let Some(&on) = self.state.group_versions.get() {
+            return Ok(on);
         }
         let on = self.read_config().await?.0.group_versions;
         self.set_group_versions(on);
@@ -600,8 +563,7 @@ impl<B: Backend> Store<B> {
 
     /// Records whether the store keeps group counters (as its configuration says).
     pub(crate) fn set_group_versions(&self, on: bool) {
-        let code = if on { 2 } else { 1 };
-        self.group_versions
-            .store(code, std::sync::atomic::Ordering::Release);
+        // The setting never changes once the store exists: the first reading stands.
+        let _ = self.state.group_versions.set(on);
     }
 }

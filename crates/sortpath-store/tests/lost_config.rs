@@ -88,7 +88,7 @@ async fn writes_never_record_a_configuration_over_items<B: Backend + Clone>(stor
 #[tokio::test]
 async fn redb_writes_never_record_a_configuration_over_items() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).await.unwrap();
+    let store = Store::create(dir.path()).await.unwrap();
     writes_never_record_a_configuration_over_items(store).await;
 }
 

@@ -157,7 +157,8 @@ impl<B: Backend> Store<B> {
                 Ok(config.indexes.len() < before)
             })
             .await?;
-        self.ready
+        self.state
+            .ready
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(name);
@@ -389,23 +390,28 @@ impl<B: Backend> Store<B> {
 
     /// Whether the store is known to have a configuration record.
     pub(crate) fn is_configured(&self) -> bool {
-        self.configured.load(Ordering::Acquire)
+        self.state.configured.load(Ordering::Acquire)
     }
 
     /// Forgets the last reading of the configuration record (this store changes it).
     pub(crate) fn forget_config_read(&self) {
-        *self.config_read.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self
+            .state
+            .config_read
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// Records that the store has a configuration record.
     pub(crate) fn set_configured(&self) {
-        self.configured.store(true, Ordering::Release);
+        self.state.configured.store(true, Ordering::Release);
     }
 
     /// Whether index `index` was found declared and built within the last
     /// [`Store::config_refresh`] (another process may drop it: then it is read again).
     fn is_ready(&self, index: &str) -> bool {
-        self.ready
+        self.state
+            .ready
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(index)
@@ -415,7 +421,8 @@ impl<B: Backend> Store<B> {
     /// Records that index `index` was found declared and built by a read of the
     /// configuration made no earlier than `read_at`.
     fn set_ready(&self, index: &str, read_at: std::time::Instant) {
-        self.ready
+        self.state
+            .ready
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(index.to_owned(), read_at);
