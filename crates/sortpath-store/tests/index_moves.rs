@@ -1,7 +1,8 @@
 //! Index queries while another writer moves items to new keys of the index (issue 46 item
 //! 6): a query reads entries, then their items, and an item may have moved in between. Every
 //! item the query has read the entry of is returned once, at its current place, when that
-//! place is in what the call has read; across pages a cursor is a position (docs/API.md).
+//! place is in what the call has read; across pages a cursor is a position (`Query::after`,
+//! docs/DYNAMODB_LAYOUT.md section 7.3).
 //!
 //! The writer here is scripted: a backend over the memory backend moves items before given
 //! reads (scans and batch reads) of the query, so each case happens every run. The same on
@@ -242,8 +243,9 @@ async fn an_item_returned_then_moved_ahead_is_not_returned_twice_in_a_page() {
 /// A cursor is a position: an item returned on the first page that moves ahead of the
 /// cursor (read there by the second page's scan) and back behind it before the second page
 /// reads the items is not returned again. An item not yet returned that moves behind the
-/// cursor between pages is not returned by later pages (docs/API.md says so): without a
-/// snapshot no page can see it.
+/// cursor between pages is not returned by later pages (`Query::after` says so): without a
+/// snapshot no page can see it. (A guard of the rule: it passed before the fix too, which
+/// dropped both items' entries.)
 #[tokio::test]
 async fn items_moved_behind_the_cursor_between_pages_are_not_returned_twice() {
     for reverse in [false, true] {

@@ -265,8 +265,22 @@ impl<B: Backend> Store<B> {
         })
     }
 
-    /// Queries index `index`, returning the items undecoded. Only entries whose item still
-    /// has that index key are returned, so a concurrent update never yields a stale match.
+    /// Queries index `index`, returning the items undecoded. An entry is returned as its
+    /// item only where the item, read after the entry, has that index key, so a concurrent
+    /// update never yields a stale match.
+    ///
+    /// An item that moves to another key of the index while the query runs (a writer
+    /// changes its indexed field between the query's read of the entries and its read of
+    /// the items) is returned at its new key when that key is in the query's range and in
+    /// the part of the range the query has read by then (the query may have read that part
+    /// before the move, seeing the item's old entry only); a new key further on is where
+    /// the query's next scan, or the next page, finds it. Each item is returned at most
+    /// once per page, and each page is in index order of the items it returns. So an item
+    /// that exists throughout a one-page query and stays in range is returned exactly once
+    /// if a scan of the query reads an entry of it; a scan that is not one point in time
+    /// (DynamoDB reads a `Query` as it goes, read-committed) can miss an entry that a write
+    /// moves from ahead of the scan to behind it while the scan reads. Across pages, a
+    /// cursor is a position (see [`Query::after`]).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
