@@ -59,6 +59,7 @@ import {
   encodeHeader,
   entryItem,
   entryKey,
+  escapeRest,
   fieldIndexEntries,
   fingerprint,
   hex,
@@ -913,6 +914,9 @@ export class DynamoDbTable {
    * A page of index `name`'s exact entries under `prefix` (the index group, and a narrower
    * range of index key paths), as `sortpath db index NAME PREFIX`: keys-only entries checked
    * against their item's header with one `BatchGetItem` a scan, projected entries as they are.
+   * An item that moved to another key of the index between the two reads is returned at its
+   * new key when the query has read that part of the range, and each item at most once per
+   * page (docs/DYNAMODB_LAYOUT.md section 7.2); a cursor is a position (section 7.3).
    * The client's first query of an index reads the configuration to check that the index is
    * not being built.
    *
@@ -969,34 +973,60 @@ export class DynamoDbTable {
     }
     const consistent = gsi === undefined && options.consistentRead !== false;
     const pk = gsi === undefined ? indexGroupKey(name, groupBytes) : groupBytes;
+    // What the call has read so far, shared by its scans (store/list.rs `CallMoves`): where
+    // it started, and the items its page holds.
+    const call: { from: ByteBound | null; returned: Set<string> } = {
+      from: null,
+      returned: new Set(),
+    };
     return this.#paged(options, plan, fp, async (scan, needed) => {
       const records = await this.#scan(pk, scan, reverse, consistent, gsi);
       const entries = records.map((rec) =>
         gsi === undefined ? readRecord(rec) : gsiEntry(rec, gsi),
       );
-      const resolved = await this.#resolveIndex(name, group, plan, entries, consistent);
+      if (call.from === null) call.from = reverse ? scan.end : scan.start;
+      const reading: Reading = {
+        reverse,
+        from: call.from,
+        start: scan.start,
+        end: scan.end,
+        last: entries.length === 0 ? undefined : entries[entries.length - 1]!.sk,
+        exhausted: records.length < scan.limit,
+        returned: call.returned,
+      };
+      const resolved = await this.#resolveIndex(name, group, plan, entries, consistent, reading);
       const steps: Step[] = [];
-      let items = 0;
-      for (const s of resolved) {
-        if (items === needed) {
+      let items = resolved.earlier.length;
+      for (const s of resolved.steps) {
+        if (items >= needed) {
           steps.push({ sk: s.sk, item: undefined, more: true });
           break;
         }
         steps.push(s);
         if (s.item !== undefined) items++;
       }
-      return { steps, records: records.length };
+      return { earlier: resolved.earlier, steps, records: records.length };
     });
   }
 
+  /**
+   * One scan's index entries as their current items (store/list.rs `resolve_index`, and
+   * docs/DYNAMODB_LAYOUT.md section 7.2): an entry whose item still has that index key is the
+   * item; one whose item moved since to another key of this index that the call has read
+   * (`covers`) gives the item at its new place; each item once in the call. Returns the items
+   * placed before this scan's range (in scan order), and one step per entry with the moved
+   * items among them.
+   */
   async #resolveIndex(
     name: string,
     group: KeyPath,
     plan: Plan,
     entries: readonly { sk: Uint8Array; version: bigint; value: Uint8Array }[],
     consistent: boolean,
-  ): Promise<Step[]> {
+    reading: Reading,
+  ): Promise<{ earlier: Step[]; steps: Step[] }> {
     const steps: Step[] = [];
+    const moved: Step[] = [];
     const wanted: { i: number; base: KeyPath; key: RecordKey; full: Uint8Array }[] = [];
     for (const r of entries) {
       const where = `the entry of index ${name} in ${group} at sort key ${hex(r.sk)}`;
@@ -1022,24 +1052,38 @@ export class DynamoDbTable {
       }
       wanted.push({ i, base, key: await this.#itemKey(base), full: full.encode() });
     }
-    if (wanted.length === 0) return steps;
-    const found = await this.#batchGetRecords(
-      wanted.map((w) => w.key),
-      consistent,
-    );
-    for (const w of wanted) {
-      const r = found.get(keyId(w.key));
-      if (r === undefined) continue;
-      const header = parseHeader(r.value, w.base.toString());
-      if (!header.indexes.some((ix) => ix.name === name && sameBytes(ix.path, w.full))) continue;
-      steps[w.i]!.item = this.#itemOf(
-        w.base,
-        r.version,
-        header,
-        r.value.subarray(header.payloadStart),
+    if (wanted.length > 0) {
+      const found = await this.#batchGetRecords(
+        wanted.map((w) => w.key),
+        consistent,
       );
+      const groupBytes = group.encode();
+      for (const w of wanted) {
+        const r = found.get(keyId(w.key));
+        if (r === undefined) continue;
+        const header = parseHeader(r.value, w.base.toString());
+        const now = header.indexes.find((ix) => ix.name === name);
+        if (now === undefined) continue;
+        const item = this.#itemOf(w.base, r.version, header, r.value.subarray(header.payloadStart));
+        if (sameBytes(now.path, w.full)) {
+          steps[w.i]!.item = item;
+          continue;
+        }
+        // The item moved to another key of this index after its entry was read: it is
+        // given at its new place if that place is in the query and the call has read it.
+        let sk: Uint8Array;
+        try {
+          const split = KeyPath.decode(now.path).splitGroup();
+          if (!sameBytes(split.group, groupBytes) || !plan.matches(KeyPath.decode(split.sort)))
+            continue;
+          sk = concat(escapeRest(split.sort), Uint8Array.of(0x00, 0x00), w.base.encode());
+        } catch {
+          continue; // a key that does not decode is in no query's range
+        }
+        if (covers(reading, sk)) moved.push({ sk, item });
+      }
     }
-    return steps;
+    return place(reading, steps, moved);
   }
 
   /** One `Query` range read of up to `scan.limit` records in `[start, end]` (section 7.2). */
@@ -1143,7 +1187,7 @@ export class DynamoDbTable {
     resolve: (
       scan: { start: ByteBound; end: ByteBound; limit: number },
       needed: number,
-    ) => Promise<{ steps: Step[]; records: number }>,
+    ) => Promise<{ earlier?: Step[]; steps: Step[]; records: number }>,
   ): Promise<Page> {
     const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isInteger(limit) || limit < 0)
@@ -1164,6 +1208,7 @@ export class DynamoDbTable {
       position = c.position;
     }
     const items: TableItem[] = [];
+    const sks: Uint8Array[] = []; // each item's position
     let lastItemSk: Uint8Array | undefined;
     if (limit === 0) return { items, cursor: undefined };
     let atLastItem = false;
@@ -1181,9 +1226,20 @@ export class DynamoDbTable {
         if (reverse && (plan.end === undefined || compareBytes(position, plan.end) < 0))
           end = { excluded: position };
       }
-      const { steps, records } = await resolve({ start, end, limit: batch }, limit - items.length);
+      const { earlier, steps, records } = await resolve(
+        { start, end, limit: batch },
+        limit - items.length,
+      );
       const exhausted = records < batch;
       more = false;
+      // Items now placed in what an earlier scan of this page read (an index entry that
+      // moved behind the scans) go where they are now, keeping the page in order.
+      for (const late of earlier ?? []) {
+        let at = sks.length;
+        while (at > 0 && compareBytes(sks[at - 1]!, late.sk) * (reverse ? -1 : 1) > 0) at--;
+        items.splice(at, 0, late.item!);
+        sks.splice(at, 0, late.sk);
+      }
       let passedAfterLast = false;
       let passed: Uint8Array | undefined;
       let got = 0;
@@ -1194,6 +1250,7 @@ export class DynamoDbTable {
         }
         if (s.item !== undefined) {
           items.push(s.item);
+          sks.push(s.sk);
           lastItemSk = s.sk;
           got++;
           passedAfterLast = false;
@@ -1204,6 +1261,15 @@ export class DynamoDbTable {
       }
       if (passedAfterLast) position = passed;
       else atLastItem = got > 0;
+      if (items.length > limit) {
+        // Only those late items overfill the page: it ends at its limit, the cursor at its
+        // last item; the items cut are after it, for the next page.
+        items.length = limit;
+        sks.length = limit;
+        lastItemSk = sks[limit - 1];
+        atLastItem = true;
+        more = true;
+      }
       if (more || exhausted) break;
     }
     if (!more) return { items, cursor: undefined };
@@ -1727,4 +1793,80 @@ interface Step {
   sk: Uint8Array;
   item: TableItem | undefined;
   more?: boolean;
+}
+
+/** One scan of an index query, as placing an item whose entry moved needs it (store/list.rs `Reading`). */
+interface Reading {
+  reverse: boolean;
+  /** Where the call's first scan started, in scan order. */
+  from: ByteBound;
+  /** The scan's bounds. */
+  start: ByteBound;
+  end: ByteBound;
+  /** The sk of the last entry the scan read. */
+  last: Uint8Array | undefined;
+  /** Whether the scan read its range to the end. */
+  exhausted: boolean;
+  /** The items (their key path text) the page holds so far; `place` adds to it. */
+  returned: Set<string>;
+}
+
+/** Whether `sk` is inside lower bound `b`. */
+function above(b: ByteBound, sk: Uint8Array): boolean {
+  if (b === undefined) return true;
+  return "included" in b ? compareBytes(sk, b.included) >= 0 : compareBytes(sk, b.excluded) > 0;
+}
+
+/** Whether `sk` is inside upper bound `b`. */
+function below(b: ByteBound, sk: Uint8Array): boolean {
+  if (b === undefined) return true;
+  return "included" in b ? compareBytes(sk, b.included) <= 0 : compareBytes(sk, b.excluded) < 0;
+}
+
+/**
+ * Whether the call has read the part of the range where `sk` is: after where it started, up to
+ * the last entry this scan read (to the end of the range if the scan read it all).
+ */
+function covers(r: Reading, sk: Uint8Array): boolean {
+  if (!r.reverse) {
+    if (!above(r.from, sk)) return false;
+    if (r.exhausted) return below(r.end, sk);
+    return r.last !== undefined && compareBytes(sk, r.last) <= 0;
+  }
+  if (!below(r.from, sk)) return false;
+  if (r.exhausted) return above(r.start, sk);
+  return r.last !== undefined && compareBytes(sk, r.last) >= 0;
+}
+
+/**
+ * The scan's steps (one per entry) with the moved items (each at its new sk) put in place:
+ * those before the scan's range apart, the others among the steps in scan order. Each item
+ * is given once in the call: one already returned, or given earlier in scan order, is not
+ * given again (an entry of it becomes a step passed over).
+ */
+function place(r: Reading, steps: Step[], moved: Step[]): { earlier: Step[]; steps: Step[] } {
+  const dir = r.reverse ? -1 : 1;
+  const precedes = (a: Uint8Array, b: Uint8Array): boolean => compareBytes(a, b) * dir < 0;
+  moved.sort((a, b) => compareBytes(a.sk, b.sk) * dir);
+  const before = (sk: Uint8Array): boolean => (r.reverse ? !below(r.end, sk) : !above(r.start, sk));
+  const give = (out: Step[], s: Step, entry: boolean): void => {
+    const key = hex(s.item!.key.encode());
+    if (!r.returned.has(key)) {
+      r.returned.add(key);
+      out.push(s);
+    } else if (entry) {
+      out.push({ sk: s.sk, item: undefined });
+    }
+  };
+  const earlier: Step[] = [];
+  let m = 0;
+  while (m < moved.length && before(moved[m]!.sk)) give(earlier, moved[m++]!, false);
+  const out: Step[] = [];
+  for (const s of steps) {
+    while (m < moved.length && precedes(moved[m]!.sk, s.sk)) give(out, moved[m++]!, false);
+    if (s.item === undefined) out.push(s);
+    else give(out, s, true);
+  }
+  while (m < moved.length) give(out, moved[m++]!, false);
+  return { earlier, steps: out };
 }

@@ -378,6 +378,14 @@ impl Query {
     /// Resumes after the last item of the page that returned `cursor` (which must come from
     /// the same query; checked when the query runs).
     ///
+    /// A cursor is a position in the query's order (an item's sort key, or for an index
+    /// query its entry's), not a snapshot: the next page lists what is after that position
+    /// when it runs. An item whose key (or index key) changes between two pages can cross
+    /// it: one moved from after the cursor to before it is in none of the later pages, and
+    /// one moved from before it to after it, already returned, is returned again at its new
+    /// place. Within one page each item is returned at most once (see
+    /// [`Store::query_index_raw`](crate::Store::query_index_raw) for index queries).
+    ///
     /// ```
     /// # let cursor: Option<sortpath_store::Cursor> = None;
     /// let q = sortpath_store::Query::prefix(&"/u-1".parse().unwrap()).unwrap();

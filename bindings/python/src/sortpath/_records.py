@@ -128,9 +128,12 @@ def _projected(path: KeyPath, version: int, item_type: str, payload: bytes, wher
 
 
 class _Scanned:
-    __slots__ = ("items", "records", "more", "passed_after_last", "passed")
+    __slots__ = ("earlier", "items", "records", "more", "passed_after_last", "passed")
 
     def __init__(self) -> None:
+        # Items placed in what an earlier scan of the page read (an index entry that moved
+        # behind the scans), in scan order; they count against the page's room first.
+        self.earlier: List[Tuple[Item, bytes]] = []
         self.items: List[Tuple[Item, bytes]] = []
         self.records = 0
         self.more = False

@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from ._errors import KeyPathError
 from ._layout import (
@@ -26,6 +26,7 @@ from ._layout import (
     Plan,
     cursor_text,
     entry_item,
+    entry_sort_key,
     fingerprint,
     has_uuid,
     index_group,
@@ -81,6 +82,107 @@ __all__ = [
     "KeyLike",
     "Item",
 ]
+
+
+_ScanBounds = Tuple[_Bound, _Bound, int]  # a scan's start and end bounds and its limit
+
+
+def _above(b: _Bound, sort: bytes) -> bool:
+    """Whether ``sort`` is inside lower bound ``b``."""
+    return b is None or (sort >= b[0] if b[1] else sort > b[0])
+
+
+def _below(b: _Bound, sort: bytes) -> bool:
+    """Whether ``sort`` is inside upper bound ``b``."""
+    return b is None or (sort <= b[0] if b[1] else sort < b[0])
+
+
+class _Reading:
+    """One scan of an index query, as placing an item whose entry moved needs it
+    (store/list.rs ``Reading``): the direction, where the call's first scan started, the
+    scan's bounds, the sort key of the last entry it read, and whether it read its range to
+    the end."""
+
+    __slots__ = ("reverse", "start_of_call", "start", "end", "last", "exhausted")
+
+    def __init__(
+        self,
+        reverse: bool,
+        start_of_call: _Bound,
+        start: _Bound,
+        end: _Bound,
+        last: Optional[bytes],
+        exhausted: bool,
+    ) -> None:
+        self.reverse = reverse
+        self.start_of_call = start_of_call
+        self.start = start
+        self.end = end
+        self.last = last
+        self.exhausted = exhausted
+
+    def covers(self, sort: bytes) -> bool:
+        """Whether the call has read the part of the range where ``sort`` is: after where it
+        started, up to the last entry this scan read (to the end of the range if the scan
+        read it all)."""
+        if not self.reverse:
+            if not _above(self.start_of_call, sort):
+                return False
+            if self.exhausted:
+                return _below(self.end, sort)
+            return self.last is not None and sort <= self.last
+        if not _below(self.start_of_call, sort):
+            return False
+        if self.exhausted:
+            return _above(self.start, sort)
+        return self.last is not None and sort >= self.last
+
+    def place(
+        self,
+        steps: List[Tuple[bytes, Optional[Item]]],
+        moved: List[Tuple[bytes, Item]],
+        returned: Set[bytes],
+    ) -> Tuple[List[Tuple[Item, bytes]], List[Tuple[bytes, Optional[Item]]]]:
+        """The scan's steps (one per entry) with the moved items (each at its new sort key)
+        put in place: those before the scan's range apart (as (item, sort), in scan order),
+        the others among the steps in scan order. Each item is given once in the call
+        (``returned`` holds the key path encodings given so far, and gains these): one
+        already given is not given again (an entry of it becomes a step passed over)."""
+        moved.sort(key=lambda m: m[0], reverse=self.reverse)
+
+        def precedes(a: bytes, b: bytes) -> bool:
+            return a > b if self.reverse else a < b
+
+        def before_scan(sort: bytes) -> bool:
+            return not _below(self.end, sort) if self.reverse else not _above(self.start, sort)
+
+        def fresh(item: Item) -> bool:
+            key = item["key"].encode()
+            if key in returned:
+                return False
+            returned.add(key)
+            return True
+
+        earlier: List[Tuple[Item, bytes]] = []
+        m = 0
+        while m < len(moved) and before_scan(moved[m][0]):
+            if fresh(moved[m][1]):
+                earlier.append((moved[m][1], moved[m][0]))
+            m += 1
+        out: List[Tuple[bytes, Optional[Item]]] = []
+        for sort, item in steps:
+            while m < len(moved) and precedes(moved[m][0], sort):
+                if fresh(moved[m][1]):
+                    out.append(moved[m])
+                m += 1
+            if item is None or fresh(item):
+                out.append((sort, item))
+            else:
+                out.append((sort, None))
+        for sort, item in moved[m:]:
+            if fresh(item):
+                out.append((sort, item))
+        return earlier, out
 
 
 class TableClient(_Writes):
@@ -209,7 +311,7 @@ class TableClient(_Writes):
         reverse: bool,
         limit: Optional[int],
         cursor: Optional[str],
-        resolve: Callable[[List[Tuple[bytes, Dict[str, Any]]], int], _Scanned],
+        resolve: Callable[[List[Tuple[bytes, Dict[str, Any]]], int, _ScanBounds], _Scanned],
         gsi: Optional[KeptIndex] = None,
     ) -> Page:
         fp = fingerprint(index, reverse, query_group, the_plan.start, the_plan.end)
@@ -247,15 +349,30 @@ class TableClient(_Writes):
                 elif reverse and (the_plan.end is None or position < the_plan.end):
                     end = (position, False)
             records = self._scan(pk, start, end, reverse, batch, gsi is None, gsi)
-            scanned = resolve(records, wanted - len(items))
+            scanned = resolve(records, wanted - len(items), (start, end, batch))
             exhausted = scanned.records < batch
+            more = scanned.more
             if scanned.passed_after_last:
                 position = scanned.passed
             else:
                 at_last_item = bool(scanned.items)
+            # Items now placed in what an earlier scan of this page read (an index entry
+            # that moved behind the scans) go where they are now, keeping the page in order.
+            for late in scanned.earlier:
+                slot = len(items)
+                while slot > 0 and (
+                    items[slot - 1][1] < late[1] if reverse else items[slot - 1][1] > late[1]
+                ):
+                    slot -= 1
+                items.insert(slot, late)
             items.extend(scanned.items)
-            if scanned.more or exhausted:
-                more = scanned.more
+            if len(items) > wanted:
+                # Only those late items overfill the page: it ends at its limit, the cursor
+                # at its last item; the items cut are after it, for the next page.
+                del items[wanted:]
+                at_last_item = True
+                more = True
+            if more or exhausted:
                 break
         found = [item for item, _ in items]
         if not more:
@@ -343,7 +460,9 @@ class TableClient(_Writes):
                 if the_plan.end is None or end < the_plan.end:
                     the_plan.end = end
 
-        def resolve(records: List[Tuple[bytes, Dict[str, Any]]], needed: int) -> _Scanned:
+        def resolve(
+            records: List[Tuple[bytes, Dict[str, Any]]], needed: int, _: _ScanBounds
+        ) -> _Scanned:
             scanned = _Scanned()
             for sort, attrs in records:
                 scanned.records += 1
@@ -400,7 +519,10 @@ class TableClient(_Writes):
         prefix: its first component is the index group), with the options of
         :meth:`list`: what ``sortpath db index NAME PREFIX`` answers. Keys-only entries are
         checked against their items' headers with one ``BatchGetItem``; projected entries
-        are taken as they are. The first query of an index reads the configuration (one
+        are taken as they are. An item that moved to another key of the index between the
+        two reads is returned at its new key when the query has read that part of the
+        range, and each item at most once per page (docs/DYNAMODB_LAYOUT.md section 7.2); a
+        cursor is a position (section 7.3). The first query of an index reads the configuration (one
         ``GetItem``) to refuse an unknown index or one being built.
         """
         if not isinstance(name, str) or not is_valid_index_name(name):
@@ -429,7 +551,26 @@ class TableClient(_Writes):
             type_bytes = header.item_type.encode("utf-8")
             return version, bytes((2, len(type_bytes))) + type_bytes + value[header.payload_start :]
 
-        def resolve(records: List[Tuple[bytes, Dict[str, Any]]], needed: int) -> _Scanned:
+        # What the call has read so far, shared by its scans (store/list.rs `CallMoves`):
+        # where it started, and the items (their key path encodings) its page holds.
+        call_from: List[_Bound] = []
+        returned: Set[bytes] = set()
+
+        def resolve(
+            records: List[Tuple[bytes, Dict[str, Any]]], needed: int, bounds: _ScanBounds
+        ) -> _Scanned:
+            start, end, batch = bounds
+            if not call_from:
+                call_from.append(end if reverse else start)
+            reading = _Reading(
+                reverse,
+                call_from[0],
+                start,
+                end,
+                records[-1][0] if records else None,
+                len(records) < batch,
+            )
+            moved: List[Tuple[bytes, Item]] = []
             steps: List[Tuple[bytes, Optional[Item]]] = []
             wanted: List[Tuple[int, KeyPath, bytes]] = []
             keys: List[Tuple[bytes, bytes]] = []
@@ -463,12 +604,32 @@ class TableClient(_Writes):
                         header = parse_header(value)
                     except LayoutError as e:
                         raise _foreign(ipk, isk, str(e)) from None
-                    if any(n == name and p == full for n, _, p in header.indexes):
+                    now = next((p for n, _, p in header.indexes if n == name), None)
+                    if now is None:
+                        continue
+                    if now == full:
                         steps[i] = (steps[i][0], _item(base, version, value, ipk, isk))
+                        continue
+                    # The item moved to another key of this index after its entry was read:
+                    # it is given at its new place if that place is in the query and the
+                    # call has read it.
+                    try:
+                        group_now, rest_now = KeyPath.decode(now).split_group()
+                        matches = group_now == group_bytes and the_plan.matches(
+                            KeyPath.decode(rest_now)
+                        )
+                    except KeyPathError:
+                        continue  # a key that does not decode is in no query's range
+                    sort_now = entry_sort_key(rest_now, base.encode())
+                    if matches and reading.covers(sort_now):
+                        moved.append((sort_now, _item(base, version, value, ipk, isk)))
+            earlier, placed = reading.place(steps, moved, returned)
             scanned = _Scanned()
-            scanned.records = len(steps)
-            for sort, item in steps:
-                if len(scanned.items) >= needed:
+            scanned.records = len(records)
+            scanned.earlier = earlier
+            room = needed - len(earlier)
+            for sort, item in placed:
+                if len(scanned.items) >= room:
                     scanned.more = True
                     break
                 if item is None:

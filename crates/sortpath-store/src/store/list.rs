@@ -2,6 +2,7 @@
 //! for index queries), resumable by cursor in either direction.
 
 use sortpath::Order;
+use std::collections::HashSet;
 use std::ops::Bound;
 use std::sync::{Arc, OnceLock};
 
@@ -264,8 +265,22 @@ impl<B: Backend> Store<B> {
         })
     }
 
-    /// Queries index `index`, returning the items undecoded. Only entries whose item still
-    /// has that index key are returned, so a concurrent update never yields a stale match.
+    /// Queries index `index`, returning the items undecoded. An entry is returned as its
+    /// item only where the item, read after the entry, has that index key, so a concurrent
+    /// update never yields a stale match.
+    ///
+    /// An item that moves to another key of the index while the query runs (a writer
+    /// changes its indexed field between the query's read of the entries and its read of
+    /// the items) is returned at its new key when that key is in the query's range and in
+    /// the part of the range the query has read by then (the query may have read that part
+    /// before the move, seeing the item's old entry only); a new key further on is where
+    /// the query's next scan, or the next page, finds it. Each item is returned at most
+    /// once per page, and each page is in index order of the items it returns. So an item
+    /// that exists throughout a one-page query and stays in range is returned exactly once
+    /// if a scan of the query reads an entry of it; a scan that is not one point in time
+    /// (DynamoDB reads a `Query` as it goes, read-committed) can miss an entry that a write
+    /// moves from ahead of the scan to behind it while the scan reads. Across pages, a
+    /// cursor is a position (see [`Query::after`]).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -328,9 +343,16 @@ impl<B: Backend> Store<B> {
             true => query_group.clone(),
             false => index_group(index, &query_group),
         };
-        // Every entry is resolved: which ones still match their items shows only then.
+        // Every entry is resolved: which ones still match their items shows only then. What
+        // the call has read so far is shared by its scans: where it started, and the items
+        // its page holds, so that an item whose entry moved while the call ran is returned
+        // once, at its current place (`Reading`).
         let plan_ref = &plan;
+        let moves = std::sync::Mutex::new(CallMoves::default());
+        let moves_ref = &moves;
         let resolve = |scan: Scan, needed| async move {
+            let limit = scan.limit;
+            let (order, start, end) = (scan.order, scan.start.clone(), scan.end.clone());
             let entries = match kept {
                 true => {
                     let scan = scan.consistency(consistency);
@@ -338,10 +360,33 @@ impl<B: Backend> Store<B> {
                 }
                 false => self.backend.scan(scan).await?,
             };
-            let steps = self
-                .resolve_index(index, query, plan_ref, entries, consistency)
+            let records = entries.len();
+            let reading = {
+                let mut moves = moves_ref.lock().unwrap_or_else(|p| p.into_inner());
+                // The call starts where its first scan does.
+                let from = moves
+                    .from
+                    .get_or_insert_with(|| match order {
+                        Order::Ascending => start.clone(),
+                        Order::Descending => end.clone(),
+                    })
+                    .clone();
+                Reading {
+                    order,
+                    from,
+                    start,
+                    end,
+                    last: entries.last().map(|e| e.sort.clone()),
+                    exhausted: limit.is_none_or(|l| records < l),
+                    returned: std::mem::take(&mut moves.returned),
+                }
+            };
+            let (earlier, steps, returned) = self
+                .resolve_index(index, query, plan_ref, entries, consistency, reading)
                 .await?;
-            Ok::<_, Fault>(Scanned::from_steps(steps, needed))
+            moves_ref.lock().unwrap_or_else(|p| p.into_inner()).returned = returned;
+            let scanned = Scanned::from_steps(earlier, steps, needed, records);
+            Ok::<_, Fault>(scanned)
         };
         // An index item's position is its entry's sort key, kept beside it.
         let position_of = |(sort, _): &(Vec<u8>, RawItem)| Ok::<_, Fault>(sort.clone());
@@ -354,10 +399,21 @@ impl<B: Backend> Store<B> {
         })
     }
 
-    /// Turns index entries into their current base items, each with its entry's sort key
-    /// (skipped where the entry does not match the query or its item no longer has this
-    /// index key). The base items are read with one batch read, checked where the backend
+    /// Turns one scan's index entries into their current base items, each with its sort key
+    /// in the index. The base items are read with one batch read, checked where the backend
     /// reads them: only the type name and payload of a current one are copied.
+    ///
+    /// An entry is the item where the item still has that index key (a projected entry is
+    /// the item). An entry whose item has moved to another key of this index since it was
+    /// read gives the item at its new place when that place is in the query's range and in
+    /// what this call has read ([`Reading::covers`]): the scan read that part of the range
+    /// before the item's batch read, so it may have seen the item's old entry only. A new
+    /// place still ahead is left to the scan that reads it. An item the page already holds,
+    /// or that the steps already give, is not given again.
+    ///
+    /// Returns the items whose place is in an earlier scan of this call (in scan order),
+    /// then one step per entry in scan order (with the moved items at their new places), and
+    /// the items returned so far with those given here.
     async fn resolve_index(
         &self,
         index: &str,
@@ -365,7 +421,8 @@ impl<B: Backend> Store<B> {
         plan: &Plan,
         entries: Vec<Entry>,
         consistency: Consistency,
-    ) -> Result<Vec<Step<(Vec<u8>, RawItem)>>, Fault> {
+        reading: Reading,
+    ) -> Result<IndexSteps, Fault> {
         let mut wanted = Vec::new(); // (position in entries, base path)
         let mut keys = Vec::new(); // the base items' backend keys
         let mut full_paths = Vec::new(); // the index key each base item must still have
@@ -407,40 +464,67 @@ impl<B: Backend> Store<B> {
                 out[i] = Step::Item((std::mem::take(sort), item));
             }
         }
-        if keys.is_empty() {
-            return Ok(out);
-        }
-        let index = index.to_owned();
-        let current = move |slot: usize, version: u64, value: &[u8]| {
-            let mut has_entry = false;
-            let (item_type, payload_start) = Header::frame(value, |name, _, key| {
-                has_entry |= name.bytes == index.as_bytes() && key == full_paths[slot];
-            })?;
-            if !has_entry {
-                return Ok::<_, Fault>(None);
-            }
-            let item_type = item_type.utf8("item type name")?.to_owned();
-            Ok(Some((item_type, version, value[payload_start..].to_vec())))
-        };
-        let found = self
-            .backend
-            .batch_get_map_with(keys, consistency, current)
-            .await?;
-        for ((i, key), got) in wanted.into_iter().zip(found) {
-            let Some(Some((item_type, version, payload))) = got else {
-                continue;
+        let mut moved = Vec::new(); // (new sort key, item) of items whose entry moved
+        if !keys.is_empty() {
+            let index = index.to_owned();
+            let current = move |slot: usize, version: u64, value: &[u8]| {
+                let mut key_now: Option<&[u8]> = None;
+                let (item_type, payload_start) = Header::frame(value, |name, _, key| {
+                    if name.bytes == index.as_bytes() {
+                        key_now = Some(key);
+                    }
+                })?;
+                let Some(key_now) = key_now else {
+                    return Ok::<_, Fault>(None);
+                };
+                // `None` where the entry is still the item's; else the item's key now.
+                let moved_to = (key_now != full_paths[slot]).then(|| key_now.to_vec());
+                let item_type = item_type.utf8("item type name")?.to_owned();
+                let payload = value[payload_start..].to_vec();
+                Ok(Some((moved_to, item_type, version, payload)))
             };
-            if let Step::Skipped(sort) = &mut out[i] {
+            let found = self
+                .backend
+                .batch_get_map_with(keys, consistency, current)
+                .await?;
+            let query_group = query.group.encode();
+            for ((i, key), got) in wanted.into_iter().zip(found) {
+                let Some(Some((moved_to, item_type, version, payload))) = got else {
+                    continue;
+                };
                 let item = RawItem {
                     key,
                     item_type,
                     version,
                     payload,
                 };
-                out[i] = Step::Item((std::mem::take(sort), item));
+                match moved_to {
+                    None => {
+                        if let Step::Skipped(sort) = &mut out[i] {
+                            out[i] = Step::Item((std::mem::take(sort), item));
+                        }
+                    }
+                    Some(key_now) => {
+                        // The item's header is checked where it was written: a key that does
+                        // not decode, or is in another group, is simply not in this range.
+                        let Ok(path_now) = KeyPath::decode(&key_now) else {
+                            continue;
+                        };
+                        let Ok((group_now, rest_now)) = path_now.split_group_paths() else {
+                            continue;
+                        };
+                        if group_now.encode() != query_group || !plan.matches(&rest_now) {
+                            continue;
+                        }
+                        let sort_now = crate::layout::entry_sort_key(&rest_now, &item.key);
+                        if reading.covers(&sort_now) {
+                            moved.push((sort_now, item));
+                        }
+                    }
+                }
             }
         }
-        Ok(out)
+        Ok(reading.place(out, moved))
     }
 
     /// Scans `group` over the plan's range from the cursor on, resolving each scan's
@@ -520,17 +604,30 @@ impl<B: Backend> Store<B> {
             };
             let scanned = resolve(scan, limit - items.len()).await?;
             let exhausted = scanned.records < batch;
-            let more = scanned.more;
+            let mut more = scanned.more;
             if scanned.passed_after_last {
                 position = Some(scanned.passed);
             } else {
                 at_last_item = !scanned.items.is_empty();
+            }
+            // Items now placed in what an earlier scan of this page read (an index entry
+            // that moved behind the scans) go where they are now, keeping the page in order.
+            for late in scanned.earlier {
+                let at = place_of(&items, &late, query.direction, &position_of)?;
+                items.insert(at, late);
             }
             if items.is_empty() {
                 // A one-scan page is the scan's vector.
                 items = scanned.items;
             } else {
                 items.extend(scanned.items);
+            }
+            if items.len() > limit {
+                // Only those late items can overfill the page: it ends at its limit, the
+                // cursor at its last item; the items cut are after it, for the next page.
+                items.truncate(limit);
+                at_last_item = true;
+                more = true;
             }
             if more || exhausted {
                 break more;
@@ -566,9 +663,179 @@ enum Step<I> {
     Skipped(Vec<u8>),
 }
 
+/// Where `late` goes among `items` (in scan order by `position_of`): after every item not
+/// after it. Searched from the end, where a late item mostly goes.
+fn place_of<I>(
+    items: &[I],
+    late: &I,
+    order: Order,
+    position_of: impl Fn(&I) -> Result<Vec<u8>, Fault>,
+) -> Result<usize, Fault> {
+    let at = position_of(late)?;
+    let mut i = items.len();
+    while i > 0 {
+        let p = position_of(&items[i - 1])?;
+        let after = match order {
+            Order::Ascending => p > at,
+            Order::Descending => p < at,
+        };
+        if !after {
+            break;
+        }
+        i -= 1;
+    }
+    Ok(i)
+}
+
+/// What an index query call has read so far, shared by its scans.
+#[derive(Default)]
+struct CallMoves {
+    /// Where the call's first scan started, in scan order (its start bound going forward,
+    /// its end bound in reverse).
+    from: Option<Bound<Vec<u8>>>,
+    /// The key path encodings of the base items the page holds.
+    returned: HashSet<Vec<u8>>,
+}
+
+/// One scan of an index query, as [`Store::resolve_index`] needs it to place an item whose
+/// entry moved while the call ran.
+struct Reading {
+    order: Order,
+    /// Where the call started ([`CallMoves::from`]).
+    from: Bound<Vec<u8>>,
+    /// The scan's bounds.
+    start: Bound<Vec<u8>>,
+    end: Bound<Vec<u8>>,
+    /// The sort key of the last entry the scan read.
+    last: Option<Vec<u8>>,
+    /// Whether the scan read its range to the end (fewer entries than its limit).
+    exhausted: bool,
+    /// The base items the page holds so far.
+    returned: HashSet<Vec<u8>>,
+}
+
+/// [`Store::resolve_index`]'s answer: the items placed in an earlier scan's part of the
+/// range, the scan's steps, and the base items returned so far.
+type IndexSteps = (
+    Vec<(Vec<u8>, RawItem)>,
+    Vec<Step<(Vec<u8>, RawItem)>>,
+    HashSet<Vec<u8>>,
+);
+
+/// Whether `sort` is inside lower bound `b`.
+fn above(b: &Bound<Vec<u8>>, sort: &[u8]) -> bool {
+    match b {
+        Bound::Included(s) => sort >= s.as_slice(),
+        Bound::Excluded(s) => sort > s.as_slice(),
+        Bound::Unbounded => true,
+    }
+}
+
+/// Whether `sort` is inside upper bound `b`.
+fn below(b: &Bound<Vec<u8>>, sort: &[u8]) -> bool {
+    match b {
+        Bound::Included(e) => sort <= e.as_slice(),
+        Bound::Excluded(e) => sort < e.as_slice(),
+        Bound::Unbounded => true,
+    }
+}
+
+impl Reading {
+    /// Whether the call has read the part of the range where `sort` is: after where it
+    /// started, up to the last entry this scan read (to the end of the range if the scan
+    /// read it all). The scans read that part before this scan's batch read of the items.
+    fn covers(&self, sort: &[u8]) -> bool {
+        match self.order {
+            Order::Ascending => {
+                above(&self.from, sort)
+                    && match self.exhausted {
+                        true => below(&self.end, sort),
+                        false => self.last.as_deref().is_some_and(|l| sort <= l),
+                    }
+            }
+            Order::Descending => {
+                below(&self.from, sort)
+                    && match self.exhausted {
+                        true => above(&self.start, sort),
+                        false => self.last.as_deref().is_some_and(|l| sort >= l),
+                    }
+            }
+        }
+    }
+
+    /// Whether `sort` is before this scan's range, in an earlier scan's part.
+    fn before_scan(&self, sort: &[u8]) -> bool {
+        match self.order {
+            Order::Ascending => !above(&self.start, sort),
+            Order::Descending => !below(&self.end, sort),
+        }
+    }
+
+    /// Whether `a` comes before `b` in scan order.
+    fn precedes(&self, a: &[u8], b: &[u8]) -> bool {
+        match self.order {
+            Order::Ascending => a < b,
+            Order::Descending => a > b,
+        }
+    }
+
+    /// The scan's steps (one per entry) with the moved items (each at its new sort key, one
+    /// that [`Reading::covers`]) put in place: those before the scan's range apart, the
+    /// others among the steps in scan order. Each base item is given once in the call: one
+    /// already returned, or given earlier in scan order, is not given again (an entry of it
+    /// becomes a step passed over).
+    fn place(
+        mut self,
+        steps: Vec<Step<(Vec<u8>, RawItem)>>,
+        mut moved: Vec<(Vec<u8>, RawItem)>,
+    ) -> IndexSteps {
+        let mut returned = std::mem::take(&mut self.returned);
+        let order = self.order;
+        moved.sort_by(|(a, _), (b, _)| match order {
+            Order::Ascending => a.cmp(b),
+            Order::Descending => b.cmp(a),
+        });
+        let mut earlier = Vec::new();
+        let mut moved = moved.into_iter().peekable();
+        while let Some((sort, item)) = moved.next_if(|(sort, _)| self.before_scan(sort)) {
+            if returned.insert(item.key.as_bytes().to_vec()) {
+                earlier.push((sort, item));
+            }
+        }
+        let mut out = Vec::with_capacity(steps.len());
+        let mut give = |out: &mut Vec<Step<_>>, sort: Vec<u8>, item: RawItem, entry: bool| {
+            if returned.insert(item.key.as_bytes().to_vec()) {
+                out.push(Step::Item((sort, item)));
+            } else if entry {
+                out.push(Step::Skipped(sort));
+            }
+        };
+        for step in steps {
+            let at = match &step {
+                Step::Item((sort, _)) | Step::Skipped(sort) => sort.clone(),
+            };
+            while let Some((sort, item)) = moved.next_if(|(sort, _)| self.precedes(sort, &at)) {
+                give(&mut out, sort, item, false);
+            }
+            match step {
+                Step::Item((sort, item)) => give(&mut out, sort, item, true),
+                skipped => out.push(skipped),
+            }
+        }
+        for (sort, item) in moved {
+            give(&mut out, sort, item, false);
+        }
+        (earlier, out, returned)
+    }
+}
+
 /// What one scan gave a page: the items it selected (at most as many as the page still
 /// needed), and what the page's cursor and the next scan need of the records it read.
 struct Scanned<I> {
+    /// Items whose place is in the part of the range an earlier scan of the page read (an
+    /// index item whose entry moved there while the page was read), in scan order. They
+    /// count against the page's room before `items`.
+    earlier: Vec<I>,
     /// The items, in scan order.
     items: Vec<I>,
     /// Records read, selected or not.
@@ -584,6 +851,7 @@ struct Scanned<I> {
 impl<I> Scanned<I> {
     fn new(items: Vec<I>) -> Self {
         Scanned {
+            earlier: Vec::new(),
             items,
             records: 0,
             more: false,
@@ -605,11 +873,14 @@ impl<I> Scanned<I> {
         self.passed_after_last = true;
     }
 
-    /// The steps of a scan, taken up to `room` items: a step after the page is full shows
-    /// that there is more.
-    fn from_steps(steps: Vec<Step<I>>, room: usize) -> Self {
+    /// The steps of a scan of `records` records, taken up to `room` items with `earlier`
+    /// counted first: a step after the page is full shows that there is more. (`earlier`
+    /// is kept whole: the page cuts itself at its limit, [`Store::paged`].)
+    fn from_steps(earlier: Vec<I>, steps: Vec<Step<I>>, room: usize, records: usize) -> Self {
         let mut scanned = Scanned::new(Vec::new());
-        scanned.records = steps.len();
+        scanned.records = records;
+        let room = room.saturating_sub(earlier.len());
+        scanned.earlier = earlier;
         for step in steps {
             match step {
                 Step::Item(item) if scanned.items.len() < room => scanned.select(item),
