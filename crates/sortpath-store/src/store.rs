@@ -14,6 +14,7 @@ use crate::Limits;
 mod build;
 #[cfg(feature = "redb")]
 mod builder;
+mod config;
 mod list;
 mod state;
 pub(crate) mod write;
