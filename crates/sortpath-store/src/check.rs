@@ -11,7 +11,7 @@ use sortpath::KeyPath;
 use crate::backend::{Backend, BackendError, Key, MaintainedKeys, Record, Scan};
 use crate::envelope::Envelope;
 use crate::layout::{split_entry, ENTRY_FORMAT, RESERVED_GROUP, TAG_GROUP_COUNTER, TAG_INDEX};
-use crate::store::write::entry_key;
+use crate::store::encode::entry_key;
 
 /// Reads every record of `groups` (whole-group scans) into one map.
 ///

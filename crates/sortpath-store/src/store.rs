@@ -14,7 +14,9 @@ use crate::Limits;
 mod build;
 #[cfg(feature = "redb")]
 mod builder;
+pub(crate) mod commit;
 mod config;
+pub(crate) mod encode;
 mod list;
 mod state;
 pub(crate) mod write;

@@ -8,7 +8,7 @@ use super::drive;
 use crate::backend::redb::RedbBackend;
 use crate::{CommitError, GetError, Item, RawItem, Versioned, WriteError};
 
-/// An optimistic transaction of a blocking [`Store`], as [`crate::Transaction`]: reads are
+/// An optimistic transaction of a blocking [`Store`](super::Store), as [`crate::Transaction`]: reads are
 /// remembered with their versions, writes buffered until [`Transaction::commit`], which
 /// fails with [`CommitError::Conflict`] (writing nothing) if anything read changed.
 ///
