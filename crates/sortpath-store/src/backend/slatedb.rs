@@ -43,6 +43,13 @@
 //! write reached its log; the next opener then has it), so its outcome is unknown, as for a
 //! lost answer: read before writing again. Readers ([`SlateDbBackend::open_read_only`]) do
 //! not fence, and any number of them may read while a writer writes.
+//!
+//! # Damage
+//! SlateDB reads its files in ranges its index gives. A file shorter than such a range was
+//! cut short: the read fails at once, with no retries, naming the file and its length ("the
+//! store file DIR/compacted/ID.sst is N bytes, shorter than its index says ... damaged").
+//! Other failed object store requests are retried [`SlateDbOptions::object_store_retries`]
+//! times, by writers and readers alike.
 
 use sortpath::Order;
 use std::ops::Bound;
@@ -501,6 +508,20 @@ struct Place {
     store: Arc<dyn ObjectStore>,
     path: object_store::path::Path,
     location: String,
+    /// What an object's path is shown after in errors (the directory, or the URL up to its
+    /// path).
+    root: String,
+}
+
+impl Place {
+    /// The object store SlateDB is given: this one, with a file cut short named and not
+    /// retried ([`checked::CheckedStore`]).
+    fn checked_store(&self) -> Arc<dyn ObjectStore> {
+        Arc::new(checked::CheckedStore::new(
+            self.store.clone(),
+            self.root.clone(),
+        ))
+    }
 }
 
 /// A local directory (created if missing) or an object store URL.
@@ -535,6 +556,7 @@ fn place(location: &str, create: bool) -> Result<Place, OpenError> {
             store: Arc::new(store),
             path: object_store::path::Path::default(),
             location: location.to_owned(),
+            root: dir.display().to_string(),
         });
     }
     let url = url::Url::parse(location).map_err(|e| bad(e.to_string()))?;
@@ -545,6 +567,7 @@ fn place(location: &str, create: bool) -> Result<Place, OpenError> {
         store: Arc::from(store),
         path,
         location: location.to_owned(),
+        root: format!("{}://{}", url.scheme(), url.host_str().unwrap_or_default()),
     })
 }
 
@@ -626,6 +649,7 @@ impl SlateDbBackend {
             store,
             path: object_store::path::Path::from(path),
             location: format!("{path} (in the given object store)"),
+            root: String::new(),
         };
         Self::open_writer(place, options).await
     }
@@ -678,7 +702,7 @@ impl SlateDbBackend {
             object_store_max_retries: Some(DEFAULT_OBJECT_STORE_RETRIES),
             ..slatedb::config::DbReaderOptions::default()
         };
-        let reader = DbReader::builder(place.path.clone(), place.store.clone())
+        let reader = DbReader::builder(place.path.clone(), place.checked_store())
             .with_reader_mode(DbReaderMode::FollowLatest)
             .with_options(options)
             .build()
@@ -694,7 +718,7 @@ impl SlateDbBackend {
     }
 
     async fn open_writer(place: Place, options: SlateDbOptions) -> Result<Self, OpenError> {
-        let db = Db::builder(place.path.clone(), place.store.clone())
+        let db = Db::builder(place.path.clone(), place.checked_store())
             .with_settings(options.settings())
             .build()
             .await
@@ -1135,5 +1159,6 @@ impl Backend for SlateDbBackend {
     }
 }
 
+mod checked;
 #[cfg(test)]
 mod tests;
