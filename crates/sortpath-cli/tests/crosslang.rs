@@ -1501,8 +1501,14 @@ async fn a_table_that_lost_its_configuration_is_not_given_a_new_one_by_a_client(
 
     let table = new_table("crosslost", &[]).await;
     for (key, value) in [
-        ("/board-1/ticket-1", json!({"board": 1, "owner": 3, "updated": 10})),
-        ("/board-1/ticket-2", json!({"board": 1, "owner": 4, "updated": 20})),
+        (
+            "/board-1/ticket-1",
+            json!({"board": 1, "owner": 3, "updated": 10}),
+        ),
+        (
+            "/board-1/ticket-2",
+            json!({"board": 1, "owner": 4, "updated": 20}),
+        ),
         ("/board-2/note-1", json!({"text": "x"})),
     ] {
         ok(&table.cli(&["put", key, &value.to_string()]));
@@ -1518,7 +1524,9 @@ async fn a_table_that_lost_its_configuration_is_not_given_a_new_one_by_a_client(
         .unwrap();
     let before = raw_table(&backend).await;
     assert!(
-        before.iter().any(|(g, _)| g.first().is_some_and(|b| *b >= 1)),
+        before
+            .iter()
+            .any(|(g, _)| g.first().is_some_and(|b| *b >= 1)),
         "the table holds items"
     );
     let mut clients = tokio::task::block_in_place(|| start_clients(&table));
@@ -1554,7 +1562,11 @@ async fn a_table_that_lost_its_configuration_is_not_given_a_new_one_by_a_client(
             }
         }
     });
-    assert_eq!(raw_table(&backend).await, before, "a refused write changed the table");
+    assert_eq!(
+        raw_table(&backend).await,
+        before,
+        "a refused write changed the table"
+    );
 
     let take_over = json!({"op": "create_config_over_items"});
     tokio::task::block_in_place(|| {
