@@ -25,6 +25,7 @@ from sortpath.dynamodb import (
     ItemNotFound,
     Page,
     TableClient,
+    UnrecordedConfig,
 )
 
 
@@ -158,6 +159,8 @@ def serve(client: TableClient, request: Dict[str, Any]) -> Any:
         if not isinstance(name, str):
             raise InvalidRequest("index: name must be a string")
         return page_json(client.query_index(name, text(request, "prefix"), **options(request)))
+    if op == "create_config_over_items":
+        return {"created": client.create_config_over_items()}
     raise InvalidRequest(f"unknown op {op!r}")
 
 
@@ -171,6 +174,8 @@ def kind_of(error: BaseException) -> str:
         return "invalid"
     if isinstance(error, ForeignRecord):
         return "foreign"
+    if isinstance(error, UnrecordedConfig):
+        return "unrecorded"
     return "other"
 
 

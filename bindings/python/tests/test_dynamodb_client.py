@@ -24,6 +24,7 @@ from sortpath.dynamodb import (
     ItemNotFound,
     Page,
     TableClient,
+    UnrecordedConfig,
     Unsupported,
 )
 
@@ -350,16 +351,38 @@ def test_a_table_without_configuration_gets_one_as_the_rust_store_gives_it() -> 
     stub.requests.clear()
     client.put("/board-1/ticket-2", {"board": 1})
     assert stub.operations() == ["BatchGetItem", "PutItem"]
-    # A table that held items before it had a configuration: which types it holds is
-    # unknown, so no record is written.
+    # A table that holds items but no configuration record (lost, or an earlier release
+    # wrote none): a write is refused, writing nothing (the Rust store's
+    # ConfigError::Unrecorded); the explicit take-over records a configuration whose types
+    # are unknown, and writes then go through.
     stub, client = make(None)
     client.put("/board-1/ticket-1", {"board": 1})
     del stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]
     stub.page_size = 1
+    before = dict(stub.records)
     client = TableClient(stub, "t")
+    stub.requests.clear()
+    with pytest.raises(UnrecordedConfig, match="holds items but no configuration record") as e:
+        client.put("/board-1/note-1", {"x": 1})
+    assert "/board-1/note-1" in str(e.value) and "create_config_over_items" in str(e.value)
+    assert stub.records == before
+    assert "PutItem" not in stub.operations() and "TransactWriteItems" not in stub.operations()
+    with pytest.raises(UnrecordedConfig):
+        client.update("/board-1/ticket-1", lambda v: v)
+    assert stub.records == before
+    assert client.create_config_over_items() is True
+    record = stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]
+    assert record["val"]["B"] == b'{"format":1,"indexes":[]}'
+    assert client.create_config_over_items() is False
     client.put("/board-1/note-1", {"x": 1})
-    assert (layout.CONFIG_PK, layout.CONFIG_SK) not in stub.records
-    assert stub.operations()[-2:] == ["BatchGetItem", "PutItem"]
+    assert stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)] == record
+    # On a table without items, the take-over is the first write's record.
+    stub, client = make(None)
+    assert client.create_config_over_items(group_versions=True) is True
+    record = stub.records[(layout.CONFIG_PK, layout.CONFIG_SK)]
+    assert record["val"]["B"] == b'{"format":1,"indexes":[],"group_versions":true,"types":[]}'
+    with pytest.raises(InvalidRequest, match="group_versions"):
+        client.create_config_over_items(group_versions=1)  # type: ignore[arg-type]
 
 
 def test_unsupported_stores_are_refused() -> None:

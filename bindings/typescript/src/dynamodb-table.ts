@@ -431,6 +431,17 @@ function sdkError(op: string, e: unknown): TableError {
   return new TableError("other", `${op}: ${name}: ${message}`, { cause: e });
 }
 
+/**
+ * The refusal of a write to a table that holds items but no configuration record (the Rust
+ * store's `ConfigError::Unrecorded`, with its message): what, where, and how to recover.
+ */
+function unrecordedError(table: string, path: KeyPath): TableError {
+  return new TableError(
+    "unrecorded",
+    `${path}: table ${JSON.stringify(table)}: store configuration: the store holds items but no configuration record, so nothing was written: its record may have been lost to damage, and writing a new one would drop the indexes and settings it declared. If the record was lost, restore the table from a backup or an export (or take its items over as below, export them, and import them into a new store created with its indexes); if an earlier release wrote the table without a record, record a configuration for its items explicitly with DynamoDbTable.createConfigOverItems (\`sortpath db --dynamodb TABLE init --over-items\`)`,
+  );
+}
+
 function pause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.min(attempt + 1, 5) * Math.random()));
 }
@@ -1602,9 +1613,10 @@ export class DynamoDbTable {
       pk: concat(Uint8Array.of(0x00, 0x01), rkey.pk),
       sk: Uint8Array.of(0x00),
     };
-    // Without a configuration record seen yet, whether the table holds items decides what the
-    // record would say about types (as the Rust store's first write to such a table).
-    const holdsItems =
+    // Without a configuration record seen yet, whether the table holds items: a write to a
+    // table without items creates the record (as the Rust store's first write does); one to a
+    // table that holds items but no record is refused (the record may have been lost).
+    let holdsItems =
       withConfig && this.#config === undefined ? await this.#holdsItems() : undefined;
     for (let attempt = 0; ; attempt++) {
       const counted = this.#groupVersions === true;
@@ -1616,10 +1628,13 @@ export class DynamoDbTable {
       if (withConfig) {
         const c = got.get(keyId(CONFIG_KEY));
         if (c === undefined) {
+          // No record: on an empty table the write creates it, listing the type. Items
+          // without a record are refused, writing nothing: the record may have been lost to
+          // damage, and a new one would drop the indexes it declared.
+          holdsItems ??= await this.#holdsItems();
+          if (holdsItems) throw unrecordedError(this.tableName, path);
           config = absentConfig();
-          // An empty table: the record is created listing the type; else which types the
-          // table holds is unknown, and no record is written.
-          if (holdsItems === false) config.types = [];
+          config.types = [];
         } else {
           config = parseConfig(c.value);
           configVersion = c.version;
@@ -1674,7 +1689,73 @@ export class DynamoDbTable {
     }
   }
 
-  /** Whether the table holds any item (a `Scan` of partition keys until one of an item group). */
+  /**
+   * Records a configuration if the table has none, also over items written without one, as the
+   * Rust store's `Store::create_config_over_items` (`sortpath db --dynamodb TABLE init
+   * --over-items`); `false`, changing nothing, if the table has a record. A write to a table
+   * that holds items but no record fails as `unrecorded` instead: the record may have been lost
+   * to damage, and a new one would drop the indexes it declared. This is the explicit take-over
+   * of a table an earlier release wrote without a record (and the first step of recovering one
+   * whose record was lost: take its items over, export them, import them into a new store
+   * created with its indexes).
+   *
+   * Over items the record declares no index and no root place (nothing would give the items
+   * there their entries or places) and lists no `types` (unknown: an index declared later is
+   * built before it answers); on a table without items it is the record the first write would
+   * create, listing the types written. `groupVersions`: the store keeps a version counter per
+   * group. One consistent `Scan` (until an item), then one conditional `PutItem`.
+   *
+   * ```ts
+   * try {
+   *   await table.put("/board-1/ticket-7", { title: "Fix" });
+   * } catch (e) {
+   *   if (e instanceof TableError && e.kind === "unrecorded") {
+   *     // An earlier release's table (not one whose record was lost): take its items over.
+   *     await table.createConfigOverItems(); // true
+   *   }
+   * }
+   * ```
+   */
+  async createConfigOverItems(options: { groupVersions?: boolean } = {}): Promise<boolean> {
+    if (typeof options !== "object" || options === null) {
+      throw new TableError("invalid", "createConfigOverItems: options must be an object");
+    }
+    const groupVersions = options.groupVersions ?? false;
+    if (typeof groupVersions !== "boolean") {
+      throw new TableError(
+        "invalid",
+        `createConfigOverItems: groupVersions must be true or false, found ${String(groupVersions)}`,
+      );
+    }
+    const config = absentConfig();
+    config.groupVersions = groupVersions;
+    if (!(await this.#holdsItems())) config.types = [];
+    const member: Member = {
+      op: "Put",
+      item: {
+        pk: b(CONFIG_KEY.pk),
+        sk: b(CONFIG_KEY.sk),
+        val: b(configJson(config)),
+        ver: n(1n),
+      },
+      condition: { notExists: true },
+    };
+    try {
+      await this.#send([member]);
+    } catch (e) {
+      if (!isConditionFailure(e)) throw sdkError("PutItem", e);
+      await this.loadConfig();
+      return false;
+    }
+    this.#config = { config, version: 1n };
+    this.#groupVersions = groupVersions;
+    return true;
+  }
+
+  /**
+   * Whether the table holds any item: a consistent `Scan` of partition keys, page after page
+   * until a page has one of an item group (docs/DYNAMODB_LAYOUT.md section 2.4).
+   */
   async #holdsItems(): Promise<boolean> {
     let start: Attrs | undefined;
     for (;;) {

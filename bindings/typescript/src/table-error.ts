@@ -13,6 +13,11 @@
  * - `unsupported`: a write or read this client does not do (a type indexed by a program, an
  *   index being built, a table whose keys are not `pk` and `sk` of type `B`); nothing was
  *   written;
+ * - `unrecorded`: the table holds items but no configuration record, and a write would have
+ *   given it one (the Rust store's `ConfigError::Unrecorded`): its record may have been lost
+ *   to damage, and a new one would drop the indexes and settings it declared; nothing was
+ *   written. A table an earlier release wrote without a record is taken over explicitly with
+ *   `DynamoDbTable.createConfigOverItems` (`sortpath db --dynamodb TABLE init --over-items`);
  * - `other`: anything else (DynamoDB's own errors, contention).
  */
 export type TableErrorKind =
@@ -21,6 +26,7 @@ export type TableErrorKind =
   | "invalid"
   | "foreign"
   | "unsupported"
+  | "unrecorded"
   | "other";
 
 /**

@@ -360,9 +360,11 @@ async function serve(table: DynamoDbTable, req: Map<Value, Value>): Promise<unkn
         ["cursor", page.cursor ?? null],
       ]);
     }
+    case "create_config_over_items":
+      return new Map<string, unknown>([["created", await table.createConfigOverItems()]]);
     default:
       throw new BadRequest(
-        `unknown op ${JSON.stringify(op)}: expected put, update, delete, get, batch_get, list or index`,
+        `unknown op ${JSON.stringify(op)}: expected put, update, delete, get, batch_get, list, index or create_config_over_items`,
       );
   }
 }

@@ -566,7 +566,9 @@ test("a table without a configuration record: created with the first item if the
     Buffer.from(config.Item.val!.B, "base64").toString(),
     '{"format":1,"indexes":[],"types":["ticket"]}',
   );
-  // A table holding items but no record: no record is written (which types it holds is unknown).
+  // A table holding items but no record (lost, or an earlier release wrote none): a write is
+  // refused, writing nothing (the Rust store's ConfigError::Unrecorded); the explicit
+  // take-over records a configuration whose types are unknown, and writes then go through.
   const other = new StubTable();
   other.put({
     pk: { B: itemKey(p("/a-1")).pk },
@@ -574,11 +576,45 @@ test("a table without a configuration record: created with the first item if the
     ver: { N: "1" },
     val: { B: Uint8Array.of(1, 1, 0x61, 0, 0xc0) },
   });
+  const before = [...other.records.entries()];
   const t2 = new DynamoDbTable(other.client, "sortpath");
   await t2.loadIndexes();
   other.sent.length = 0;
+  const unrecorded = (e: unknown): boolean =>
+    e instanceof TableError &&
+    e.kind === "unrecorded" &&
+    e.message.includes("holds items but no configuration record") &&
+    e.message.includes("createConfigOverItems") &&
+    e.message.includes("/board-1/ticket-7");
+  await assert.rejects(t2.put("/board-1/ticket-7", TICKET), unrecorded);
+  assert.deepEqual(other.operations(), ["GetItem", "Scan", "BatchGetItem"]);
+  assert.deepEqual([...other.records.entries()], before);
+  assert.equal(await t2.createConfigOverItems(), true);
+  const taken = other.records.get(hex(CONFIG_KEY.pk) + "|" + hex(CONFIG_KEY.sk));
+  assert.ok(taken !== undefined, "the take-over writes the record");
+  assert.equal(
+    Buffer.from(taken["val"]!.B as Uint8Array).toString(),
+    '{"format":1,"indexes":[]}',
+  );
+  // Another client recorded one first: its conditional PutItem fails, nothing changes.
+  other.failures.push(
+    Object.assign(new Error("The conditional request failed"), {
+      name: "ConditionalCheckFailedException",
+    }),
+  );
+  assert.equal(await t2.createConfigOverItems(), false);
+  assert.equal(other.records.get(hex(CONFIG_KEY.pk) + "|" + hex(CONFIG_KEY.sk)), taken);
   await t2.put("/board-1/ticket-7", TICKET);
-  assert.deepEqual(other.operations(), ["GetItem", "Scan", "BatchGetItem", "PutItem"]);
+  // On an empty table the take-over is the record the first write would create.
+  const empty = new StubTable();
+  const t3 = new DynamoDbTable(empty.client, "sortpath");
+  assert.equal(await t3.createConfigOverItems({ groupVersions: true }), true);
+  assert.equal(
+    Buffer.from(
+      empty.records.get(hex(CONFIG_KEY.pk) + "|" + hex(CONFIG_KEY.sk))!["val"]!.B as Uint8Array,
+    ).toString(),
+    '{"format":1,"indexes":[],"group_versions":true,"types":[]}',
+  );
 });
 
 test("lists from or up to a placed root item: the root's sort key bounds the Query", async () => {

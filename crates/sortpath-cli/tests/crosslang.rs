@@ -1473,3 +1473,128 @@ async fn index_queries_under_moves_return_every_item_once() {
     let check = ok(&table.cli(&["check"]));
     assert_eq!(check[0]["ok"], true, "{check:?}");
 }
+
+/// Every record of the table: each group's entries, read raw (the configuration record too).
+async fn raw_table(
+    backend: &sortpath_store::backend::dynamodb::DynamoDbBackend,
+) -> Vec<(Vec<u8>, Vec<sortpath_store::backend::Entry>)> {
+    use sortpath_store::backend::{Backend, Scan};
+    let mut out = Vec::new();
+    for group in backend.groups(0).await.unwrap() {
+        let entries = backend.scan(Scan::group(group.clone())).await.unwrap();
+        out.push((group, entries));
+    }
+    out
+}
+
+/// Issue 46 item 8 in the table clients, on DynamoDB Local: a table that holds items (written
+/// with the CLI) but lost its configuration record (a raw DeleteItem) is never given a new one
+/// by a write from the TypeScript or Python client: the put and the update are refused as
+/// `unrecorded`, with the Rust store's message, and the table is left as it was, record for
+/// record (the CLI's put is refused too). The explicit take-over (`createConfigOverItems` /
+/// `create_config_over_items`) records a configuration whose types are unknown, once (the
+/// other client's call finds it and changes nothing); then writes go through.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_table_that_lost_its_configuration_is_not_given_a_new_one_by_a_client() {
+    use sortpath_store::backend::dynamodb::{client, DynamoDbBackend};
+    use sortpath_store::backend::{Backend, Condition, Write};
+
+    let table = new_table("crosslost", &[]).await;
+    for (key, value) in [
+        (
+            "/board-1/ticket-1",
+            json!({"board": 1, "owner": 3, "updated": 10}),
+        ),
+        (
+            "/board-1/ticket-2",
+            json!({"board": 1, "owner": 4, "updated": 20}),
+        ),
+        ("/board-2/note-1", json!({"text": "x"})),
+    ] {
+        ok(&table.cli(&["put", key, &value.to_string()]));
+    }
+    let sdk = client(Some(&table.endpoint), None).await;
+    let backend = DynamoDbBackend::open(sdk, &table.name).await.unwrap();
+    backend
+        .write(vec![Write::Delete {
+            key: sortpath_store::layout::config_key(),
+            condition: Condition::None,
+        }])
+        .await
+        .unwrap();
+    let before = raw_table(&backend).await;
+    assert!(
+        before
+            .iter()
+            .any(|(g, _)| g.first().is_some_and(|b| *b >= 1)),
+        "the table holds items"
+    );
+    let mut clients = tokio::task::block_in_place(|| start_clients(&table));
+    let refused = |answer: &Answer, lang: Lang, request: &Value| match &answer.result {
+        Err((kind, message)) => {
+            if lang != Lang::Rust {
+                assert_eq!(kind, "unrecorded", "{lang:?}: {request}: {message}");
+            }
+            assert!(
+                message.contains("holds items but no configuration record"),
+                "{lang:?}: {request}: {message}"
+            );
+            assert!(
+                message.contains("over-items") || message.contains("over_items"),
+                "{lang:?}: {request}: the message says how to take the items over: {message}"
+            );
+        }
+        Ok(v) => panic!("{lang:?}: {request} was not refused: {v}"),
+    };
+    let writes = [
+        json!({"op": "put", "key": "/board-3/ticket-9", "value": {"board": 3, "owner": 1, "updated": 1}}),
+        json!({"op": "put", "key": "/board-1/ticket-1", "value": {"board": 1, "owner": 5, "updated": 11}}),
+        json!({"op": "update", "key": "/board-1/ticket-2", "set": {"updated": 21}}),
+    ];
+    tokio::task::block_in_place(|| {
+        for lang in [Lang::Ts, Lang::Py, Lang::Rust] {
+            for request in &writes {
+                if lang == Lang::Rust && request["op"] == "update" {
+                    continue; // the CLI's update is a get, which finds no store
+                }
+                let answer = clients.call(lang, request);
+                refused(&answer, lang, request);
+            }
+        }
+    });
+    assert_eq!(
+        raw_table(&backend).await,
+        before,
+        "a refused write changed the table"
+    );
+
+    let take_over = json!({"op": "create_config_over_items"});
+    tokio::task::block_in_place(|| {
+        let created = clients.call(Lang::Ts, &take_over);
+        assert_eq!(created.ok("typescript", &take_over)["created"], true);
+        let again = clients.call(Lang::Py, &take_over);
+        assert_eq!(again.ok("python", &take_over)["created"], false);
+    });
+    let record = backend
+        .get(sortpath_store::layout::config_key())
+        .await
+        .unwrap()
+        .expect("the take-over records a configuration");
+    assert_eq!(
+        String::from_utf8(record.value).unwrap(),
+        r#"{"format":1,"indexes":[]}"#
+    );
+    tokio::task::block_in_place(|| {
+        for (lang, request) in [(Lang::Py, &writes[0]), (Lang::Ts, &writes[2])] {
+            clients
+                .call(lang, request)
+                .ok(&format!("{lang:?}"), request);
+        }
+        let get = json!({"op": "get", "key": "/board-3/ticket-9"});
+        for lang in LANGS {
+            let answer = clients.call(lang, &get);
+            let item = answer.ok(&format!("{lang:?}"), &get);
+            assert_eq!(item["value"]["owner"], 1, "{lang:?}: {item}");
+        }
+    });
+}

@@ -1,10 +1,12 @@
 //! A store that holds items but lost its configuration record (issue #46 item 8: a SlateDB
 //! log file emptied by damage held it) is never given a fresh configuration by a write:
 //! that would drop the indexes it declared. Only the explicit take-over
-//! (`Store::create_config_over_items`) records one. On redb and SlateDB here; DynamoDB
-//! Local in `tests/dynamodb.rs` (`a_table_that_lost_its_configuration_is_not_given_a_new_one`).
+//! (`Store::create_config_over_items`) records one. On redb, SlateDB and DynamoDB Local
+//! (started by the test itself: `tests/dynamodb_server`; with the `dynamodb` feature).
 
 mod common;
+#[cfg(feature = "dynamodb")]
+mod dynamodb_server;
 
 use common::Ticket;
 use sortpath_store::backend::slatedb::SlateDbBackend;
@@ -100,4 +102,16 @@ async fn slatedb_writes_never_record_a_configuration_over_items() {
         .unwrap();
     writes_never_record_a_configuration_over_items(Store::new(backend.clone())).await;
     backend.close().await.unwrap();
+}
+
+#[cfg(feature = "dynamodb")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dynamodb_writes_never_record_a_configuration_over_items() {
+    use sortpath_store::backend::dynamodb::{client, DynamoDbBackend};
+    let server = dynamodb_server::server().await;
+    let table = dynamodb_server::table_name("lostconfig");
+    let backend = DynamoDbBackend::create_table(client(Some(&server.endpoint), None).await, &table)
+        .await
+        .unwrap_or_else(|e| panic!("create table {table} on {}: {e}", server.kind));
+    writes_never_record_a_configuration_over_items(Store::new(backend)).await;
 }

@@ -16,6 +16,7 @@ __all__ = [
     "InvalidRequest",
     "ForeignRecord",
     "Unsupported",
+    "UnrecordedConfig",
     "DynamoDbError",
     "Page",
     "KeptIndex",
@@ -56,6 +57,39 @@ class ForeignRecord(TableError):
 class Unsupported(TableError):
     """A write this client does not make (an item type with a ``"program"`` index, an
     index being built); nothing was written."""
+
+
+class UnrecordedConfig(TableError):
+    """The table holds items but no configuration record, and a write would have given it
+    one (the Rust store's ``ConfigError::Unrecorded``): its record may have been lost to
+    damage, and a new one would drop the indexes and settings it declared. Nothing was
+    written. A table an earlier release wrote without a record is taken over explicitly
+    with :meth:`TableClient.create_config_over_items
+    <sortpath.dynamodb.TableClient.create_config_over_items>` (``sortpath db --dynamodb
+    TABLE init --over-items``). ``table`` names the table, ``where`` the key path written.
+
+    >>> e = UnrecordedConfig("t", "/board-1/ticket-1")
+    >>> "holds items but no configuration record" in str(e), e.table
+    (True, 't')
+    """
+
+    def __init__(self, table: str, where: str) -> None:
+        super().__init__(
+            f"{where}: table {table!r}: store configuration: the store holds items but no "
+            "configuration record, so nothing was written: its record may have been lost to "
+            "damage, and writing a new one would drop the indexes and settings it declared. "
+            "If the record was lost, restore the table from a backup or an export (or take "
+            "its items over as below, export them, and import them into a new store created "
+            "with its indexes); if an earlier release wrote the table without a record, "
+            "record a configuration for its items explicitly with "
+            "TableClient.create_config_over_items (`sortpath db --dynamodb TABLE init "
+            "--over-items`)"
+        )
+        self.table = table
+        self.where = where
+
+    def __reduce__(self) -> Any:
+        return (UnrecordedConfig, (self.table, self.where))
 
 
 class DynamoDbError(TableError):

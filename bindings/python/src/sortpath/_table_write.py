@@ -37,6 +37,7 @@ from ._table_types import (
     InvalidRequest,
     ForeignRecord,
     Unsupported,
+    UnrecordedConfig,
     DynamoDbError,
 )
 from ._records import (
@@ -309,7 +310,8 @@ class _Writes(_TableBase):
             # configuration it reads.
             self._encode(path, item_type, value, payload, self._config)
         # Whether the table held items when it had no configuration record (a Scan tells,
-        # once, when a write finds no record).
+        # once, when a write finds no record): then the write is refused, as the Rust
+        # store's (its record may have been lost; see :meth:`create_config_over_items`).
         roots_unknown = self._config is None
         unrecorded_items = self._holds_items() if self._config is None else None
         for attempt in range(_MAX_ATTEMPTS):
@@ -322,12 +324,15 @@ class _Writes(_TableBase):
             old, config_record = got[-2:]
             cfg_version: Optional[int] = None
             if config_record is None:
-                # No configuration record: the Rust store's defaults; the write creates the
-                # record listing the type if the table held no item before (then every type
-                # it holds is known), as the Rust store's first write does.
+                # No configuration record: on a table without items the write creates it,
+                # listing the type, as the Rust store's first write does. A table that holds
+                # items but no record is refused, writing nothing: the record may have been
+                # lost, and a new one would drop the indexes it declared.
                 if unrecorded_items is None:
                     unrecorded_items = self._holds_items()
-                config = Config([], types=None if unrecorded_items else [])
+                if unrecorded_items:
+                    raise UnrecordedConfig(self._table, str(path))
+                config = Config([], types=[])
             else:
                 cfg_version, cfg_value = self._record(config_record, CONFIG_PK, CONFIG_SK)
                 try:
@@ -419,10 +424,10 @@ class _Writes(_TableBase):
 
     def _holds_items(self) -> bool:
         """Whether the table holds an item (a record whose ``pk`` does not start ``00``):
-        one consistent ``Scan`` of the ``pk`` attribute, all pages, as the Rust store's
-        ``holds_items``."""
+        a consistent ``Scan`` of the ``pk`` attribute, page after page until a page has
+        one (docs/DYNAMODB_LAYOUT.md section 2.4: the Rust store reads every page, with the
+        same answer; an empty table is one request)."""
         exclusive: Optional[Dict[str, Any]] = None
-        found = False
         while True:
             request: Dict[str, Any] = {
                 "TableName": self._table,
@@ -435,10 +440,61 @@ class _Writes(_TableBase):
             for attrs in out.get("Items", []):
                 group = attrs.get("pk", {}).get("B") if isinstance(attrs.get("pk"), dict) else None
                 if group and group[0] >= 1:
-                    found = True
+                    return True
             exclusive = out.get("LastEvaluatedKey")
             if not exclusive:
-                return found
+                return False
+
+    def create_config_over_items(self, *, group_versions: bool = False) -> bool:
+        """Records a configuration if the table has none, also over items written without
+        one, as the Rust store's ``Store::create_config_over_items`` (``sortpath db
+        --dynamodb TABLE init --over-items``); ``False``, changing nothing, if the table has
+        a record. A write to a table that holds items but no record raises
+        :class:`UnrecordedConfig` instead: the record may have been lost to damage, and a
+        new one would drop the indexes it declared. This is the explicit take-over of a
+        table an earlier release wrote without a record (and the first step of recovering
+        one whose record was lost: take its items over, export them, import them into a new
+        store created with its indexes).
+
+        Over items the record declares no index and no root place (nothing would give the
+        items there their entries or places) and lists no ``types`` (unknown: an index
+        declared later is built before it answers); on a table without items it is the
+        record the first write would create, listing the types written. ``group_versions``:
+        the store keeps a version counter per group. One consistent ``Scan`` (until an
+        item), then one conditional ``PutItem``.
+
+        >>> from sortpath.dynamodb import TableClient
+        >>> class Table:  # a table holding one item and no configuration record
+        ...     def __init__(self):
+        ...         self.put = []
+        ...     def scan(self, **request):
+        ...         return {"Items": [{"pk": {"B": b"items"}}]}
+        ...     def put_item(self, **request):
+        ...         self.put.append(request["Item"]["val"]["B"])
+        ...         return {}
+        >>> table = Table()
+        >>> TableClient(table, "T").create_config_over_items()
+        True
+        >>> table.put
+        [b'{"format":1,"indexes":[]}']
+        """
+        if not isinstance(group_versions, bool):
+            raise InvalidRequest(
+                f"group_versions: expected True or False, found {group_versions!r}"
+            )
+        config = Config([], group_versions, types=None if self._holds_items() else [])
+        record = {
+            "pk": _b(CONFIG_PK),
+            "sk": _b(CONFIG_SK),
+            "val": _b(config.to_json()),
+            "ver": {"N": "1"},
+        }
+        if not self._send([self._put_member(record, None)]):
+            self._read_config()
+            return False
+        self._config = config
+        self._config_read = True
+        return True
 
     def put(
         self,
