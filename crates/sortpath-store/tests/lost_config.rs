@@ -115,3 +115,77 @@ async fn dynamodb_writes_never_record_a_configuration_over_items() {
         .unwrap_or_else(|e| panic!("create table {table} on {}: {e}", server.kind));
     writes_never_record_a_configuration_over_items(Store::new(backend)).await;
 }
+
+/// A handle that saw the configuration record, then finds it gone (lost to damage while the
+/// process runs), writes no new one: the typed write that would declare its indexes, a raw
+/// write and `create_config` are refused or change nothing, and the store is left as it was.
+async fn a_handle_that_saw_the_record_writes_no_new_one<B: Backend + Clone>(store: Store<B>) {
+    let config = StoreConfig::new(vec![IndexDecl::field("by_n", "note", "n", "/all-0")]);
+    assert!(store.create_config(&config).await.unwrap());
+    let note = |n: u64| serde_json::json!({ "n": n });
+    store
+        .put_raw(
+            &"/note-1".parse().unwrap(),
+            "note",
+            &note(1),
+            vec![],
+            PutMode::Upsert,
+        )
+        .await
+        .unwrap();
+    // This handle now knows the store has a record; the record is then lost.
+    assert!(store.recorded_config().await.unwrap().is_some());
+    store
+        .backend()
+        .write(vec![Write::Delete {
+            key: layout::config_key(),
+            condition: Condition::None,
+        }])
+        .await
+        .unwrap();
+    let ticket = Ticket {
+        owner: 1,
+        id: 1,
+        updated_at: 5,
+        status: None,
+        title: "t".into(),
+    };
+    let refused = store.put(&ticket).await.unwrap_err();
+    assert!(is_unrecorded(&refused), "{refused:?}");
+    let refused = store
+        .put_raw(
+            &"/note-2".parse().unwrap(),
+            "note",
+            &note(2),
+            vec![],
+            PutMode::Upsert,
+        )
+        .await
+        .unwrap_err();
+    assert!(is_unrecorded(&refused), "{refused:?}");
+    assert!(!store.create_config(&StoreConfig::default()).await.unwrap());
+    assert_eq!(store.recorded_config().await.unwrap(), None);
+    for path in ["/user-1/ticket-1", "/note-2"] {
+        assert!(
+            store
+                .get_raw(&path.parse().unwrap())
+                .await
+                .unwrap()
+                .is_none(),
+            "{path} was written"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_memory_handle_that_saw_the_record_writes_no_new_one() {
+    let backend = sortpath_store::backend::memory::MemoryBackend::new();
+    a_handle_that_saw_the_record_writes_no_new_one(Store::new(backend)).await;
+}
+
+#[tokio::test]
+async fn a_redb_handle_that_saw_the_record_writes_no_new_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::create(dir.path()).await.unwrap();
+    a_handle_that_saw_the_record_writes_no_new_one(store).await;
+}

@@ -261,7 +261,8 @@ impl<B: Backend> Store<B> {
         // be sent and its answer lost).
         self.forget_config_read();
         for attempt in 0..MAX_ATTEMPTS {
-            let unrecorded_items = match self.is_configured() {
+            let known_configured = self.is_configured();
+            let unrecorded_items = match known_configured {
                 true => false,
                 false => self.holds_items().await?,
             };
@@ -278,7 +279,9 @@ impl<B: Backend> Store<B> {
                     if !change(&mut config)? {
                         return Ok::<_, WriteError>((Vec::new(), false));
                     }
-                    if record.is_none() && unrecorded_items {
+                    // A record this store saw and now misses was lost: as for items
+                    // without one, a new record would drop what it declared.
+                    if record.is_none() && (unrecorded_items || known_configured) {
                         // Items without a record: it may have been lost, and a new one
                         // would drop what it declared. Only an explicit take-over writes one.
                         return Err(ConfigError::Unrecorded.into());

@@ -163,6 +163,9 @@ pub(super) struct Commit {
     /// Whether the store held items when it had no configuration record (read only if it
     /// has none, before the commit).
     pub(super) unrecorded_items: bool,
+    /// Whether this store had seen its configuration record when it planned the commit: a
+    /// record missing then was lost (the store never removes it).
+    pub(super) known_configured: bool,
     pub(super) writes: Vec<ItemWrite>,
     pub(super) checks: Vec<ReadCheck>,
     /// Per write, what it stores.
@@ -219,6 +222,12 @@ pub(super) fn plan_commit(c: &Commit, got: &[Option<Record>]) -> Result<Planned,
     let mut declared = None;
     let config_found = config.is_some_and(|r| r.is_some());
     if let Some(record) = config {
+        if record.is_none() && c.known_configured {
+            // The record this store saw is gone (damage, or a hand-made delete): a write
+            // now would be checked against no declaration, and one that declares would
+            // record a configuration without the indexes the lost one declared.
+            return Err(ConfigError::Unrecorded.into());
+        }
         let config = match record {
             Some(r) => StoreConfig::from_record(&r.value)?,
             None => StoreConfig::unrecorded(c.unrecorded_items),
@@ -588,6 +597,7 @@ impl<B: Backend> Store<B> {
             group_versions,
             declare,
             unrecorded_items,
+            known_configured: self.is_configured(),
             writes,
             checks,
             encoded,

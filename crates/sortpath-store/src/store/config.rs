@@ -105,6 +105,11 @@ impl<B: Backend> Store<B> {
         over_items: bool,
     ) -> Result<bool, WriteError> {
         config.validate()?;
+        if self.is_configured() {
+            // This store saw its record: it has one (a record lost since is refused by the
+            // writes that read it, never replaced here).
+            return Ok(false);
+        }
         // Items without a record: a record lost to damage, or an earlier release's store.
         // Only an explicit take-over writes one; their types are unknown, so the record says
         // so, and an index declared later for any type is built first.
