@@ -26,7 +26,9 @@ fn open_failure(location: &str, e: OpenError) -> Failure {
         OpenError::Missing(_) => bad(format!(
             "no sortpath store at {location} (create one with `sortpath db --slatedb {location} init`, or put an item)"
         )),
-        OpenError::Engine(_) | OpenError::Io { .. } => Failure::Store(e.to_string()),
+        OpenError::Engine(_) | OpenError::Io { .. } | OpenError::LostWrites { .. } => {
+            Failure::Store(e.to_string())
+        }
         other => bad(other.to_string()),
     }
 }

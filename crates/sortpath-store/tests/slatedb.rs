@@ -429,3 +429,140 @@ async fn placed_root_items_on_object_storage() {
     assert!(all.keys().any(|k| k.sort == [0xFF]));
     second.close().await.unwrap();
 }
+
+/// Every file under `dir` with its length: what an open that writes nothing leaves alone.
+fn files(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::metadata(&path).unwrap().len());
+            }
+        }
+    }
+    out
+}
+
+/// A writer that wrote `n` items and ended without closing (as if killed): its log files
+/// stay above the manifest's replay point.
+fn killed_writer(at: &str, n: u8) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let db = SlateDbBackend::open(at).await.unwrap();
+        for i in 0..n {
+            db.write(vec![put(&[i], 1, Condition::None)]).await.unwrap();
+        }
+        // Never closed: no flush to L0, the replay point stays where it was.
+        std::mem::forget(db);
+    });
+    rt.shutdown_timeout(Duration::from_secs(5));
+}
+
+/// The non-empty log files above the replay point, by ID.
+async fn live_wals(at: &str) -> Vec<(u64, std::path::PathBuf)> {
+    let store =
+        Arc::new(slatedb::object_store::local::LocalFileSystem::new_with_prefix(at).unwrap());
+    let admin =
+        slatedb::admin::Admin::builder(slatedb::object_store::path::Path::default(), store).build();
+    let replay_after = admin
+        .read_manifest(None)
+        .await
+        .unwrap()
+        .unwrap()
+        .replay_after_wal_id();
+    let mut out: Vec<(u64, std::path::PathBuf)> =
+        std::fs::read_dir(std::path::Path::new(at).join("wal"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| std::fs::metadata(p).unwrap().len() > 0)
+            .map(|p| (p.file_stem().unwrap().to_str().unwrap().parse().unwrap(), p))
+            .filter(|(id, _)| *id > replay_after)
+            .collect();
+    out.sort();
+    out
+}
+
+/// Issue #46 item 8: a SlateDB log file above the replay point emptied (cut to 0 bytes)
+/// looks like a writer's fence, and SlateDB replayed it as one: the acknowledged writes it
+/// held were dropped without a word, by readers and by the next writer (which then made
+/// the loss permanent). Every open now refuses the store, naming the file, and writes
+/// nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_emptied_log_file_is_refused_by_every_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = at(&dir);
+    tokio::task::block_in_place(|| {
+        killed_writer(&at, 3);
+        killed_writer(&at, 3);
+    });
+    let live = live_wals(&at).await;
+    assert!(
+        live.len() >= 2,
+        "too few log files above the replay point: {live:?}"
+    );
+    assert!(
+        dir.path()
+            .join("sortpath/sessions")
+            .read_dir()
+            .unwrap()
+            .count()
+            >= 2
+    );
+    // The last writer's last log file (its last acknowledged write) emptied.
+    let (_, emptied) = live.last().unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(emptied)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let before = files(dir.path());
+    let named = emptied.to_str().unwrap();
+    let refused = |what: &str, got: Result<SlateDbBackend, OpenError>| match got {
+        Err(e @ OpenError::LostWrites { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains(named), "{what}: {text} names not {named}");
+            assert!(
+                text.contains("restore the store from a backup or an export"),
+                "{text}"
+            );
+        }
+        Err(e) => panic!("{what}: another error: {e}"),
+        Ok(_) => panic!("{what}: opened a store whose log file {named} was emptied"),
+    };
+    refused("a reader", SlateDbBackend::open_read_only(&at).await);
+    refused("a writer", SlateDbBackend::open(&at).await);
+    refused(
+        "a writer of an existing store",
+        SlateDbBackend::open_existing(&at, SlateDbOptions::default()).await,
+    );
+    assert_eq!(files(dir.path()), before, "a refused open wrote");
+}
+
+/// The same writers, nothing emptied: every open opens, every item is there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_writers_leave_a_store_every_open_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = at(&dir);
+    tokio::task::block_in_place(|| {
+        for _ in 0..4 {
+            killed_writer(&at, 3);
+        }
+    });
+    assert!(!live_wals(&at).await.is_empty());
+    let reader = SlateDbBackend::open_read_only(&at).await.unwrap();
+    for i in 0..3u8 {
+        assert!(reader.get(key(&[i])).await.unwrap().is_some());
+    }
+    let db = SlateDbBackend::open(&at).await.unwrap();
+    db.close().await.unwrap();
+    SlateDbBackend::open_read_only(&at).await.unwrap();
+}

@@ -50,6 +50,13 @@
 //! store file DIR/compacted/ID.sst is N bytes, shorter than its index says ... damaged").
 //! Other failed object store requests are retried [`SlateDbOptions::object_store_retries`]
 //! times, by writers and readers alike.
+//!
+//! SlateDB fences the log at every writer open with an empty log file, and an emptied log
+//! file looks the same. So every writer records its fence in `sortpath/sessions/` (one
+//! small object per open), and every open (reader and writer, before SlateDB reads the
+//! log) checks that the empty log files above the manifest's replay point are no more than
+//! the writers could have written: else [`OpenError::LostWrites`], naming the files,
+//! rather than drop acknowledged writes.
 
 use sortpath::Order;
 use std::ops::Bound;
@@ -457,6 +464,30 @@ pub enum OpenError {
     /// SlateDB failed to open the database.
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// An empty log file above the manifest's replay point is no writer's fence (see the
+    /// module's "Damage"): it held acknowledged writes that SlateDB would drop. Nothing was
+    /// opened or written.
+    ///
+    /// ```
+    /// use sortpath_store::backend::slatedb::OpenError;
+    /// let e = OpenError::LostWrites { location: "db".into(), files: vec!["db/wal/00000000000000000004.sst".into()] };
+    /// assert!(e.to_string().contains("db/wal/00000000000000000004.sst"));
+    /// ```
+    #[error(
+        "SlateDB database {location}: the log file {} is empty but is no writer's fence \
+         (more empty log files than the writers recorded under sortpath/sessions/ and \
+         those that left no record could have written): it held acknowledged writes that \
+         are lost. Nothing was opened or written; restore the store from a backup or an \
+         export",
+        files.join(" or ")
+    )]
+    LostWrites {
+        /// Where the database is.
+        location: String,
+        /// The empty log files that cannot all be fences (at least one of them was
+        /// emptied).
+        files: Vec<String>,
+    },
 }
 
 /// What the backend reads and writes through.
@@ -691,6 +722,7 @@ impl SlateDbBackend {
         if !exists(&place).await? {
             return Err(OpenError::Missing(location.to_owned()));
         }
+        sessions::check(&place).await?;
         let engine = |source| EngineError {
             location: place.location.clone(),
             source,
@@ -718,6 +750,8 @@ impl SlateDbBackend {
     }
 
     async fn open_writer(place: Place, options: SlateDbOptions) -> Result<Self, OpenError> {
+        // Before SlateDB replays the log (and flushes what it read, past a lost file).
+        let seen = sessions::check(&place).await?;
         let db = Db::builder(place.path.clone(), place.checked_store())
             .with_settings(options.settings())
             .build()
@@ -726,6 +760,11 @@ impl SlateDbBackend {
                 location: place.location.clone(),
                 source,
             })?;
+        if let Err(e) = sessions::record(&place, &seen).await {
+            // Closing writes only SlateDB's own state out; the error to report is the record's.
+            let _ = db.close().await;
+            return Err(e);
+        }
         Ok(SlateDbBackend {
             inner: Arc::new(Inner {
                 handle: Handle::Writer(db),
@@ -1160,5 +1199,6 @@ impl Backend for SlateDbBackend {
 }
 
 mod checked;
+mod sessions;
 #[cfg(test)]
 mod tests;
