@@ -8,8 +8,8 @@ use sortpath::KeyPath;
 use crate::backend::{Backend, Key};
 use crate::error::{CommitError, GetError, InvalidKeyError, WriteError};
 use crate::item::{encode_item, Item, RawItem, Versioned};
-use crate::store::commit::{Expect, ItemWrite, NewItem, ReadCheck};
-use crate::store::encode::index_keys;
+use crate::store::commit::ReadCheck;
+use crate::store::encode::{index_keys, Expect, ItemWrite, NewItem};
 use crate::store::{backend_key, Store};
 
 /// An optimistic transaction: reads go to the store and are remembered with their versions;

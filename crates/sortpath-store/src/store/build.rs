@@ -10,8 +10,8 @@
 use std::ops::Bound;
 use std::sync::atomic::Ordering;
 
-use super::commit::{pause, sleep, Expect, ItemWrite, NewItem, MAX_ATTEMPTS};
-use super::encode::index_keys;
+use super::commit::{pause, sleep, MAX_ATTEMPTS};
+use super::encode::{index_keys, Expect, ItemWrite, NewItem};
 use super::Store;
 use crate::backend::{Backend, BackendError, Key, Record, Scan};
 use crate::config::{StoreConfig, TypeIndexes};

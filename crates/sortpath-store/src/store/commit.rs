@@ -9,18 +9,15 @@ use std::time::Duration;
 
 use sortpath::KeyPath;
 
-use super::encode::{
-    check_index_modes, entry_key, projected_entry, projected_indexes, table_kept_indexes, Encoded,
-};
+use super::encode::{check_index_modes, entry_key, projected_entry, Encoded, Expect, ItemWrite};
 use super::Store;
 use crate::backend::{Backend, BackendError, Condition, Key, Record, Write};
 use crate::backoff::Backoff;
 use crate::config::{StoreConfig, TypeIndexes};
 use crate::envelope::{decode_index_path, Header};
 use crate::error::{CommitError, ConfigError, Fault, WriteError};
-use crate::item::Item;
 use crate::layout::RootPlace;
-use crate::layout::{config_key, counter_key, is_valid_index_name, ENTRY_FORMAT, ROOT_FIRST};
+use crate::layout::{config_key, counter_key, ENTRY_FORMAT, ROOT_FIRST};
 
 /// Attempts before a write gives up with [`WriteError::Contention`].
 pub(super) const MAX_ATTEMPTS: u32 = 1000;
@@ -30,91 +27,6 @@ pub(super) const BACKOFF: Backoff = Backoff {
     doublings: 8,
     max: Duration::from_millis(5),
 };
-
-/// What a write requires of the item it replaces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Expect {
-    Any,
-    Absent,
-    Version(u64),
-    /// A transaction read the item at this version (`None`: absent); otherwise a conflict.
-    Read(Option<u64>),
-}
-
-/// A new item value, encoded, with its index keys.
-#[derive(Clone, Debug)]
-pub(crate) struct NewItem {
-    pub item_type: String,
-    pub payload: Vec<u8>,
-    /// `(index name, index key path)` in the order given; the commit rejects a repeated
-    /// name and stores them sorted by name.
-    pub indexes: Vec<(String, KeyPath)>,
-    /// For an item of a Rust type: the declarations its write needs (its type, its program
-    /// indexes).
-    pub program: Option<TypeIndexes>,
-    /// Written as data (`put_raw`), with index keys the caller computed: refused for item
-    /// types whose indexes a program computes (checked in the commit, against the
-    /// configuration it reads).
-    pub raw: bool,
-    /// The version to give it if it is new ([`PutMode::Restore`]).
-    pub restore: Option<u64>,
-    /// The indexes whose entries hold a copy of the item ([`Projection::All`]).
-    pub projected: Vec<&'static str>,
-    /// The indexes the item's type asks the table to keep ([`IndexMode::Table`]).
-    pub table_kept: Vec<&'static str>,
-    /// Whether the write only adds the index entries the stored item lacks (an index
-    /// build, [`Store::build_indexes`]): the item keeps its version and its value.
-    pub rebuild: bool,
-}
-
-impl NewItem {
-    /// An item of the Rust type `T`, encoded as `payload`, with its index keys.
-    pub(crate) fn typed<T: Item>(payload: Vec<u8>, indexes: Vec<(String, KeyPath)>) -> NewItem {
-        NewItem {
-            item_type: T::TYPE.to_owned(),
-            payload,
-            indexes,
-            program: Some(TypeIndexes::of::<T>()),
-            raw: false,
-            restore: None,
-            projected: projected_indexes::<T>(),
-            table_kept: table_kept_indexes::<T>(),
-            rebuild: false,
-        }
-    }
-
-    /// An item given as data ([`Store::put_raw`], [`Store::put_raw_item`]): its type, its
-    /// encoded value and its index keys, whose names are checked.
-    pub(super) fn raw(
-        item_type: &str,
-        payload: Vec<u8>,
-        indexes: Vec<(String, KeyPath)>,
-    ) -> Result<NewItem, WriteError> {
-        if let Some((name, _)) = indexes.iter().find(|(name, _)| !is_valid_index_name(name)) {
-            return Err(WriteError::InvalidIndexName { name: name.clone() });
-        }
-        Ok(NewItem {
-            item_type: item_type.to_owned(),
-            payload,
-            indexes,
-            program: None,
-            raw: true,
-            restore: None,
-            projected: Vec::new(),
-            table_kept: Vec::new(),
-            rebuild: false,
-        })
-    }
-}
-
-/// One item write of a commit: `new: None` deletes.
-#[derive(Clone, Debug)]
-pub(crate) struct ItemWrite {
-    pub path: KeyPath,
-    pub key: Key,
-    pub new: Option<NewItem>,
-    pub expect: Expect,
-}
 
 /// A transaction's read of an item it does not write: fails the commit if it changed.
 #[derive(Clone, Debug)]

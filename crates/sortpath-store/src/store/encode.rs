@@ -1,16 +1,102 @@
-//! Encoding a write: an item's envelope, its index entries and the parts a backend keeps,
-//! checked against the limits.
+//! A write as the store describes it ([`ItemWrite`]: the item, what it expects of the one it
+//! replaces) and its encoding: the envelope, the index entries and the parts a backend
+//! keeps, checked against the limits. The commit engine (`commit.rs`) takes these.
 
 use sortpath::KeyPath;
 
-use super::commit::{ItemWrite, NewItem};
 use super::Store;
 use crate::backend::{Backend, IndexKeyParts, ItemParts, Key};
+use crate::config::TypeIndexes;
 use crate::envelope::encode_header_into;
 use crate::error::{ConfigError, InvalidKeyError, WriteError};
 use crate::item::{IndexMode, Item, Projection};
 use crate::layout::{counter_group_len, entry_sort_key, index_group, is_valid_index_name};
 use crate::value_check;
+
+/// What a write requires of the item it replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Expect {
+    Any,
+    Absent,
+    Version(u64),
+    /// A transaction read the item at this version (`None`: absent); otherwise a conflict.
+    Read(Option<u64>),
+}
+
+/// A new item value, encoded, with its index keys.
+#[derive(Clone, Debug)]
+pub(crate) struct NewItem {
+    pub item_type: String,
+    pub payload: Vec<u8>,
+    /// `(index name, index key path)` in the order given; the commit rejects a repeated
+    /// name and stores them sorted by name.
+    pub indexes: Vec<(String, KeyPath)>,
+    /// For an item of a Rust type: the declarations its write needs (its type, its program
+    /// indexes).
+    pub program: Option<TypeIndexes>,
+    /// Written as data (`put_raw`), with index keys the caller computed: refused for item
+    /// types whose indexes a program computes (checked in the commit, against the
+    /// configuration it reads).
+    pub raw: bool,
+    /// The version to give it if it is new ([`PutMode::Restore`]).
+    pub restore: Option<u64>,
+    /// The indexes whose entries hold a copy of the item ([`Projection::All`]).
+    pub projected: Vec<&'static str>,
+    /// The indexes the item's type asks the table to keep ([`IndexMode::Table`]).
+    pub table_kept: Vec<&'static str>,
+    /// Whether the write only adds the index entries the stored item lacks (an index
+    /// build, [`Store::build_indexes`]): the item keeps its version and its value.
+    pub rebuild: bool,
+}
+
+impl NewItem {
+    /// An item of the Rust type `T`, encoded as `payload`, with its index keys.
+    pub(crate) fn typed<T: Item>(payload: Vec<u8>, indexes: Vec<(String, KeyPath)>) -> NewItem {
+        NewItem {
+            item_type: T::TYPE.to_owned(),
+            payload,
+            indexes,
+            program: Some(TypeIndexes::of::<T>()),
+            raw: false,
+            restore: None,
+            projected: projected_indexes::<T>(),
+            table_kept: table_kept_indexes::<T>(),
+            rebuild: false,
+        }
+    }
+
+    /// An item given as data ([`Store::put_raw`], [`Store::put_raw_item`]): its type, its
+    /// encoded value and its index keys, whose names are checked.
+    pub(super) fn raw(
+        item_type: &str,
+        payload: Vec<u8>,
+        indexes: Vec<(String, KeyPath)>,
+    ) -> Result<NewItem, WriteError> {
+        if let Some((name, _)) = indexes.iter().find(|(name, _)| !is_valid_index_name(name)) {
+            return Err(WriteError::InvalidIndexName { name: name.clone() });
+        }
+        Ok(NewItem {
+            item_type: item_type.to_owned(),
+            payload,
+            indexes,
+            program: None,
+            raw: true,
+            restore: None,
+            projected: Vec::new(),
+            table_kept: Vec::new(),
+            rebuild: false,
+        })
+    }
+}
+
+/// One item write of a commit: `new: None` deletes.
+#[derive(Clone, Debug)]
+pub(crate) struct ItemWrite {
+    pub path: KeyPath,
+    pub key: Key,
+    pub new: Option<NewItem>,
+    pub expect: Expect,
+}
 
 /// What a write stores, made once per commit.
 pub(super) struct Encoded {

@@ -5,8 +5,8 @@
 use serde::Serialize;
 use sortpath::KeyPath;
 
-use super::commit::{pause, Expect, ItemWrite, NewItem, MAX_ATTEMPTS};
-use super::encode::index_keys;
+use super::commit::{pause, MAX_ATTEMPTS};
+use super::encode::{index_keys, Expect, ItemWrite, NewItem};
 use super::{backend_key, Store};
 use crate::backend::Backend;
 use crate::error::{CommitError, InvalidKeyError, WriteError};
