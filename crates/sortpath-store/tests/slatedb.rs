@@ -566,3 +566,29 @@ async fn killed_writers_leave_a_store_every_open_accepts() {
     db.close().await.unwrap();
     SlateDbBackend::open_read_only(&at).await.unwrap();
 }
+
+/// The session records stay a handful however many writers open: each writer, once its
+/// record is written, removes those below the replay point but the greatest (the check's
+/// lower bound). Without it a store kept one record per writer open, listed at every open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_records_stay_few_across_many_writer_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = at(&dir);
+    for i in 0..12u8 {
+        let db = SlateDbBackend::open(&at).await.unwrap();
+        db.write(vec![put(&[i], 1, Condition::None)]).await.unwrap();
+        db.close().await.unwrap();
+    }
+    let records = std::fs::read_dir(dir.path().join("sortpath/sessions"))
+        .unwrap()
+        .count();
+    assert!(
+        (1..=3).contains(&records),
+        "{records} session records after 12 writer opens"
+    );
+    // The store still opens, and holds what each writer wrote.
+    let reader = SlateDbBackend::open_read_only(&at).await.unwrap();
+    for i in 0..12u8 {
+        assert!(reader.get(key(&[i])).await.unwrap().is_some(), "key {i}");
+    }
+}

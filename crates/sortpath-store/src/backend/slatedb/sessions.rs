@@ -19,12 +19,16 @@
 //! records). A writer killed before its record, or before its fence, only leaves more room.
 //! The check lists the records, then the log, then reads the manifest: a writer opening
 //! meanwhile can only add room.
+//!
+//! A writer, once its record is written, removes the records whose fence is at or below the
+//! replay point but the greatest of them: the check reads the same bound without them, so
+//! the records stay a handful instead of one per writer open.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use slatedb::object_store::path::Path;
-use slatedb::object_store::{self, PutMode, PutOptions, PutPayload};
+use slatedb::object_store::{self, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
 use super::{EngineError, OpenError, Place};
 
@@ -188,9 +192,10 @@ pub(super) async fn check(place: &Place) -> Result<Seen, OpenError> {
 /// missing record only leaves the check more room).
 pub(super) async fn record(place: &Place, seen: &Seen) -> Result<(), OpenError> {
     let empty = empty_wals(place).await?;
-    let Some((epoch, _)) = manifest(place).await? else {
+    let Some((epoch, replay_after)) = manifest(place).await? else {
         return Ok(());
     };
+    prune(place, replay_after).await;
     // This writer's fence is the greatest empty log file: any above it is a later writer's,
     // which raised the epoch before writing it (the log was listed first).
     let (true, Some(&fence)) = (epoch == seen.epoch + 1, empty.last()) else {
@@ -207,6 +212,32 @@ pub(super) async fn record(place: &Place, seen: &Seen) -> Result<(), OpenError> 
             location: place.location.clone(),
             message: format!("writing its session record {at} failed: {e}"),
         }),
+    }
+}
+
+/// The records the check no longer needs once the replay point is `replay_after`: those
+/// whose fence is at or below it, but the greatest of them (the check's lower bound). The
+/// replay point only rises, so the check reads the same bound without them.
+pub(super) fn prunable(records: &BTreeMap<u64, u64>, replay_after: u64) -> Vec<(u64, u64)> {
+    let mut below: Vec<(u64, u64)> = records
+        .iter()
+        .filter(|(_, &fence)| fence <= replay_after)
+        .map(|(&e, &f)| (e, f))
+        .collect();
+    below.pop();
+    below
+}
+
+/// Removes the records [`prunable`] names, so that they stay a handful (one per writer open
+/// since the last flush, and one below), not one per writer open ever. Best effort: a record
+/// left behind only costs its listing, and another writer may remove the same ones.
+async fn prune(place: &Place, replay_after: u64) {
+    let Ok(records) = records(place).await else {
+        return;
+    };
+    for (epoch, fence) in prunable(&records, replay_after) {
+        let at = sessions_dir(place).join(format!("{epoch:020}-{fence:020}").as_str());
+        let _ = place.store.delete(&at).await;
     }
 }
 
@@ -241,5 +272,27 @@ mod tests {
         assert_eq!(run(&[(1, 1), (2, 3)], &[1, 2, 3], 0, 2), [2]);
         // Above a record at or below the replay point, with one writer since.
         assert_eq!(run(&[(1, 1), (2, 3)], &[3, 5, 6], 4, 3), [5, 6]);
+    }
+
+    #[test]
+    fn pruning_keeps_the_bound_the_check_reads() {
+        use super::prunable;
+        let records: std::collections::BTreeMap<u64, u64> =
+            [(1, 1), (2, 3), (3, 5), (5, 9)].into_iter().collect();
+        // Replay point 5: the records of fences 1 and 3 go, the one of fence 5 (the check's
+        // lower bound) and the one above stay.
+        assert_eq!(prunable(&records, 5), [(1, 1), (2, 3)]);
+        assert_eq!(prunable(&records, 0), []);
+        assert_eq!(prunable(&records, 100), [(1, 1), (2, 3), (3, 5)]);
+        // What the check decides is the same with the pruned records gone.
+        let kept: std::collections::BTreeMap<u64, u64> = [(3, 5), (5, 9)].into_iter().collect();
+        for (empty, epoch) in [(vec![7u64, 9], 5u64), (vec![6, 7, 9], 5), (vec![9, 11], 6)] {
+            let empty = empty.into_iter().collect();
+            assert_eq!(
+                super::unaccounted(&records, &empty, 5, epoch),
+                super::unaccounted(&kept, &empty, 5, epoch),
+                "empty {empty:?}, epoch {epoch}"
+            );
+        }
     }
 }
